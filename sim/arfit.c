@@ -484,8 +484,7 @@ static double weight_of(arfit_weight w, double t)
 
 /* Weighted least squares of t = a + s * x, x = bus_factor * bytes, on p[0..n). Returns -1 when
  * the slope is not positive (no physical bandwidth) or the sizes do not vary. */
-static int fit_segment(const arfit_point *p, size_t n, int k, arfit_weight w, arfit_line *out,
-                       double *wrss)
+static int fit_segment(const arfit_point *p, size_t n, int k, arfit_weight w, arfit_line *out)
 {
     double c = bus_factor(k), sw = 0, mx = 0, my = 0;
     for (size_t i = 0; i < n; i++) {
@@ -507,13 +506,20 @@ static int fit_segment(const arfit_point *p, size_t n, int k, arfit_weight w, ar
     if (!(slope > 0)) return -1;
     out->lambda_us = my - slope * mx;
     out->beta_gbps = 1.0 / (slope * 1e3);
+    return 0;
+}
+
+/* Sum of squared relative residuals: the scale on which timing noise is roughly uniform
+ * (a few percent at every size), so it is what model selection compares, whatever the
+ * weighting of the fit itself. */
+static double rel_rss(const arfit_point *p, size_t n, int k, arfit_line line)
+{
     double rss = 0;
     for (size_t i = 0; i < n; i++) {
-        double r = p[i].time_us - arfit_line_time_us(*out, k, p[i].bytes);
-        rss += weight_of(w, p[i].time_us) * r * r;
+        double r = (p[i].time_us - arfit_line_time_us(line, k, p[i].bytes)) / p[i].time_us;
+        rss += r * r;
     }
-    *wrss = rss;
-    return 0;
+    return rss;
 }
 
 /* The points of the sweep inside [min, max]: a contiguous run, since sizes increase. */
@@ -540,19 +546,15 @@ static int check_range(const arfit_sweep *s, const arfit_opts *o, size_t n, tp_e
     return 0;
 }
 
-/* BIC of a Gaussian weighted fit with `params` parameters. The floor keeps an exact fit (a
- * synthetic sweep) from rewarding splits that only shave rounding error. */
-static double bic(double wrss, size_t n, int params, const arfit_point *p, arfit_weight w)
+/* BIC under multiplicative noise: n ln(RSS_rel / n) + params ln n. RSS_rel is floored at the
+ * timing resolution (ARFIT_TIME_RESOLUTION per point): structure finer than repeated
+ * measurements can resolve is not evidence for another piece, and without the floor an
+ * exhaustive search over break positions splits even a clean straight line. */
+static double bic(double rss_rel, size_t n, int params)
 {
-    double scale = 1.0;
-    if (w == ARFIT_WEIGHT_ABS) {
-        double mean = 0;
-        for (size_t i = 0; i < n; i++) mean += p[i].time_us;
-        scale = mean / (double)n;
-    }
-    double floor = (double)n * (1e-9 * scale) * (1e-9 * scale);
-    if (wrss < floor) wrss = floor;
-    return (double)n * log(wrss / (double)n) + params * log((double)n);
+    double floor = (double)n * ARFIT_TIME_RESOLUTION * ARFIT_TIME_RESOLUTION;
+    if (rss_rel < floor) rss_rel = floor;
+    return (double)n * log(rss_rel / (double)n) + params * log((double)n);
 }
 
 /* R^2 over the fitted points and the band bias over all of the sweep's band points. */
@@ -570,16 +572,19 @@ static void assess(const arfit_sweep *s, const arfit_point *p, size_t n,
     }
     free(meas);
     free(pred);
-    double sum = 0;
+    double sum = 0, sum_abs = 0;
     int m = 0;
     for (size_t i = 0; i < s->n; i++) {
         const arfit_point *pt = &s->points[i];
         if (pt->bytes < ARFIT_BAND_MIN_BYTES || pt->bytes > ARFIT_BAND_MAX_BYTES) continue;
-        sum += (arfit_piecewise_time_us(model, pt->bytes) - pt->time_us) / pt->time_us * 100.0;
+        double e = (arfit_piecewise_time_us(model, pt->bytes) - pt->time_us) / pt->time_us;
+        sum += e * 100.0;
+        sum_abs += fabs(e) * 100.0;
         m++;
     }
     q->band_points = m;
     q->band_bias_pct = m ? sum / m : NAN;
+    q->band_mae_pct = m ? sum_abs / m : NAN;
 }
 
 static void set_piece(arfit_piece *pc, const arfit_point *p, size_t n, arfit_line line,
@@ -599,15 +604,14 @@ int arfit_fit_linear(const arfit_sweep *s, const arfit_opts *o, arfit_linear_fit
     size_t first, n = range_points(s, o, &first);
     if (check_range(s, o, n, err) != 0) return -1;
     const arfit_point *p = s->points + first;
-    double wrss;
-    if (fit_segment(p, n, s->k, o->weight, &out->line, &wrss) != 0)
+    if (fit_segment(p, n, s->k, o->weight, &out->line) != 0)
         return tp_err_at(err, s->file, p[0].line, 0,
                          "times do not grow with size over the fit range: no positive "
                          "bandwidth fits");
     arfit_piecewise_fit one = {.n_pieces = 1, .k = s->k};
     set_piece(&one.pieces[0], p, n, out->line, 0);
     assess(s, p, n, &one, &out->q);
-    out->q.bic = bic(wrss, n, 2, p, o->weight);
+    out->q.bic = bic(rel_rss(p, n, s->k, out->line), n, 2);
     out->n_points = (int)n;
     out->k = s->k;
     return 0;
@@ -621,14 +625,13 @@ typedef struct cuts {
 
 /* Fit every piece of one set of cuts; -1 if a piece has no positive bandwidth. */
 static int fit_cuts(const arfit_point *p, const cuts *c, int k, arfit_weight w,
-                    arfit_line *lines, double *wrss)
+                    arfit_line *lines, double *rss)
 {
-    *wrss = 0;
+    *rss = 0;
     for (int j = 0; j < c->pieces; j++) {
-        double r;
-        if (fit_segment(p + c->at[j], c->at[j + 1] - c->at[j], k, w, &lines[j], &r) != 0)
-            return -1;
-        *wrss += r;
+        size_t len = c->at[j + 1] - c->at[j];
+        if (fit_segment(p + c->at[j], len, k, w, &lines[j]) != 0) return -1;
+        *rss += rel_rss(p + c->at[j], len, k, lines[j]);
     }
     return 0;
 }
@@ -673,10 +676,10 @@ int arfit_fit_piecewise(const arfit_sweep *s, const arfit_opts *o, arfit_piecewi
         if (!first_cuts(&c, pieces, n)) break;
         do {
             arfit_line lines[ARFIT_MAX_PIECES];
-            double wrss;
-            if (fit_cuts(p, &c, s->k, o->weight, lines, &wrss) != 0) continue;
+            double rss;
+            if (fit_cuts(p, &c, s->k, o->weight, lines, &rss) != 0) continue;
             /* each piece: lambda and beta; each break: its position */
-            double b = bic(wrss, n, 3 * pieces - 1, p, o->weight);
+            double b = bic(rss, n, 3 * pieces - 1);
             if (b < best_bic) {
                 best_bic = b;
                 best = c;
@@ -756,8 +759,8 @@ void arfit_format_size(double bytes, char *buf, size_t len)
 static void write_bias(FILE *f, const char *label, const arfit_quality *q)
 {
     if (q->band_points)
-        fprintf(f, "%s R2 %.6f, band bias %+.1f%% over 32-256 KiB (%d points)", label, q->r2,
-                q->band_bias_pct, q->band_points);
+        fprintf(f, "%s R2 %.6f, band bias %+.1f%% (mean |error| %.1f%%) over 32-256 KiB (%d points)",
+                label, q->r2, q->band_bias_pct, q->band_mae_pct, q->band_points);
     else
         fprintf(f, "%s R2 %.6f, no point in 32-256 KiB", label, q->r2);
 }

@@ -15,8 +15,9 @@
  * Two fits are offered:
  *   - linear: ordinary (weight abs) or relative-error (weight rel, residuals weighted 1/t^2)
  *     least squares of Equation 1 over a byte range;
- *   - piecewise: one (lambda_i, beta_i) per byte interval, breakpoints placed between measured
- *     sizes and chosen by BIC among 0..3 breaks. NCCL switches protocol (LL, LL128, Simple)
+ *   - piecewise: one (lambda_i, beta_i) per byte interval (each fitted with the chosen
+ *     weight), breakpoints placed between measured sizes and chosen by exhaustive search over
+ *     0..3 breaks, scored by BIC on relative residuals (timing noise is multiplicative). NCCL switches protocol (LL, LL128, Simple)
  *     with message size, each with its own latency and bandwidth, so one straight line cannot
  *     follow the small messages a decode step sends; the pieces can.
  *
@@ -42,6 +43,9 @@
 #define ARFIT_MAX_BREAKS 3
 #define ARFIT_MAX_PIECES (ARFIT_MAX_BREAKS + 1)
 #define ARFIT_NAME_MAX 128
+/* Relative timing resolution assumed by model selection: repeated runs of one size differ by
+ * about this much, so a misfit below it is noise, not a protocol change. */
+#define ARFIT_TIME_RESOLUTION 0.01
 
 typedef enum arfit_format { ARFIT_FORMAT_NCCL_TESTS, ARFIT_FORMAT_CSV } arfit_format;
 typedef enum arfit_weight { ARFIT_WEIGHT_ABS, ARFIT_WEIGHT_REL } arfit_weight;
@@ -76,12 +80,14 @@ typedef struct arfit_line {
 
 /* Goodness figures shared by both fits. band_bias_pct is the signed mean of
  * (fit - measured) / measured * 100 over the sweep's points in 32..256 KiB (whether or not
- * they were in the fit range); NaN when the sweep has no point there. */
+ * they were in the fit range), band_mae_pct the mean of its absolute value (a signed mean can
+ * cancel an over- and an under-prediction); both NaN when the sweep has no point there. */
 typedef struct arfit_quality {
     double r2;            /* of time, unweighted, over the fitted points */
     double band_bias_pct;
+    double band_mae_pct;
     int band_points;
-    double bic;           /* n ln(weighted RSS / n) + p ln n, for comparing fits */
+    double bic;           /* n ln(RSS_rel / n) + p ln n on relative residuals (see .c) */
 } arfit_quality;
 
 typedef struct arfit_linear_fit {

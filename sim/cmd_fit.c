@@ -145,7 +145,8 @@ static const char *format_name(arfit_format f)
 static void text_bias(const arfit_quality *q, char *buf, size_t len)
 {
     if (q->band_points)
-        snprintf(buf, len, "%+.1f%% (%d pts)", q->band_bias_pct, q->band_points);
+        snprintf(buf, len, "%+.1f%% (|err| %.1f%%, %d pts)", q->band_bias_pct, q->band_mae_pct,
+                 q->band_points);
     else
         snprintf(buf, len, "n/a (no point)");
 }
@@ -160,7 +161,7 @@ static void print_text(const fit_args *a, const arfit_sweep *s, const arfit_line
     printf("model t = lambda + 2(k-1)/k * b/beta; range %s..%s, %d points, weight %s\n", lo, hi,
            lin->n_points, a->opts.weight == ARFIT_WEIGHT_REL ? "rel" : "abs");
     printf("%-10s %-26s %10s %10s %10s   %s\n", "fit", "bytes", "lambda_us", "beta_gbps", "R2",
-           "band bias 32-256K");
+           "band bias 32-256K (fit-meas)/meas");
     text_bias(&lin->q, bias, sizeof bias);
     printf("%-10s %-26s %10.2f %10.1f %10.6f   %s\n", "linear", "all", lin->line.lambda_us,
            lin->line.beta_gbps, lin->q.r2, bias);
@@ -213,10 +214,14 @@ static void print_json(const fit_args *a, const arfit_sweep *s, const arfit_line
            lin->line.lambda_us, lin->line.beta_gbps, lin->q.r2);
     printf("\"band_bias_pct\":");
     json_number("%.4g", lin->q.band_bias_pct);
+    printf(",\"band_mae_pct\":");
+    json_number("%.4g", lin->q.band_mae_pct);
     printf(",\"band_points\":%d,\"bic\":%.6g,", lin->q.band_points, lin->q.bic);
     printf("\"piecewise\":{\"n_pieces\":%d,\"r2\":%.8f,\"band_bias_pct\":", pw->n_pieces,
            pw->q.r2);
     json_number("%.4g", pw->q.band_bias_pct);
+    printf(",\"band_mae_pct\":");
+    json_number("%.4g", pw->q.band_mae_pct);
     printf(",\"bic\":%.6g,\"pieces\":[", pw->q.bic);
     for (int j = 0; j < pw->n_pieces; j++) {
         const arfit_piece *pc = &pw->pieces[j];
