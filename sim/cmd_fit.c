@@ -5,7 +5,9 @@
  * on stdout, exit 2, and no output file (it is written to a temporary file in the same
  * directory and renamed into place only once complete).
  */
-#define _POSIX_C_SOURCE 200809L
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fchmod */
+#endif
 #include "arfit.h"
 
 #include <errno.h>
