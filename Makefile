@@ -1,0 +1,98 @@
+# tpsim: a discrete-event simulator of one tensor-parallel LLM decode step.
+#   make            build build/tpsim
+#   make run        the main job on the bundled data
+#   make test       unit tests (cmocka) and CLI tests, plain and under ASan+UBSan
+#   make bench      events/s and steps/s of the engine on TP-8 70B steps with jitter
+#   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
+#   make deps       install missing Debian packages (libyaml-dev, libcmocka-dev, gnuplot-nox)
+
+CC      ?= cc
+BUILD   := build
+CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS  ?= -O2 -g
+CFLAGS  += $(CSTD) $(WARN) -MMD -MP
+LDLIBS  := -lyaml -lm
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+SIM_SRC  := $(sort $(wildcard sim/*.c))
+LIB_SRC  := $(filter-out sim/main.c,$(SIM_SRC))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TESTS    := $(patsubst tests/%.c,%,$(TEST_SRC))
+
+OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRC))
+LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+SOBJ     := $(patsubst %.c,$(BUILD)/asan/%.o,$(SIM_SRC))
+SLIB_OBJ := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRC))
+
+DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox
+
+.PHONY: all run test unit-test cli-test bench calibrate deps clean
+
+all: $(BUILD)/tpsim
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Isim -c $< -o $@
+
+$(BUILD)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) -Isim -c $< -o $@
+
+$(BUILD)/tpsim: $(OBJ)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/asan/tpsim: $(SOBJ)
+	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(SLIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/bench: $(BUILD)/obj/tests/bench.o $(LIB_OBJ)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# Installs only what is missing; apt-get needs root (CI and the dev machines run as root).
+deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	$(BUILD)/tpsim run scenarios/paper-additive.yaml --tp 2 --batch 1
+	$(BUILD)/tpsim run scenarios/paper-additive.yaml --tp 4 --batch 1
+
+unit-test: $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/asan/tests/,$(TESTS))
+	@set -e; for t in $(TESTS); do \
+	  echo "== $$t"; $(BUILD)/tests/$$t; \
+	  echo "== $$t (ASan+UBSan)"; ASAN_OPTIONS=detect_leaks=1 $(BUILD)/asan/tests/$$t; \
+	done
+
+cli-test: $(BUILD)/tpsim $(BUILD)/asan/tpsim
+	@set -e; for t in tests/cli/*.sh; do \
+	  [ "$$t" = tests/cli/lib.sh ] && continue; \
+	  echo "== $$t"; TPSIM=$(BUILD)/tpsim bash $$t; \
+	  echo "== $$t (ASan+UBSan)"; TPSIM=$(BUILD)/asan/tpsim ASAN_OPTIONS=detect_leaks=1 bash $$t; \
+	done
+
+test: deps
+	@$(MAKE) --no-print-directory unit-test cli-test
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BUILD)/bench
+	$(BUILD)/bench
+
+-include calibrate/calibrate.mk
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(OBJ:.o=.d) $(SOBJ:.o=.d)

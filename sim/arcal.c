@@ -1,0 +1,114 @@
+/* arcal.c: see arcal.h. */
+#include "arcal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cfg.h"
+
+static const char *const arcal_keys[] = {"kind",      "hardware",  "tp",        "fit",
+                                         "lambda_us", "beta_gbps", "pieces",    "r2",
+                                         "band_bias_pct", "n_points", "min_bytes", "max_bytes",
+                                         "weight",    "piecewise_r2", "piecewise_band_bias_pct",
+                                         "source",    NULL};
+static const char *const piece_keys[] = {"from_bytes", "lambda_us", "beta_gbps", NULL};
+
+static int arcal_read_pieces(const cfg_node *seq, arcal *c, tp_err *err)
+{
+    if (seq->kind != CFG_SEQ || seq->n == 0)
+        return cfg_error(seq, err, "expected a non-empty list of {from_bytes, lambda_us, beta_gbps}");
+    if (seq->n > ARCAL_MAX_PIECES)
+        return cfg_error(seq, err, "%zu pieces, expected at most %d", seq->n, ARCAL_MAX_PIECES);
+    for (size_t i = 0; i < seq->n; i++) {
+        const cfg_node *p = seq->vals[i];
+        double from = 0, lam = 0, beta = 0;
+        if (cfg_expect_map(p, piece_keys, err) ||
+            cfg_double(p, "from_bytes", 1, 0, 1e15, &from, err) ||
+            cfg_double(p, "lambda_us", 1, 0, 1e6, &lam, err) ||
+            cfg_double(p, "beta_gbps", 1, 1e-3, 1e6, &beta, err))
+            return -1;
+        if (i == 0 && from != 0)
+            return cfg_error(cfg_get(p, "from_bytes"), err, "the first piece must start at 0");
+        if (i > 0 && from <= c->pieces[i - 1].from_bytes)
+            return cfg_error(cfg_get(p, "from_bytes"), err,
+                             "%g is not above the previous piece's %g, expected increasing",
+                             from, c->pieces[i - 1].from_bytes);
+        c->pieces[i] = (arcal_piece){from, lam * 1e-6, beta * 1e9};
+    }
+    c->n_pieces = (int)seq->n;
+    return 0;
+}
+
+int arcal_load(const char *path, arcal *out, tp_err *err)
+{
+    cfg_doc *doc = cfg_load(path, err);
+    if (!doc) return -1;
+    cfg_node *r = cfg_root(doc);
+    static const char *const kinds[] = {"allreduce-calibration", NULL};
+    static const char *const fits[] = {"linear", "piecewise", NULL};
+    arcal c = {0};
+    const char *hw = NULL;
+    int kind = 0, rc = -1;
+    double lam = -1, beta = -1, ignored;
+    cfg_node *kn = cfg_need(r, "kind", err), *fn = NULL, *pn;
+    if (cfg_expect_map(r, arcal_keys, err) || !kn || cfg_as_choice(kn, kinds, &kind, err) ||
+        cfg_string(r, "hardware", 1, &hw, err) || cfg_long(r, "tp", 1, 2, 1024, &c.tp, err) ||
+        !(fn = cfg_need(r, "fit", err)) || cfg_as_choice(fn, fits, &c.piecewise, err) ||
+        cfg_double(r, "lambda_us", !c.piecewise, 0, 1e6, &lam, err) ||
+        cfg_double(r, "beta_gbps", !c.piecewise, 1e-3, 1e6, &beta, err) ||
+        cfg_double(r, "r2", 0, -1e9, 1, &ignored, err) ||
+        cfg_double(r, "band_bias_pct", 0, -1e6, 1e6, &ignored, err) ||
+        cfg_double(r, "piecewise_r2", 0, -1e9, 1, &ignored, err) ||
+        cfg_double(r, "piecewise_band_bias_pct", 0, -1e6, 1e6, &ignored, err) ||
+        cfg_double(r, "n_points", 0, 0, 1e9, &ignored, err) ||
+        cfg_double(r, "min_bytes", 0, 0, 1e15, &ignored, err) ||
+        cfg_double(r, "max_bytes", 0, 0, 1e15, &ignored, err) || cfg_source(r, 1, err))
+        goto out;
+    if ((lam < 0) != (beta < 0)) {
+        cfg_error(r, err, "lambda_us and beta_gbps must be given together");
+        goto out;
+    }
+    c.has_linear = lam >= 0;
+    c.lambda_s = lam * 1e-6;
+    c.beta = beta * 1e9;
+    pn = cfg_get(r, "pieces");
+    if (c.piecewise && !pn) {
+        cfg_error(fn, err, "fit is piecewise but the file has no pieces list");
+        goto out;
+    }
+    if (pn && arcal_read_pieces(pn, &c, err)) goto out;
+    snprintf(c.path, sizeof c.path, "%s", path);
+    snprintf(c.hardware, sizeof c.hardware, "%s", hw);
+    *out = c;
+    rc = 0;
+out:
+    cfg_free(doc);
+    return rc;
+}
+
+static void arcal_coeffs(const arcal *c, double bytes, double *lambda_s, double *beta)
+{
+    if (!c->piecewise) {
+        *lambda_s = c->lambda_s;
+        *beta = c->beta;
+        return;
+    }
+    int i = c->n_pieces - 1;
+    while (i > 0 && bytes < c->pieces[i].from_bytes) i--;
+    *lambda_s = c->pieces[i].lambda_s;
+    *beta = c->pieces[i].beta;
+}
+
+double arcal_allreduce_time(const arcal *c, double bytes)
+{
+    double lambda_s, beta, k = (double)c->tp;
+    arcal_coeffs(c, bytes, &lambda_s, &beta);
+    return lambda_s + 2.0 * (k - 1.0) / k * bytes / beta;
+}
+
+double arcal_allgather_time(const arcal *c, double bytes)
+{
+    double lambda_s, beta, k = (double)c->tp;
+    arcal_coeffs(c, bytes, &lambda_s, &beta);
+    return lambda_s + (k - 1.0) / k * bytes / beta;
+}

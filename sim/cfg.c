@@ -1,0 +1,560 @@
+/* cfg.c: see cfg.h. libyaml's document API builds its own graph; we copy it into an
+ * arena-owned tree so overrides can be applied and every node knows its path. */
+#include "cfg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef struct cfg_chunk {
+    struct cfg_chunk *next;
+    size_t used, size;
+    max_align_t data[];
+} cfg_chunk;
+
+struct cfg_doc {
+    cfg_chunk *chunks;
+    const char *file;
+    cfg_node *root;
+    size_t nodes;
+};
+
+/* ---- arena ---------------------------------------------------------------------- */
+
+static void *cfg_alloc(cfg_doc *doc, size_t size)
+{
+    size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    cfg_chunk *c = doc->chunks;
+    if (!c || c->size - c->used < size) {
+        size_t want = size > 16384 ? size : 16384;
+        c = malloc(sizeof *c + want);
+        if (!c) return NULL;
+        c->next = doc->chunks;
+        c->used = 0;
+        c->size = want;
+        doc->chunks = c;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+static char *cfg_strdup(cfg_doc *doc, const char *s, size_t len)
+{
+    char *p = cfg_alloc(doc, len + 1);
+    if (p) {
+        memcpy(p, s, len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
+static char *cfg_join_path(cfg_doc *doc, const char *parent, const char *key)
+{
+    size_t lp = strlen(parent), lk = strlen(key);
+    char *p = cfg_alloc(doc, lp + lk + 2);
+    if (!p) return NULL;
+    if (lp) {
+        memcpy(p, parent, lp);
+        p[lp] = '.';
+        memcpy(p + lp + 1, key, lk + 1);
+    } else {
+        memcpy(p, key, lk + 1);
+    }
+    return p;
+}
+
+static cfg_node *cfg_new_node(cfg_doc *doc, cfg_kind kind, const char *file, int line, int col,
+                              const char *path)
+{
+    if (doc->nodes >= CFG_MAX_NODES) return NULL;
+    cfg_node *n = cfg_alloc(doc, sizeof *n);
+    if (!n) return NULL;
+    doc->nodes++;
+    n->kind = kind;
+    n->file = file;
+    n->line = line;
+    n->col = col;
+    n->path = path;
+    return n;
+}
+
+/* Append an entry to a map or sequence, growing its arrays in the arena. */
+static int cfg_append(cfg_doc *doc, cfg_node *parent, const char *key, int kline, int kcol,
+                      cfg_node *val)
+{
+    if (parent->n == parent->cap) {
+        size_t cap = parent->cap ? parent->cap * 2 : 8;
+        cfg_node **vals = cfg_alloc(doc, cap * sizeof *vals);
+        const char **keys = cfg_alloc(doc, cap * sizeof *keys);
+        int *kl = cfg_alloc(doc, cap * sizeof *kl), *kc = cfg_alloc(doc, cap * sizeof *kc);
+        if (!vals || !keys || !kl || !kc) return -1;
+        if (parent->n) {
+            memcpy(vals, parent->vals, parent->n * sizeof *vals);
+            if (parent->keys) {
+                memcpy(keys, parent->keys, parent->n * sizeof *keys);
+                memcpy(kl, parent->key_line, parent->n * sizeof *kl);
+                memcpy(kc, parent->key_col, parent->n * sizeof *kc);
+            }
+        }
+        parent->vals = vals;
+        parent->keys = parent->kind == CFG_MAP ? keys : NULL;
+        parent->key_line = kl;
+        parent->key_col = kc;
+        parent->cap = cap;
+    }
+    if (parent->kind == CFG_MAP) {
+        parent->keys[parent->n] = key;
+        parent->key_line[parent->n] = kline;
+        parent->key_col[parent->n] = kcol;
+    }
+    parent->vals[parent->n++] = val;
+    return 0;
+}
+
+/* ---- errors --------------------------------------------------------------------- */
+
+int cfg_error(const cfg_node *n, tp_err *err, const char *fmt, ...)
+{
+    char body[TP_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    if (n->path && n->path[0])
+        return tp_err_at(err, n->file, n->line, n->col, "%s: %s", n->path, body);
+    return tp_err_at(err, n->file, n->line, n->col, "%s", body);
+}
+
+/* ---- conversion from libyaml ---------------------------------------------------- */
+
+static cfg_node *cfg_convert(cfg_doc *doc, yaml_document_t *ydoc, yaml_node_t *y,
+                             const char *path, int depth, tp_err *err)
+{
+    int line = (int)y->start_mark.line + 1, col = (int)y->start_mark.column + 1;
+    if (depth > CFG_MAX_DEPTH) {
+        tp_err_at(err, doc->file, line, col, "nesting deeper than %d levels", CFG_MAX_DEPTH);
+        return NULL;
+    }
+    cfg_node *n = NULL;
+    switch (y->type) {
+    case YAML_SCALAR_NODE:
+        n = cfg_new_node(doc, CFG_SCALAR, doc->file, line, col, path);
+        if (!n) break;
+        n->text = cfg_strdup(doc, (const char *)y->data.scalar.value, y->data.scalar.length);
+        if (!n->text) return NULL;
+        if (strlen(n->text) != y->data.scalar.length) {
+            tp_err_at(err, doc->file, line, col, "%s: NUL byte inside a scalar", path);
+            return NULL;
+        }
+        n->quoted = y->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+        return n;
+    case YAML_SEQUENCE_NODE: {
+        n = cfg_new_node(doc, CFG_SEQ, doc->file, line, col, path);
+        if (!n) break;
+        size_t i = 0;
+        for (yaml_node_item_t *it = y->data.sequence.items.start; it < y->data.sequence.items.top;
+             it++, i++) {
+            char idx[32];
+            snprintf(idx, sizeof idx, "%zu", i);
+            const char *cpath = cfg_join_path(doc, path, idx);
+            yaml_node_t *child = yaml_document_get_node(ydoc, *it);
+            cfg_node *c = cpath && child ? cfg_convert(doc, ydoc, child, cpath, depth + 1, err)
+                                         : NULL;
+            if (!c || cfg_append(doc, n, NULL, 0, 0, c) != 0) return NULL;
+        }
+        return n;
+    }
+    case YAML_MAPPING_NODE: {
+        n = cfg_new_node(doc, CFG_MAP, doc->file, line, col, path);
+        if (!n) break;
+        for (yaml_node_pair_t *p = y->data.mapping.pairs.start; p < y->data.mapping.pairs.top;
+             p++) {
+            yaml_node_t *k = yaml_document_get_node(ydoc, p->key);
+            yaml_node_t *v = yaml_document_get_node(ydoc, p->value);
+            if (!k || !v) return NULL;
+            int kl = (int)k->start_mark.line + 1, kc = (int)k->start_mark.column + 1;
+            if (k->type != YAML_SCALAR_NODE) {
+                tp_err_at(err, doc->file, kl, kc, "%s%sa mapping key must be a plain name",
+                          path, path[0] ? ": " : "");
+                return NULL;
+            }
+            const char *key = cfg_strdup(doc, (const char *)k->data.scalar.value,
+                                         k->data.scalar.length);
+            if (!key) return NULL;
+            for (size_t j = 0; j < n->n; j++)
+                if (strcmp(n->keys[j], key) == 0) {
+                    tp_err_at(err, doc->file, kl, kc,
+                              "duplicate key '%s' (first at line %d), each key may appear once",
+                              key, n->key_line[j]);
+                    return NULL;
+                }
+            const char *cpath = cfg_join_path(doc, path, key);
+            cfg_node *c = cpath ? cfg_convert(doc, ydoc, v, cpath, depth + 1, err) : NULL;
+            if (!c || cfg_append(doc, n, key, kl, kc, c) != 0) return NULL;
+        }
+        return n;
+    }
+    default:
+        tp_err_at(err, doc->file, line, col, "empty YAML node");
+        return NULL;
+    }
+    if (!n && doc->nodes >= CFG_MAX_NODES)
+        tp_err_at(err, doc->file, line, col, "more than %d YAML nodes (alias expansion?)",
+                  CFG_MAX_NODES);
+    return NULL;
+}
+
+static cfg_doc *cfg_new_doc(const char *name)
+{
+    cfg_doc *doc = calloc(1, sizeof *doc);
+    if (!doc) return NULL;
+    doc->file = cfg_strdup(doc, name, strlen(name));
+    if (!doc->file) {
+        free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static int cfg_parse(cfg_doc *doc, const char *text, size_t len, tp_err *err)
+{
+    yaml_parser_t parser;
+    yaml_document_t ydoc;
+    int rc = -1;
+    if (!yaml_parser_initialize(&parser)) return tp_err_set(err, "%s: out of memory", doc->file);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &ydoc)) {
+        int line = (int)parser.problem_mark.line + 1, col = (int)parser.problem_mark.column + 1;
+        tp_err_at(err, doc->file, line, col, "YAML syntax error: %s%s%s",
+                  parser.problem ? parser.problem : "unknown",
+                  parser.context ? " " : "", parser.context ? parser.context : "");
+        yaml_parser_delete(&parser);
+        return -1;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&ydoc);
+    if (!root) {
+        tp_err_at(err, doc->file, 1, 1, "empty file, expected a YAML mapping");
+    } else if (root->type != YAML_MAPPING_NODE) {
+        tp_err_at(err, doc->file, (int)root->start_mark.line + 1,
+                  (int)root->start_mark.column + 1, "the top level must be a mapping (key: value)");
+    } else if ((doc->root = cfg_convert(doc, &ydoc, root, "", 0, err)) != NULL) {
+        rc = 0;
+    }
+    yaml_document_delete(&ydoc);
+    if (rc == 0) { /* a second document is refused, not silently ignored */
+        yaml_document_t extra;
+        if (!yaml_parser_load(&parser, &extra)) {
+            tp_err_at(err, doc->file, (int)parser.problem_mark.line + 1,
+                      (int)parser.problem_mark.column + 1, "YAML syntax error: %s",
+                      parser.problem ? parser.problem : "unknown");
+            rc = -1;
+        } else {
+            yaml_node_t *r2 = yaml_document_get_root_node(&extra);
+            if (r2) {
+                tp_err_at(err, doc->file, (int)r2->start_mark.line + 1,
+                          (int)r2->start_mark.column + 1,
+                          "a second YAML document, expected exactly one");
+                rc = -1;
+            }
+            yaml_document_delete(&extra);
+        }
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+cfg_doc *cfg_load_string(const char *name, const char *text, size_t len, tp_err *err)
+{
+    cfg_doc *doc = cfg_new_doc(name);
+    if (!doc) {
+        tp_err_set(err, "%s: out of memory", name);
+        return NULL;
+    }
+    if (cfg_parse(doc, text, len, err) != 0) {
+        cfg_free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+cfg_doc *cfg_load(const char *path, tp_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 8192, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap) {
+            if (cap >= (64u << 20)) { /* a config bigger than 64 MiB is not a config */
+                free(buf);
+                fclose(f);
+                tp_err_set(err, "%s: file larger than 64 MiB, expected a YAML config", path);
+                return NULL;
+            }
+            char *grown = realloc(buf, cap *= 2);
+            if (!grown) free(buf);
+            buf = grown;
+        }
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (!buf || failed) {
+        free(buf);
+        tp_err_set(err, "%s: cannot read%s", path, buf ? "" : " (out of memory)");
+        return NULL;
+    }
+    cfg_doc *doc = cfg_load_string(path, buf, len, err);
+    free(buf);
+    return doc;
+}
+
+void cfg_free(cfg_doc *doc)
+{
+    if (!doc) return;
+    for (cfg_chunk *c = doc->chunks, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    free(doc);
+}
+
+cfg_node *cfg_root(cfg_doc *doc) { return doc->root; }
+const char *cfg_file(const cfg_doc *doc) { return doc->file; }
+
+/* ---- overrides ------------------------------------------------------------------ */
+
+int cfg_set(cfg_doc *doc, const char *assignment, int index, tp_err *err)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment)
+        return tp_err_set(err, "--set %s: expected dotted.key=value", assignment);
+    const char *file = cfg_strdup(doc, "--set", 5);
+    char *path = cfg_strdup(doc, assignment, (size_t)(eq - assignment));
+    if (!file || !path) return tp_err_set(err, "out of memory");
+    int vcol = (int)(eq - assignment) + 2;
+    cfg_node *cur = doc->root;
+    const char *walked = "";
+    for (char *part = path, *dot; part; part = dot) {
+        dot = strchr(part, '.');
+        if (dot) *dot++ = '\0';
+        if (!part[0])
+            return tp_err_at(err, file, index, 1, "%s: empty key component, expected a.b.c=value",
+                             assignment);
+        const char *here = cfg_join_path(doc, walked, part);
+        if (!here) return tp_err_set(err, "out of memory");
+        int more = dot != NULL;
+        if (cur->kind == CFG_SCALAR)
+            return tp_err_at(err, file, index, 1, "%s: '%s' is a scalar, it has no key '%s'",
+                             here, walked, part);
+        cfg_node *next = NULL;
+        if (cur->kind == CFG_SEQ) {
+            char *end;
+            errno = 0;
+            unsigned long i = strtoul(part, &end, 10);
+            if (*end || end == part || errno || i >= cur->n)
+                return tp_err_at(err, file, index, 1,
+                                 "%s: '%s' is a list of %zu, expected an index 0..%zu", here,
+                                 walked, cur->n, cur->n ? cur->n - 1 : 0);
+            next = cur->vals[i];
+        } else {
+            next = cfg_get(cur, part);
+            if (!next) {
+                next = cfg_new_node(doc, more ? CFG_MAP : CFG_SCALAR, file, index, 1, here);
+                if (!next || cfg_append(doc, cur, cfg_strdup(doc, part, strlen(part)), index, 1,
+                                        next) != 0)
+                    return tp_err_set(err, "out of memory");
+            }
+        }
+        cur = next;
+        walked = here;
+    }
+    if (cur == doc->root) return tp_err_set(err, "--set %s: empty key", assignment);
+    if (cur->kind != CFG_SCALAR)
+        return tp_err_at(err, file, index, vcol, "%s: is a %s, --set overrides only scalars",
+                         walked, cur->kind == CFG_MAP ? "mapping" : "list");
+    cur->text = cfg_strdup(doc, eq + 1, strlen(eq + 1));
+    if (!cur->text) return tp_err_set(err, "out of memory");
+    cur->quoted = 0;
+    cur->file = file;
+    cur->line = index;
+    cur->col = vcol;
+    return 0;
+}
+
+/* ---- typed access --------------------------------------------------------------- */
+
+cfg_node *cfg_get(const cfg_node *map, const char *key)
+{
+    if (!map || map->kind != CFG_MAP) return NULL;
+    for (size_t i = 0; i < map->n; i++)
+        if (strcmp(map->keys[i], key) == 0) return map->vals[i];
+    return NULL;
+}
+
+static const char *cfg_kind_name(cfg_kind k)
+{
+    return k == CFG_MAP ? "a mapping" : k == CFG_SEQ ? "a list" : "a scalar";
+}
+
+int cfg_expect_map(const cfg_node *node, const char *const *allowed, tp_err *err)
+{
+    if (node->kind != CFG_MAP)
+        return cfg_error(node, err, "is %s, expected a mapping", cfg_kind_name(node->kind));
+    for (size_t i = 0; i < node->n; i++) {
+        int known = 0;
+        for (const char *const *a = allowed; *a && !known; a++) known = strcmp(*a, node->keys[i]) == 0;
+        if (known) continue;
+        char list[256] = "";
+        size_t used = 0;
+        for (const char *const *a = allowed; *a && used < sizeof list - 8; a++) {
+            int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *a);
+            if (w < 0) break;
+            used += (size_t)w;
+        }
+        if (used >= sizeof list) strcpy(list + sizeof list - 5, "...");
+        const char *p = node->path;
+        return tp_err_at(err, node->vals[i]->file == node->file ? node->file : node->vals[i]->file,
+                         node->key_line[i], node->key_col[i],
+                         "unknown key '%s'%s%s, expected one of: %s", node->keys[i],
+                         p[0] ? " in " : "", p, list);
+    }
+    return 0;
+}
+
+cfg_node *cfg_need(const cfg_node *map, const char *key, tp_err *err)
+{
+    cfg_node *n = cfg_get(map, key);
+    if (!n) cfg_error(map, err, "missing required key '%s'", key);
+    return n;
+}
+
+int cfg_as_string(const cfg_node *n, const char **out, tp_err *err)
+{
+    if (n->kind != CFG_SCALAR)
+        return cfg_error(n, err, "is %s, expected a string", cfg_kind_name(n->kind));
+    if (!n->text[0]) return cfg_error(n, err, "is empty, expected a string");
+    *out = n->text;
+    return 0;
+}
+
+int cfg_as_double(const cfg_node *n, double lo, double hi, double *out, tp_err *err)
+{
+    if (n->kind != CFG_SCALAR || n->quoted || !n->text[0])
+        return cfg_error(n, err, "expected a number in [%g, %g], got %s", lo, hi,
+                         n->kind != CFG_SCALAR ? cfg_kind_name(n->kind)
+                         : n->text[0]          ? "a quoted string"
+                                               : "nothing");
+    char *end;
+    errno = 0;
+    double v = strtod(n->text, &end);
+    if (*end || end == n->text || errno == ERANGE || !isfinite(v))
+        return cfg_error(n, err, "'%s' is not a number, expected a number in [%g, %g]", n->text,
+                         lo, hi);
+    if (v < lo || v > hi)
+        return cfg_error(n, err, "%g is out of range, expected a number in [%g, %g]", v, lo, hi);
+    *out = v;
+    return 0;
+}
+
+int cfg_as_long(const cfg_node *n, long lo, long hi, long *out, tp_err *err)
+{
+    if (n->kind != CFG_SCALAR || n->quoted || !n->text[0])
+        return cfg_error(n, err, "expected an integer in [%ld, %ld]", lo, hi);
+    char *end;
+    errno = 0;
+    long v = strtol(n->text, &end, 10);
+    if (*end || end == n->text || errno == ERANGE)
+        return cfg_error(n, err, "'%s' is not an integer, expected an integer in [%ld, %ld]",
+                         n->text, lo, hi);
+    if (v < lo || v > hi)
+        return cfg_error(n, err, "%ld is out of range, expected an integer in [%ld, %ld]", v, lo,
+                         hi);
+    *out = v;
+    return 0;
+}
+
+int cfg_as_bool(const cfg_node *n, int *out, tp_err *err)
+{
+    if (n->kind == CFG_SCALAR && !n->quoted) {
+        if (strcmp(n->text, "true") == 0) return *out = 1, 0;
+        if (strcmp(n->text, "false") == 0) return *out = 0, 0;
+    }
+    return cfg_error(n, err, "expected true or false");
+}
+
+int cfg_as_choice(const cfg_node *n, const char *const *choices, int *out, tp_err *err)
+{
+    const char *s;
+    if (n->kind == CFG_SCALAR && n->text[0]) {
+        s = n->text;
+        for (int i = 0; choices[i]; i++)
+            if (strcmp(s, choices[i]) == 0) return *out = i, 0;
+    }
+    char list[200] = "";
+    size_t used = 0;
+    for (int i = 0; choices[i] && used < sizeof list - 40; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                                 choices[i]);
+    return cfg_error(n, err, "'%s' is not allowed, expected one of: %s",
+                     n->kind == CFG_SCALAR ? n->text : cfg_kind_name(n->kind), list);
+}
+
+int cfg_double(const cfg_node *map, const char *key, int required, double lo, double hi,
+               double *out, tp_err *err)
+{
+    cfg_node *n = required ? cfg_need(map, key, err) : cfg_get(map, key);
+    if (!n) return required ? -1 : 0;
+    return cfg_as_double(n, lo, hi, out, err);
+}
+
+int cfg_long(const cfg_node *map, const char *key, int required, long lo, long hi, long *out,
+             tp_err *err)
+{
+    cfg_node *n = required ? cfg_need(map, key, err) : cfg_get(map, key);
+    if (!n) return required ? -1 : 0;
+    return cfg_as_long(n, lo, hi, out, err);
+}
+
+int cfg_bool(const cfg_node *map, const char *key, int required, int *out, tp_err *err)
+{
+    cfg_node *n = required ? cfg_need(map, key, err) : cfg_get(map, key);
+    if (!n) return required ? -1 : 0;
+    return cfg_as_bool(n, out, err);
+}
+
+int cfg_string(const cfg_node *map, const char *key, int required, const char **out,
+               tp_err *err)
+{
+    cfg_node *n = required ? cfg_need(map, key, err) : cfg_get(map, key);
+    if (!n) return required ? -1 : 0;
+    return cfg_as_string(n, out, err);
+}
+
+int cfg_source(const cfg_node *map, int required, tp_err *err)
+{
+    cfg_node *n = required ? cfg_need(map, "source", err) : cfg_get(map, "source");
+    if (!n) return required ? -1 : 0;
+    if (n->kind == CFG_SCALAR) {
+        const char *s;
+        return cfg_as_string(n, &s, err);
+    }
+    if (n->kind != CFG_MAP || n->n == 0)
+        return cfg_error(n, err, "expected a string or a mapping saying how and where it was measured");
+    for (size_t i = 0; i < n->n; i++)
+        if (n->vals[i]->kind != CFG_SCALAR)
+            return cfg_error(n->vals[i], err, "is %s, expected a scalar",
+                             cfg_kind_name(n->vals[i]->kind));
+    return 0;
+}

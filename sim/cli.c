@@ -1,0 +1,78 @@
+/* cli.c: see cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_long(const char *flag, const char *text, long lo, long hi, long *out, tp_err *err)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (!text[0] || *end || errno == ERANGE)
+        return tp_err_set(err, "%s: '%s' is not an integer, expected %ld..%ld", flag, text, lo, hi);
+    if (v < lo || v > hi)
+        return tp_err_set(err, "%s: %ld is out of range, expected %ld..%ld", flag, v, lo, hi);
+    *out = v;
+    return 0;
+}
+
+int cli_u64(const char *flag, const char *text, uint64_t *out, tp_err *err)
+{
+    char *end;
+    errno = 0;
+    if (!text[0] || text[0] == '-' || text[0] == '+')
+        return tp_err_set(err, "%s: '%s' is not a non-negative integer", flag, text);
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end || errno == ERANGE)
+        return tp_err_set(err, "%s: '%s' is not a non-negative integer below 2^64", flag, text);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int cli_double(const char *flag, const char *text, double lo, double hi, double *out, tp_err *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (!text[0] || *end || errno == ERANGE || !isfinite(v))
+        return tp_err_set(err, "%s: '%s' is not a number, expected %g..%g", flag, text, lo, hi);
+    if (v < lo || v > hi)
+        return tp_err_set(err, "%s: %g is out of range, expected %g..%g", flag, v, lo, hi);
+    *out = v;
+    return 0;
+}
+
+int cli_list(const char *flag, const char *text, long lo, long hi, long *out, size_t cap,
+             size_t *n, tp_err *err)
+{
+    *n = 0;
+    const char *p = text;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[32];
+        if (len == 0 || len >= sizeof item)
+            return tp_err_set(err, "%s: '%s' is not a list like 1,2,4,8", flag, text);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (*n == cap) return tp_err_set(err, "%s: more than %zu values", flag, cap);
+        if (cli_long(flag, item, lo, hi, &out[*n], err)) return -1;
+        for (size_t j = 0; j < *n; j++)
+            if (out[j] == out[*n]) return tp_err_set(err, "%s: %ld is listed twice", flag, out[j]);
+        (*n)++;
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
+const char *cli_value(int argc, char **argv, int *i, tp_err *err)
+{
+    if (*i + 1 >= argc) {
+        tp_err_set(err, "%s: missing value", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}

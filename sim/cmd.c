@@ -1,0 +1,50 @@
+/* cmd.c: see cmd.h. */
+#include "cmd.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_fail(const tp_err *err)
+{
+    fprintf(stderr, "tpsim: %s\n", err->msg);
+    return 2;
+}
+
+int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err)
+{
+    const char *flag = argv[*i], *v;
+    if (strcmp(flag, "--set") == 0) {
+        if (!(v = cli_value(argc, argv, i, err))) return -1;
+        if (o->n_sets == CMD_MAX_SETS) return tp_err_set(err, "--set: more than %d", CMD_MAX_SETS);
+        if (!strchr(v, '=')) return tp_err_set(err, "--set %s: expected dotted.key=value", v);
+        o->sets[o->n_sets++] = v;
+        return 1;
+    }
+    if (strcmp(flag, "--calib") == 0) {
+        if (!(v = cli_value(argc, argv, i, err))) return -1;
+        if (o->n_calibs == CMD_MAX_CALIBS)
+            return tp_err_set(err, "--calib: more than %d", CMD_MAX_CALIBS);
+        o->calibs[o->n_calibs++] = v;
+        return 1;
+    }
+    if (strcmp(flag, "--mode") == 0) {
+        if (!(v = cli_value(argc, argv, i, err))) return -1;
+        if (strcmp(v, "eager") && strcmp(v, "graphs"))
+            return tp_err_set(err, "--mode: '%s', expected eager or graphs", v);
+        if (o->n_sets == CMD_MAX_SETS) return tp_err_set(err, "--set: more than %d", CMD_MAX_SETS);
+        snprintf(o->mode_set, sizeof o->mode_set, "execution.mode=%s", v);
+        o->sets[o->n_sets++] = o->mode_set;
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_load_scenario(const char *path, const cmd_scn_opts *o, scenario *out, tp_err *err)
+{
+    if (scenario_load(path, o->sets, o->n_sets, out, err)) return -1;
+    for (int i = 0; i < o->n_calibs; i++)
+        if (scenario_add_allreduce(out, o->calibs[i], err)) return -1;
+    return 0;
+}

@@ -1,0 +1,34 @@
+/* cmd.h: the tpsim subcommands, and the scenario flags they share.
+ *
+ * Contract: each tpsim_cmd_X(argc, argv) takes argv[0] == "X" and returns the process exit
+ * status: 0 on success, 2 on bad input with exactly one line on stderr and nothing on
+ * stdout or in any output file. cmd_scn_flag consumes --set, --calib and --mode;
+ * cmd_load_scenario applies them.
+ */
+#ifndef TPSIM_CMD_H
+#define TPSIM_CMD_H
+
+#include "err.h"
+#include "scenario.h"
+
+#define CMD_MAX_SETS 64
+#define CMD_MAX_CALIBS 16
+
+typedef struct cmd_scn_opts {
+    const char *sets[CMD_MAX_SETS + 1];
+    int n_sets;
+    const char *calibs[CMD_MAX_CALIBS];
+    int n_calibs;
+    char mode_set[64]; /* storage for --mode's "execution.mode=..." */
+} cmd_scn_opts;
+
+/* 1 if argv[*i] was one of the shared flags (consumed), 0 if not, -1 on error. */
+int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err);
+int cmd_load_scenario(const char *path, const cmd_scn_opts *o, scenario *out, tp_err *err);
+/* Prints "tpsim: MESSAGE" to stderr and returns 2. */
+int cmd_fail(const tp_err *err);
+
+int tpsim_cmd_run(int argc, char **argv);
+int tpsim_cmd_fit_allreduce(int argc, char **argv);
+
+#endif

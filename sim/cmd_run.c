@@ -1,0 +1,212 @@
+/* cmd_run.c: `tpsim run`: simulate decode steps of one cell and explain the step time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "jw.h"
+#include "ofile.h"
+#include "run.h"
+#include "trace.h"
+
+static const char run_usage[] =
+    "usage: tpsim run SCENARIO [--tp K] [--batch B] [--ctx C] [--steps N] [--warmup N]\n"
+    "                 [--seed S] [--set key=value]... [--calib FILE]... [--mode eager|graphs]\n"
+    "                 [--format text|json] [--trace FILE]\n";
+
+static void run_print_json(const scenario *s, const run_summary *r)
+{
+    const arcal *cal = r->req.tp > 1 ? scenario_allreduce(s, r->req.tp) : NULL;
+    const run_breakdown *b = &r->breakdown;
+    jw w;
+    jw_init(&w, stdout, 1);
+    jw_obj(&w);
+    jw_kstr(&w, "scenario", s->name);
+    jw_kstr(&w, "model", s->model.name);
+    jw_kstr(&w, "hardware", s->hw.name);
+    jw_kstr(&w, "mode", s->graphs ? "graphs" : "eager");
+    jw_kint(&w, "tp", r->req.tp);
+    jw_kint(&w, "batch", r->req.batch);
+    jw_kint(&w, "ctx", r->req.ctx);
+    jw_kint(&w, "steps", r->req.steps);
+    jw_kint(&w, "warmup", r->req.warmup);
+    jw_kint(&w, "seed", (int64_t)r->req.seed);
+    jw_kint(&w, "ops_per_step", (int64_t)r->ops_per_step);
+    jw_kint(&w, "kernels_per_step", (int64_t)r->kernels_per_step);
+    jw_kint(&w, "allreduces_per_step", (int64_t)r->allreduces_per_step);
+    jw_kint(&w, "collectives_per_step", (int64_t)r->collectives_per_step);
+    jw_kint(&w, "events", (int64_t)r->events);
+    if (cal) {
+        jw_kstr(&w, "allreduce_calibration", cal->path);
+        jw_knum(&w, "allreduce_us_per_call", r->allreduces_per_step
+                    ? 1e6 * r->analytic.collective_s / (double)r->collectives_per_step : 0);
+    }
+    jw_key(&w, "step_ms");
+    jw_obj(&w);
+    jw_knum(&w, "mean", r->step_mean * 1e3);
+    jw_knum(&w, "p50", r->step_p50 * 1e3);
+    jw_knum(&w, "p99", r->step_p99 * 1e3);
+    jw_knum(&w, "min", r->step_min * 1e3);
+    jw_knum(&w, "max", r->step_max * 1e3);
+    jw_end_obj(&w);
+    jw_key(&w, "breakdown_ms");
+    jw_obj(&w);
+    jw_knum(&w, "host", b->host * 1e3);
+    jw_knum(&w, "compute", b->compute * 1e3);
+    jw_knum(&w, "allreduce", b->allreduce * 1e3);
+    jw_knum(&w, "wait_peers", b->wait_peers * 1e3);
+    jw_knum(&w, "gpu_idle", b->gpu_idle * 1e3);
+    jw_knum(&w, "offset", b->offset * 1e3);
+    jw_end_obj(&w);
+    jw_end_obj(&w);
+    jw_done(&w);
+}
+
+static void run_line(const char *what, double s, double step, const char *note)
+{
+    printf("  %-22s %9.3f ms %6.1f%%  %s\n", what, s * 1e3, step > 0 ? 100.0 * s / step : 0.0, note);
+}
+
+static void run_print_text(const scenario *s, const run_summary *r)
+{
+    const run_breakdown *b = &r->breakdown;
+    const arcal *cal = r->req.tp > 1 ? scenario_allreduce(s, r->req.tp) : NULL;
+    double step = r->step_mean;
+    printf("tpsim run %s: %s on %s, TP-%ld, batch %ld, ctx %ld, %s mode\n", s->name, s->model.name,
+           s->hw.name, r->req.tp, r->req.batch, r->req.ctx, s->graphs ? "CUDA-graph" : "eager");
+    printf("step time  %.3f ms mean  (p50 %.3f, p99 %.3f, min %.3f, max %.3f; %ld steps after %ld "
+           "warm-up, seed %llu)\n",
+           step * 1e3, r->step_p50 * 1e3, r->step_p99 * 1e3, r->step_min * 1e3, r->step_max * 1e3,
+           r->req.steps, r->req.warmup, (unsigned long long)r->req.seed);
+    printf("per step   %zu GPU ops on each rank: %zu kernel/copy launches, %zu all-reduces",
+           r->ops_per_step, r->kernels_per_step, r->allreduces_per_step);
+    if (r->collectives_per_step > r->allreduces_per_step)
+        printf(", %zu other collectives", r->collectives_per_step - r->allreduces_per_step);
+    printf("\n");
+    if (cal)
+        printf("all-reduce %.2f us per call (%s: lambda %.2f us, beta %.1f GB/s%s)\n",
+               1e6 * r->analytic.collective_s / (double)r->collectives_per_step, cal->path,
+               cal->has_linear ? cal->lambda_s * 1e6 : 0, cal->has_linear ? cal->beta / 1e9 : 0,
+               cal->piecewise ? ", piecewise fit used" : "");
+    printf("\nwhere one step goes (mean over steps and %ld rank%s):\n", r->req.tp,
+           r->req.tp > 1 ? "s" : "");
+    run_line("GPU compute", b->compute, step, "kernels and copies on the stream");
+    run_line("all-reduce", b->allreduce, step, "collective transfer, t = lambda + 2(k-1)/k b/beta");
+    run_line("wait for peers", b->wait_peers, step, "collective started, slowest rank not there yet");
+    run_line("GPU idle", b->gpu_idle, step, "stream empty: waiting on the host");
+    if (b->offset != 0) run_line("offset", b->offset, step, "scenario constant (the study's R0)");
+    printf("  %-22s %9.3f ms\n", "= step", step * 1e3);
+    run_line("host busy", b->host, step, "launches + per-step work (overlaps the GPU)");
+    double gpu_busy = b->compute + b->allreduce;
+    double raw = step - b->offset;
+    printf("\n");
+    if (raw <= 0)
+        printf("verdict: empty step\n");
+    else if (b->gpu_idle > 0.05 * raw)
+        printf("verdict: host-bound: the GPU sits idle %.0f%% of the step waiting for launches and "
+               "host work; a faster GPU would not help, fewer launches (CUDA graphs) would.\n",
+               100.0 * b->gpu_idle / raw);
+    else if (b->wait_peers > 0.05 * raw)
+        printf("verdict: straggler-bound: ranks wait %.0f%% of the step for the slowest peer.\n",
+               100.0 * b->wait_peers / raw);
+    else
+        printf("verdict: GPU-bound: the stream is busy %.0f%% of the step (%.0f%% compute, %.0f%% "
+               "all-reduce).\n",
+               100.0 * gpu_busy / raw, 100.0 * b->compute / raw, 100.0 * b->allreduce / raw);
+}
+
+int tpsim_cmd_run(int argc, char **argv)
+{
+    tp_err err = {{0}};
+    cmd_scn_opts so;
+    memset(&so, 0, sizeof so);
+    run_request req = {-1, -1, -1, -1, -1, 0, 0};
+    const char *path = NULL, *trace_path = NULL, *v;
+    int json = 0, have_seed = 0;
+    long lv;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int used = cmd_scn_flag(&so, argc, argv, &i, &err);
+        if (used < 0) return cmd_fail(&err);
+        if (used) continue;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(run_usage, stdout);
+            return 0;
+        }
+        long *target = !strcmp(a, "--tp")       ? &req.tp
+                       : !strcmp(a, "--batch")  ? &req.batch
+                       : !strcmp(a, "--ctx")    ? &req.ctx
+                       : !strcmp(a, "--steps")  ? &req.steps
+                       : !strcmp(a, "--warmup") ? &req.warmup
+                                                : NULL;
+        if (target) {
+            long lo = target == &req.warmup ? 0 : 1;
+            long hi = target == &req.tp ? 1024 : target == &req.ctx ? (1L << 24) : 1000000;
+            if (!(v = cli_value(argc, argv, &i, &err)) || cli_long(a, v, lo, hi, &lv, &err))
+                return cmd_fail(&err);
+            *target = lv;
+        } else if (!strcmp(a, "--seed")) {
+            if (!(v = cli_value(argc, argv, &i, &err)) || cli_u64(a, v, &req.seed, &err))
+                return cmd_fail(&err);
+            have_seed = 1;
+        } else if (!strcmp(a, "--format")) {
+            if (!(v = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
+            if (strcmp(v, "text") && strcmp(v, "json")) {
+                tp_err_set(&err, "--format: '%s', expected text or json", v);
+                return cmd_fail(&err);
+            }
+            json = !strcmp(v, "json");
+        } else if (!strcmp(a, "--trace")) {
+            if (!(trace_path = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
+        } else if (a[0] == '-' && a[1]) {
+            tp_err_set(&err, "run: unknown option '%s' (see tpsim run --help)", a);
+            return cmd_fail(&err);
+        } else if (path) {
+            tp_err_set(&err, "run: a second scenario '%s', expected one", a);
+            return cmd_fail(&err);
+        } else {
+            path = a;
+        }
+    }
+    if (!path) {
+        tp_err_set(&err, "run: missing SCENARIO (see tpsim run --help)");
+        return cmd_fail(&err);
+    }
+    scenario *s = malloc(sizeof *s);
+    if (!s) return tp_err_set(&err, "out of memory"), cmd_fail(&err);
+    int status = 2;
+    run_summary sum;
+    run_detail detail;
+    ofile tf = {0};
+    if (cmd_load_scenario(path, &so, s, &err)) goto out;
+    if (!have_seed) req.seed = s->seed;
+    req = run_defaults(s, req);
+    req.trace = trace_path != NULL;
+    /* open the trace first, so a bad path fails before any work or output */
+    if (trace_path && ofile_open(&tf, trace_path, &err)) goto out;
+    if (run_cell(s, &req, &sum, &detail, &err)) {
+        ofile_abort(&tf);
+        goto out;
+    }
+    if (trace_path) {
+        char title[256];
+        snprintf(title, sizeof title, "%s tp=%ld batch=%ld ctx=%ld seed=%llu", s->name, req.tp,
+                 req.batch, req.ctx, (unsigned long long)req.seed);
+        trace_write(tf.f, &detail.result, &detail.program, title);
+        if (ofile_commit(&tf, &err)) {
+            run_release(&detail);
+            goto out;
+        }
+    }
+    run_release(&detail);
+    if (json)
+        run_print_json(s, &sum);
+    else
+        run_print_text(s, &sum);
+    status = 0;
+out:
+    if (status) cmd_fail(&err);
+    free(s);
+    return status;
+}

@@ -1,0 +1,32 @@
+/* cost.c: see cost.h. */
+#include "cost.h"
+
+int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
+{
+    if (p->n_collectives && (!c->allreduce || c->allreduce->tp != p->tp))
+        return tp_err_set(err, "no all-reduce calibration for tp %ld", p->tp);
+    double hbm = c->hbm_bw * c->hbm_eff, flops = c->peak_flops * c->flops_eff;
+    cost_totals t = {0, 0};
+    for (size_t i = 0; i < p->n; i++) {
+        prog_op *op = &p->ops[i];
+        double s;
+        switch (op->kind) {
+        case PROG_KERNEL: {
+            double mem = op->bytes / hbm, math = op->flops / flops;
+            s = (mem > math ? mem : math) + c->kernel_fixed_s;
+            break;
+        }
+        case PROG_H2D:
+        case PROG_D2H: s = op->bytes / c->pcie_bw + c->kernel_fixed_s; break;
+        case PROG_ALLREDUCE: s = arcal_allreduce_time(c->allreduce, op->bytes); break;
+        default: s = arcal_allgather_time(c->allreduce, op->bytes); break;
+        }
+        op->gpu_s = s + c->graph_node_s;
+        if (prog_is_collective(op))
+            t.collective_s += op->gpu_s;
+        else
+            t.compute_s += op->gpu_s;
+    }
+    if (totals) *totals = t;
+    return 0;
+}

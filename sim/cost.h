@@ -1,0 +1,35 @@
+/* cost.h: the GPU cost model, applied to a step program.
+ *
+ * Contract: cost_apply sets every op's gpu_s:
+ *   kernel      max(bytes / (hbm_bw * hbm_eff), flops / (peak * flops_eff)) + kernel_fixed
+ *   copy        bytes / pcie_bw + kernel_fixed
+ *   all-reduce  the calibration's t(b) = lambda + 2(k-1)/k * b / beta
+ *   all-gather  lambda + (k-1)/k * b / beta
+ * plus, when graph_node_s > 0 (CUDA-graph replay), that per-node overhead on every op.
+ * The calibration must be for the program's k (or NULL when k == 1).
+ */
+#ifndef TPSIM_COST_H
+#define TPSIM_COST_H
+
+#include "arcal.h"
+#include "err.h"
+#include "hw.h"
+#include "prog.h"
+
+typedef struct cost_params {
+    double hbm_bw, hbm_eff;
+    double peak_flops, flops_eff;
+    double pcie_bw;
+    double kernel_fixed_s;
+    double graph_node_s;
+    const arcal *allreduce;
+} cost_params;
+
+typedef struct cost_totals {
+    double compute_s;    /* kernels and copies */
+    double collective_s; /* all-reduces and all-gathers */
+} cost_totals;
+
+int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err);
+
+#endif

@@ -1,0 +1,35 @@
+/* dist.h: cost distributions for host and GPU times.
+ *
+ * Contract: a dist is a small value (kind, mean, coefficient of variation) in SECONDS.
+ * dist_sample draws one non-negative value from a caller-owned pcg32:
+ *   constant  -> mean
+ *   uniform   -> mean +- mean*cv*sqrt(3)  (so its CV is cv), clamped at 0
+ *   normal    -> N(mean, (mean*cv)^2), clamped at 0 (costs are never negative)
+ *   lognormal -> exp(N(mu, s^2)) with s^2 = ln(1+cv^2), mu = ln(mean) - s^2/2: mean and CV exact
+ * A dist with cv == 0 draws no random numbers, so jitter-free runs consume no draws.
+ */
+#ifndef TPSIM_DIST_H
+#define TPSIM_DIST_H
+
+#include "pcg32.h"
+
+typedef enum dist_kind { DIST_CONSTANT, DIST_UNIFORM, DIST_NORMAL, DIST_LOGNORMAL } dist_kind;
+
+typedef struct dist {
+    dist_kind kind;
+    double mean; /* seconds, >= 0 */
+    double cv;   /* >= 0 */
+    /* derived by dist_make, so sampling does no logs or square roots */
+    double a, b;
+} dist;
+
+dist dist_make(dist_kind kind, double mean, double cv);
+static inline dist dist_const(double mean) { return dist_make(DIST_CONSTANT, mean, 0.0); }
+double dist_sample(const dist *d, pcg32 *rng);
+/* Name as written in YAML ("constant", ...); dist_parse_kind returns -1 if unknown. */
+const char *dist_kind_name(dist_kind kind);
+int dist_parse_kind(const char *name, dist_kind *out);
+/* A standard normal draw (Box-Muller; one pair of uniforms per draw, no hidden cache). */
+double dist_std_normal(pcg32 *rng);
+
+#endif

@@ -1,0 +1,94 @@
+/* engine.h: the discrete-event simulation of TP decode steps.
+ *
+ * Model (per rank r of k, all ranks running the same step program):
+ *  - a HOST thread walks the program: rank 0 first spends its driver cost (scheduling,
+ *    broadcasting the step's inputs); with broadcast_wait the other ranks wait for that
+ *    broadcast. Then, per op, the host spends a launch cost (collective launches have their
+ *    own) and enqueues the op, blocking while queue_depth ops are in flight on the stream.
+ *    After the last op it waits for the stream to drain (the sampled tokens copied back)
+ *    and spends the per-step host cost; that ends the step. In graph mode the host spends
+ *    one graph-launch cost and enqueues the whole step at once.
+ *  - a COMPUTE STREAM runs ops FIFO: an op starts when enqueued + launch_latency has passed
+ *    and its predecessor has finished, and runs for its gpu_s.
+ *  - a COLLECTIVE is one op on every rank's stream: a rank arrives when its op would start;
+ *    all ranks finish at (latest arrival) + gpu_s. Early ranks wait for peers.
+ * Per rank and step the GPU time splits exactly into compute + allreduce + wait_peers +
+ * gpu_idle = the step's duration (idle is the remainder). Time is a double in SECONDS.
+ * Each rank draws from its own PCG32 stream (seed, stream = rank), so adding a rank does
+ * not shift another rank's draws. All memory is allocated before the event loop.
+ */
+#ifndef TPSIM_ENGINE_H
+#define TPSIM_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dist.h"
+#include "err.h"
+#include "prog.h"
+
+typedef struct engine_host {
+    dist launch;     /* per kernel or copy launch */
+    dist collective; /* per collective launch */
+    dist step;       /* per step after the drain: schedule, prepare inputs, sample */
+    dist driver;     /* per step before launching; meaningful on rank 0 */
+} engine_host;
+
+typedef struct engine_config {
+    const prog *program;      /* ops with gpu_s filled in; not owned */
+    long tp;
+    long steps;               /* measured steps */
+    long warmup;              /* steps simulated first and left out of the statistics */
+    uint64_t seed;
+    const engine_host *host;  /* tp entries, one per rank; not owned */
+    int graphs;               /* CUDA-graph replay: one launch per step */
+    dist graph_launch;
+    int broadcast_wait;       /* ranks > 0 wait for rank 0's driver work each step */
+    long queue_depth;         /* launch queue depth per stream, >= 1 */
+    double launch_latency_s;
+    int trace;                /* record the timeline (engine_result.slices) */
+} engine_config;
+
+/* One rank's account of one step. */
+typedef struct engine_step {
+    double start, dur;                     /* on this rank: from its step start to its end */
+    double host;                           /* host busy: launches, driver, per-step work */
+    double compute, allreduce, wait_peers; /* GPU stream time by kind */
+} engine_step;
+
+typedef enum engine_track { TRACK_HOST, TRACK_STREAM } engine_track;
+typedef enum engine_label {
+    SL_LAUNCH,       /* host: launching op */
+    SL_QUEUE_FULL,   /* host: blocked on a full launch queue */
+    SL_DRIVER,       /* host: rank 0 driver work (schedule, broadcast) */
+    SL_BCAST_WAIT,   /* host: waiting for rank 0's broadcast */
+    SL_GRAPH_LAUNCH, /* host: cudaGraphLaunch */
+    SL_SYNC,         /* host: waiting for the stream to drain */
+    SL_STEP_HOST,    /* host: per-step work */
+    SL_OP,           /* stream: op running */
+    SL_WAIT_PEERS    /* stream: collective waiting for the slowest rank */
+} engine_label;
+
+typedef struct engine_slice {
+    double start, dur;
+    uint32_t rank, step;
+    int32_t op; /* program index, -1 if none */
+    uint8_t track, label;
+} engine_slice;
+
+typedef struct engine_result {
+    long tp, steps, warmup;
+    engine_step *rank_steps; /* (warmup + steps) * tp, index [step * tp + rank] */
+    uint64_t events;         /* events processed */
+    engine_slice *slices;
+    size_t n_slices;
+} engine_result;
+
+int engine_run(const engine_config *cfg, engine_result *out, tp_err *err);
+void engine_result_free(engine_result *r);
+static inline const engine_step *engine_at(const engine_result *r, long step, long rank)
+{
+    return &r->rank_steps[(size_t)step * (size_t)r->tp + (size_t)rank];
+}
+
+#endif

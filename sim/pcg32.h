@@ -1,0 +1,27 @@
+/* pcg32.h: the PCG32 random generator (O'Neill, "PCG: A Family of Simple Fast
+ * Space-Efficient Statistically Good Algorithms for Random Number Generation", 2014):
+ * a 64-bit LCG state with the XSH-RR output permutation, 32-bit outputs.
+ *
+ * Contract: a pcg32 is a plain value owned by its caller. pcg32_seed(seed, stream) gives
+ * the reference sequence (seed 42, stream 54 -> 0xa15c02b7 0x7b47f409 0xba1d3330 ...);
+ * distinct streams are independent sequences, which is how each simulated rank gets
+ * draws that do not shift when another rank is added.
+ */
+#ifndef TPSIM_PCG32_H
+#define TPSIM_PCG32_H
+
+#include <stdint.h>
+
+typedef struct pcg32 {
+    uint64_t state;
+    uint64_t inc; /* always odd: selects the stream */
+} pcg32;
+
+void pcg32_seed(pcg32 *rng, uint64_t seed, uint64_t stream);
+uint32_t pcg32_next(pcg32 *rng);
+/* Uniform in [0, bound), without modulo bias; bound > 0. */
+uint32_t pcg32_bounded(pcg32 *rng, uint32_t bound);
+/* Uniform double in [0, 1) with 53 random bits. */
+double pcg32_unit(pcg32 *rng);
+
+#endif

@@ -1,0 +1,74 @@
+/* prog.h: the program of one decode step: the GPU operations each rank launches, in
+ * vLLM's eager launch order (REFERENCE.md section 4), sharded for TP degree k.
+ *
+ * Contract: prog_build fills a caller-owned prog (free with prog_free) with one entry per
+ * launch: kernels with the HBM bytes and FLOPs they move, host<->device copies with their
+ * bytes, and collectives with their message size. Per decoder layer, with k > 1:
+ *   input_layernorm qkv_proj rotary_emb reshape_and_cache attention o_proj
+ *   ar_copy all_reduce post_attention_layernorm gate_up_proj silu_and_mul down_proj
+ *   ar_copy all_reduce                                  (14 launches, 2 all-reduces)
+ * (ar_copy is vLLM's custom all-reduce copying its input into the registered buffer.)
+ * Around the layers: the step's input copies, the embedding (plus its all-reduce when
+ * enabled), the final norm, lm_head (plus the logits all-gather when enabled), sampling
+ * kernels, and the copy of the sampled tokens back to the host. Costs are filled later
+ * by cost_apply; prog only describes the work.
+ */
+#ifndef TPSIM_PROG_H
+#define TPSIM_PROG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "model.h"
+
+typedef enum prog_kind {
+    PROG_KERNEL,
+    PROG_H2D,
+    PROG_D2H,
+    PROG_ALLREDUCE,
+    PROG_ALLGATHER
+} prog_kind;
+
+typedef enum prog_name {
+    OPN_INPUT_COPY, OPN_EMBEDDING, OPN_EMBED_ALLREDUCE, OPN_INPUT_LAYERNORM, OPN_QKV_PROJ,
+    OPN_ROTARY, OPN_CACHE_WRITE, OPN_ATTENTION, OPN_O_PROJ, OPN_AR_COPY, OPN_ALL_REDUCE,
+    OPN_POST_LAYERNORM, OPN_GATE_UP, OPN_SILU_MUL, OPN_DOWN_PROJ, OPN_FINAL_NORM, OPN_LM_HEAD,
+    OPN_LOGITS_GATHER, OPN_SAMPLING, OPN_TOKENS_D2H, OPN_COUNT
+} prog_name;
+
+typedef struct prog_op {
+    uint8_t kind;   /* prog_kind */
+    uint8_t name;   /* prog_name */
+    int16_t layer;  /* decoder layer, -1 outside the layers */
+    double bytes;   /* kernel: HBM bytes read+written; copy: bytes copied; collective: message */
+    double flops;
+    double gpu_s;   /* GPU time, from cost_apply */
+} prog_op;
+
+typedef struct prog_opts {
+    int embedding_allreduce; /* vLLM's VocabParallelEmbedding all-reduce at k > 1 */
+    int logits_gather;       /* the lm_head logits all-gather at k > 1 */
+    long input_copies;       /* host->device copies preparing the step's inputs */
+    long sampling_kernels;   /* kernels of the sampler (greedy ~6, top-p up to ~20) */
+} prog_opts;
+
+typedef struct prog {
+    prog_op *ops;
+    size_t n, cap;
+    long tp, batch, ctx;
+    size_t n_kernels;    /* every non-collective launch: kernels and copies */
+    size_t n_allreduce;
+    size_t n_collectives;
+} prog;
+
+int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long batch, long ctx,
+               tp_err *err);
+void prog_free(prog *p);
+const char *prog_op_name(const prog_op *op);
+static inline int prog_is_collective(const prog_op *op)
+{
+    return op->kind == PROG_ALLREDUCE || op->kind == PROG_ALLGATHER;
+}
+
+#endif

@@ -1,0 +1,156 @@
+/* run.c: see run.h. */
+#include "run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+run_request run_defaults(const scenario *s, run_request r)
+{
+    if (r.tp < 0) r.tp = s->tp;
+    if (r.batch < 0) r.batch = s->batch;
+    if (r.ctx < 0) r.ctx = s->ctx;
+    if (r.steps < 0) r.steps = s->steps;
+    if (r.warmup < 0) r.warmup = s->warmup;
+    return r;
+}
+
+double run_quantile(const double *v, size_t n, double q)
+{
+    if (n == 0) return 0;
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    if (i + 1 >= n) return v[n - 1];
+    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One host model per rank: the scenario's, plus rank 0's driver work and a slow rank. */
+static void run_hosts(const scenario *s, long tp, engine_host *hosts)
+{
+    for (long r = 0; r < tp; r++) {
+        engine_host h = {s->launch, s->collective, s->step, dist_const(0.0)};
+        if (r == 0)
+            h.driver = dist_make(s->driver.kind, s->driver.mean + s->driver_per_peer_s * (double)(tp - 1),
+                                 s->driver.cv);
+        if (r == s->slow_rank) {
+            h.launch = dist_make(h.launch.kind, h.launch.mean * s->slow_launch_factor, h.launch.cv);
+            h.collective = dist_make(h.collective.kind, h.collective.mean * s->slow_launch_factor,
+                                     h.collective.cv);
+            h.step = dist_make(h.step.kind, h.step.mean + s->slow_extra_step_s, h.step.cv);
+        }
+        hosts[r] = h;
+    }
+}
+
+static int run_summarise(const scenario *s, const engine_result *res, run_summary *out, tp_err *err)
+{
+    long k = res->tp, n = res->steps;
+    double *steps = malloc((size_t)n * sizeof *steps);
+    if (!steps) return tp_err_set(err, "out of memory");
+    run_breakdown b = {0};
+    double sum = 0;
+    for (long i = 0; i < n; i++) {
+        double dur = 0;
+        for (long r = 0; r < k; r++) {
+            const engine_step *st = engine_at(res, res->warmup + i, r);
+            dur += st->dur;
+            b.host += st->host;
+            b.compute += st->compute;
+            b.allreduce += st->allreduce;
+            b.wait_peers += st->wait_peers;
+            b.gpu_idle += st->dur - st->compute - st->allreduce - st->wait_peers;
+        }
+        steps[i] = dur / (double)k + s->offset_s;
+        sum += steps[i];
+    }
+    double norm = 1.0 / ((double)n * (double)k);
+    b.host *= norm, b.compute *= norm, b.allreduce *= norm, b.wait_peers *= norm;
+    b.gpu_idle *= norm;
+    /* idle is a difference of sums: drop the last-bit rounding noise, not real idle time */
+    if (fabs(b.gpu_idle) < 1e-9 * (b.compute + b.allreduce + b.wait_peers)) b.gpu_idle = 0;
+    b.offset = s->offset_s;
+    out->breakdown = b;
+    out->step_mean = sum / (double)n;
+    qsort(steps, (size_t)n, sizeof *steps, run_cmp);
+    out->step_min = steps[0];
+    out->step_max = steps[n - 1];
+    out->step_p50 = run_quantile(steps, (size_t)n, 0.50);
+    out->step_p99 = run_quantile(steps, (size_t)n, 0.99);
+    out->events = res->events;
+    free(steps);
+    return 0;
+}
+
+int run_cell(const scenario *s, const run_request *req, run_summary *out, run_detail *detail,
+             tp_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->req = *req;
+    run_detail d;
+    memset(&d, 0, sizeof d);
+    const arcal *cal = req->tp > 1 ? scenario_allreduce(s, req->tp) : NULL;
+    if (req->tp > 1 && !cal) {
+        char have[128] = "";
+        size_t used = 0;
+        for (int i = 0; i < s->n_cals && used < sizeof have - 8; i++)
+            used += (size_t)snprintf(have + used, sizeof have - used, "%s%ld", i ? ", " : "",
+                                     s->cals[i].tp);
+        return tp_err_set(err,
+                          "%s: no all-reduce calibration for tp %ld (have: %s); add one to its "
+                          "allreduce list or pass --calib FILE (made by tpsim fit-allreduce)",
+                          s->path, req->tp, used ? have : "none");
+    }
+    if (prog_build(&d.program, &s->model, &s->program, req->tp, req->batch, req->ctx, err))
+        return -1;
+    cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,
+                      s->hw.pcie_bw,    s->kernel_fixed_s, s->graphs ? s->graph_node_s : 0.0,
+                      cal};
+    engine_host *hosts = calloc((size_t)req->tp, sizeof *hosts);
+    int rc = -1;
+    if (!hosts) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
+    if (cost_apply(&d.program, &cp, &out->analytic, err)) goto out;
+    run_hosts(s, req->tp, hosts);
+    engine_config ec = {.program = &d.program,
+                        .tp = req->tp,
+                        .steps = req->steps,
+                        .warmup = req->warmup,
+                        .seed = req->seed,
+                        .host = hosts,
+                        .graphs = s->graphs,
+                        .graph_launch = s->graph_launch,
+                        .broadcast_wait = s->broadcast_wait,
+                        .queue_depth = s->queue_depth,
+                        .launch_latency_s = s->launch_latency_s,
+                        .trace = req->trace};
+    if (engine_run(&ec, &d.result, err) || run_summarise(s, &d.result, out, err)) goto out;
+    out->ops_per_step = d.program.n;
+    out->kernels_per_step = d.program.n_kernels;
+    out->allreduces_per_step = d.program.n_allreduce;
+    out->collectives_per_step = d.program.n_collectives;
+    rc = 0;
+out:
+    free(hosts);
+    if (rc == 0 && detail) {
+        *detail = d;
+    } else {
+        engine_result_free(&d.result);
+        prog_free(&d.program);
+    }
+    return rc;
+}
+
+void run_release(run_detail *d)
+{
+    engine_result_free(&d->result);
+    prog_free(&d->program);
+}

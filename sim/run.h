@@ -1,0 +1,54 @@
+/* run.h: simulate one grid cell (tp, batch, ctx) of a scenario and summarise it.
+ *
+ * Contract: run_cell builds the step program, applies the cost model, runs the engine and
+ * fills a caller-owned run_summary (times in SECONDS). Step time of a step = mean over
+ * ranks of that rank's step duration, plus the scenario's offset; the breakdown is the
+ * per-step mean over measured steps and ranks, and compute + allreduce + wait_peers +
+ * gpu_idle + offset equals the mean step time. With want_result, the engine's result
+ * (per-rank steps, trace slices) and the program are handed to the caller to free with
+ * run_release; otherwise nothing is left allocated.
+ */
+#ifndef TPSIM_RUN_H
+#define TPSIM_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cost.h"
+#include "engine.h"
+#include "prog.h"
+#include "scenario.h"
+
+typedef struct run_request {
+    long tp, batch, ctx, steps, warmup;
+    uint64_t seed;
+    int trace;
+} run_request;
+
+typedef struct run_breakdown {
+    double host, compute, allreduce, wait_peers, gpu_idle, offset;
+} run_breakdown;
+
+typedef struct run_summary {
+    run_request req;
+    size_t ops_per_step, kernels_per_step, allreduces_per_step, collectives_per_step;
+    uint64_t events;
+    double step_mean, step_p50, step_p99, step_min, step_max;
+    run_breakdown breakdown;
+    cost_totals analytic; /* sum of op GPU times per step */
+} run_summary;
+
+typedef struct run_detail {
+    prog program;
+    engine_result result;
+} run_detail;
+
+/* The request with the scenario's defaults for any field < 0. */
+run_request run_defaults(const scenario *s, run_request partial);
+int run_cell(const scenario *s, const run_request *req, run_summary *out, run_detail *detail,
+             tp_err *err);
+void run_release(run_detail *detail);
+/* Linear-interpolated quantile of a sorted array. */
+double run_quantile(const double *sorted, size_t n, double q);
+
+#endif

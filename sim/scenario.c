@@ -1,0 +1,275 @@
+/* scenario.c: see scenario.h. */
+#include "scenario.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const scn_keys[] = {"name",    "description", "model",     "hardware",
+                                       "allreduce", "defaults",  "gpu",       "program",
+                                       "host",    "execution",   "offset_ms", "fit",
+                                       "source",  NULL};
+static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
+static const char *const gpu_keys[] = {"hbm_efficiency", "flops_efficiency", "kernel_fixed_us",
+                                       "launch_latency_us", NULL};
+static const char *const program_keys[] = {"embedding_allreduce", "logits_gather",
+                                           "input_copies", "sampling_kernels", NULL};
+static const char *const host_keys[] = {"launch",          "collective",     "step",
+                                        "driver",          "driver_per_peer_us",
+                                        "broadcast_wait",  "queue_depth",    "slow_rank",
+                                        NULL};
+static const char *const slow_keys[] = {"rank", "extra_step_us", "launch_factor", NULL};
+static const char *const exec_keys[] = {"mode", "graph_launch", "graph_node_us", NULL};
+static const char *const dist_keys[] = {"dist", "mean_us", "cv", NULL};
+static const char *const fit_keys[] = {"params", "cells", NULL};
+static const char *const fit_param_keys[] = {"key", "min", "max", NULL};
+static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
+
+/* A path in the scenario is relative to the scenario's own directory. */
+static int scn_resolve(const cfg_doc *doc, const cfg_node *n, char *out, size_t cap, tp_err *err)
+{
+    const char *rel;
+    if (cfg_as_string(n, &rel, err)) return -1;
+    const char *file = cfg_file(doc), *slash = strrchr(file, '/');
+    int w;
+    if (rel[0] == '/' || !slash)
+        w = snprintf(out, cap, "%s", rel);
+    else
+        w = snprintf(out, cap, "%.*s/%s", (int)(slash - file), file, rel);
+    if (w < 0 || (size_t)w >= cap) return cfg_error(n, err, "path too long");
+    return 0;
+}
+
+/* A referenced file's own errors are already "file:line:col"; a missing file is reported
+ * at the line that names it. */
+static int scn_subfile_error(const cfg_node *n, tp_err *err)
+{
+    if (strstr(err->msg, ": cannot open: ")) {
+        char inner[TP_ERR_MAX];
+        snprintf(inner, sizeof inner, "%s", err->msg);
+        return cfg_error(n, err, "%s", inner);
+    }
+    return -1;
+}
+
+static int scn_dist(const cfg_node *map, const char *key, dist *out, tp_err *err)
+{
+    cfg_node *n = cfg_get(map, key);
+    if (!n) { *out = dist_const(0.0); return 0; }
+    static const char *const kinds[] = {"constant", "uniform", "normal", "lognormal", NULL};
+    int kind = 0;
+    double mean = 0, cv = 0;
+    cfg_node *kn;
+    if (cfg_expect_map(n, dist_keys, err) || !(kn = cfg_need(n, "dist", err)) ||
+        cfg_as_choice(kn, kinds, &kind, err) || cfg_double(n, "mean_us", 1, 0, 1e9, &mean, err) ||
+        cfg_double(n, "cv", kind != DIST_CONSTANT, 0, 10, &cv, err))
+        return -1;
+    if (kind == DIST_CONSTANT && cv != 0)
+        return cfg_error(cfg_get(n, "cv"), err, "a constant has no cv, expected 0 or no cv key");
+    *out = dist_make((dist_kind)kind, mean * 1e-6, cv);
+    return 0;
+}
+
+static int scn_bind_fit(const cfg_node *fit, scenario *s, tp_err *err)
+{
+    cfg_node *params, *cells;
+    if (cfg_expect_map(fit, fit_keys, err) || !(params = cfg_need(fit, "params", err)) ||
+        !(cells = cfg_need(fit, "cells", err)))
+        return -1;
+    if (params->kind != CFG_SEQ || params->n < 1 || params->n > SCN_MAX_FIT)
+        return cfg_error(params, err, "expected a list of 1 to %d {key, min, max}", SCN_MAX_FIT);
+    if (cells->kind != CFG_SEQ || cells->n < 1 || cells->n > SCN_MAX_FIT)
+        return cfg_error(cells, err, "expected a list of 1 to %d {tp, batch, ctx}", SCN_MAX_FIT);
+    for (size_t i = 0; i < params->n; i++) {
+        const cfg_node *p = params->vals[i];
+        scenario_fit_param *fp = &s->fit_params[i];
+        const char *key;
+        if (cfg_expect_map(p, fit_param_keys, err) || cfg_string(p, "key", 1, &key, err) ||
+            cfg_double(p, "min", 1, -1e12, 1e12, &fp->lo, err) ||
+            cfg_double(p, "max", 1, -1e12, 1e12, &fp->hi, err))
+            return -1;
+        if (fp->hi <= fp->lo)
+            return cfg_error(cfg_get(p, "max"), err, "%g is not above min %g", fp->hi, fp->lo);
+        if (strlen(key) >= sizeof fp->key) return cfg_error(cfg_get(p, "key"), err, "key too long");
+        snprintf(fp->key, sizeof fp->key, "%s", key);
+    }
+    for (size_t i = 0; i < cells->n; i++) {
+        const cfg_node *c = cells->vals[i];
+        scenario_fit_cell *fc = &s->fit_cells[i];
+        if (cfg_expect_map(c, fit_cell_keys, err) || cfg_long(c, "tp", 1, 1, 1024, &fc->tp, err) ||
+            cfg_long(c, "batch", 1, 1, 1 << 20, &fc->batch, err) ||
+            cfg_long(c, "ctx", 1, 1, 1 << 24, &fc->ctx, err))
+            return -1;
+    }
+    s->n_fit_params = (int)params->n;
+    s->n_fit_cells = (int)cells->n;
+    return 0;
+}
+
+static int scn_bind_host(const cfg_node *host, scenario *s, tp_err *err)
+{
+    double per_peer_us = 0;
+    s->queue_depth = 1024; /* CUDA's default pending-launch limit per stream is ~1024 */
+    s->slow_rank = -1;
+    s->slow_launch_factor = 1.0;
+    if (cfg_expect_map(host, host_keys, err) || scn_dist(host, "launch", &s->launch, err) ||
+        scn_dist(host, "collective", &s->collective, err) ||
+        scn_dist(host, "step", &s->step, err) || scn_dist(host, "driver", &s->driver, err) ||
+        cfg_double(host, "driver_per_peer_us", 0, 0, 1e9, &per_peer_us, err) ||
+        cfg_bool(host, "broadcast_wait", 0, &s->broadcast_wait, err) ||
+        cfg_long(host, "queue_depth", 0, 1, 1L << 24, &s->queue_depth, err))
+        return -1;
+    s->driver_per_peer_s = per_peer_us * 1e-6;
+    cfg_node *slow = cfg_get(host, "slow_rank");
+    if (slow) {
+        double extra_us = 0;
+        if (cfg_expect_map(slow, slow_keys, err) ||
+            cfg_long(slow, "rank", 1, 0, 1023, &s->slow_rank, err) ||
+            cfg_double(slow, "extra_step_us", 0, 0, 1e9, &extra_us, err) ||
+            cfg_double(slow, "launch_factor", 0, 0, 1e6, &s->slow_launch_factor, err))
+            return -1;
+        s->slow_extra_step_s = extra_us * 1e-6;
+    }
+    return 0;
+}
+
+static int scn_bind_gpu(const cfg_node *gpu, scenario *s, tp_err *err)
+{
+    s->hbm_eff = s->hw.hbm_efficiency;
+    s->flops_eff = s->hw.flops_efficiency;
+    s->kernel_fixed_s = s->hw.kernel_fixed_s;
+    s->launch_latency_s = s->hw.launch_latency_s;
+    double fixed_us = s->kernel_fixed_s * 1e6, lat_us = s->launch_latency_s * 1e6;
+    if (gpu && (cfg_expect_map(gpu, gpu_keys, err) ||
+                cfg_double(gpu, "hbm_efficiency", 0, 1e-3, 1, &s->hbm_eff, err) ||
+                cfg_double(gpu, "flops_efficiency", 0, 1e-3, 1, &s->flops_eff, err) ||
+                cfg_double(gpu, "kernel_fixed_us", 0, 0, 1e6, &fixed_us, err) ||
+                cfg_double(gpu, "launch_latency_us", 0, 0, 1e6, &lat_us, err)))
+        return -1;
+    s->kernel_fixed_s = fixed_us * 1e-6;
+    s->launch_latency_s = lat_us * 1e-6;
+    if (s->hbm_eff < 0 || s->flops_eff < 0)
+        return tp_err_at(err, gpu ? gpu->file : s->path, gpu ? gpu->line : 1, gpu ? gpu->col : 1,
+                         "gpu: %s is set neither here nor in the hardware file, expected a "
+                         "fraction in (0, 1]",
+                         s->hbm_eff < 0 ? "hbm_efficiency" : "flops_efficiency");
+    return 0;
+}
+
+static int scn_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_err *err)
+{
+    char path[SCN_PATH_MAX];
+    cfg_node *mn = cfg_need(r, "model", err), *hn, *an;
+    if (!mn || scn_resolve(doc, mn, path, sizeof path, err)) return -1;
+    if (model_load(path, &s->model, err)) return scn_subfile_error(mn, err);
+    if (!(hn = cfg_need(r, "hardware", err)) || scn_resolve(doc, hn, path, sizeof path, err))
+        return -1;
+    if (hw_load(path, &s->hw, err)) return scn_subfile_error(hn, err);
+    an = cfg_get(r, "allreduce");
+    if (!an) return 0;
+    if (an->kind != CFG_SEQ || an->n > SCN_MAX_CALS)
+        return cfg_error(an, err, "expected a list of at most %d calibration files", SCN_MAX_CALS);
+    for (size_t i = 0; i < an->n; i++) {
+        arcal c;
+        if (scn_resolve(doc, an->vals[i], path, sizeof path, err)) return -1;
+        if (arcal_load(path, &c, err)) return scn_subfile_error(an->vals[i], err);
+        if (scenario_allreduce(s, c.tp))
+            return cfg_error(an->vals[i], err, "a second calibration for tp %ld, expected one per k",
+                             c.tp);
+        s->cals[s->n_cals++] = c;
+    }
+    return 0;
+}
+
+int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
+{
+    scenario s;
+    memset(&s, 0, sizeof s);
+    cfg_node *r = cfg_root(doc), *n;
+    const char *name, *desc;
+    long seed = 1;
+    double offset_ms = 0;
+    snprintf(s.path, sizeof s.path, "%s", cfg_file(doc));
+    s.tp = 1, s.batch = 1, s.ctx = 2048, s.steps = 20, s.warmup = 1;
+    s.program = (prog_opts){0, 0, 8, 6}; /* REFERENCE.md section 4: ~6-10 input copies, ~6 greedy sampler kernels */
+    if (cfg_expect_map(r, scn_keys, err) || cfg_string(r, "name", 1, &name, err) ||
+        cfg_string(r, "description", 0, &desc, err) ||
+        cfg_source(r, 0, err) || scn_bind_files(doc, r, &s, err))
+        return -1;
+    snprintf(s.name, sizeof s.name, "%s", name);
+    if ((n = cfg_get(r, "defaults")) &&
+        (cfg_expect_map(n, defaults_keys, err) || cfg_long(n, "tp", 0, 1, 1024, &s.tp, err) ||
+         cfg_long(n, "batch", 0, 1, 1 << 20, &s.batch, err) ||
+         cfg_long(n, "ctx", 0, 1, 1 << 24, &s.ctx, err) ||
+         cfg_long(n, "steps", 0, 1, 1000000, &s.steps, err) ||
+         cfg_long(n, "warmup", 0, 0, 1000000, &s.warmup, err) ||
+         cfg_long(n, "seed", 0, 0, 0x7fffffffL, &seed, err)))
+        return -1;
+    s.seed = (uint64_t)seed;
+    if (scn_bind_gpu(cfg_get(r, "gpu"), &s, err)) return -1;
+    if ((n = cfg_get(r, "program")) &&
+        (cfg_expect_map(n, program_keys, err) ||
+         cfg_bool(n, "embedding_allreduce", 0, &s.program.embedding_allreduce, err) ||
+         cfg_bool(n, "logits_gather", 0, &s.program.logits_gather, err) ||
+         cfg_long(n, "input_copies", 0, 0, 1000, &s.program.input_copies, err) ||
+         cfg_long(n, "sampling_kernels", 0, 0, 1000, &s.program.sampling_kernels, err)))
+        return -1;
+    if (!(n = cfg_need(r, "host", err)) || scn_bind_host(n, &s, err)) return -1;
+    if ((n = cfg_get(r, "execution"))) {
+        static const char *const modes[] = {"eager", "graphs", NULL};
+        cfg_node *m = cfg_get(n, "mode");
+        double node_us = 0;
+        if (cfg_expect_map(n, exec_keys, err) || (m && cfg_as_choice(m, modes, &s.graphs, err)) ||
+            scn_dist(n, "graph_launch", &s.graph_launch, err) ||
+            cfg_double(n, "graph_node_us", 0, 0, 1e6, &node_us, err))
+            return -1;
+        s.graph_node_s = node_us * 1e-6;
+    }
+    if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;
+    s.offset_s = offset_ms * 1e-3;
+    if ((n = cfg_get(r, "fit")) && scn_bind_fit(n, &s, err)) return -1;
+    *out = s;
+    return 0;
+}
+
+cfg_doc *scenario_open(const char *path, const char *const *sets, int n_sets, tp_err *err)
+{
+    cfg_doc *doc = cfg_load(path, err);
+    if (!doc) return NULL;
+    for (int i = 0; i < n_sets; i++)
+        if (cfg_set(doc, sets[i], i + 1, err)) {
+            cfg_free(doc);
+            return NULL;
+        }
+    return doc;
+}
+
+int scenario_load(const char *path, const char *const *sets, int n_sets, scenario *out,
+                  tp_err *err)
+{
+    cfg_doc *doc = scenario_open(path, sets, n_sets, err);
+    if (!doc) return -1;
+    int rc = scenario_bind(doc, out, err);
+    cfg_free(doc);
+    return rc;
+}
+
+const arcal *scenario_allreduce(const scenario *s, long tp)
+{
+    for (int i = 0; i < s->n_cals; i++)
+        if (s->cals[i].tp == tp) return &s->cals[i];
+    return NULL;
+}
+
+int scenario_add_allreduce(scenario *s, const char *path, tp_err *err)
+{
+    arcal c;
+    if (arcal_load(path, &c, err)) return -1;
+    for (int i = 0; i < s->n_cals; i++)
+        if (s->cals[i].tp == c.tp) {
+            s->cals[i] = c;
+            return 0;
+        }
+    if (s->n_cals == SCN_MAX_CALS) return tp_err_set(err, "%s: too many calibrations", path);
+    s->cals[s->n_cals++] = c;
+    return 0;
+}

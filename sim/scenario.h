@@ -1,0 +1,76 @@
+/* scenario.h: a scenario file (scenarios/NAME.yaml): which model, hardware and all-reduce
+ * calibrations to use, the GPU cost knobs, and the host-cost hypothesis under test.
+ *
+ * Contract: scenario_load reads the file, applies the --set overrides in order, and binds
+ * the result into a caller-owned value (no pointers into the YAML; the referenced files,
+ * paths relative to the scenario, are loaded and validated too). Every bad value is
+ * refused with one "file:line:col: ..." line. scenario_open/scenario_bind split the same
+ * work for callers that re-bind one document under different overrides (fitting).
+ * Times in the file are microseconds (*_us) or milliseconds (*_ms); here they are seconds.
+ */
+#ifndef TPSIM_SCENARIO_H
+#define TPSIM_SCENARIO_H
+
+#include <stdint.h>
+
+#include "arcal.h"
+#include "cfg.h"
+#include "dist.h"
+#include "err.h"
+#include "hw.h"
+#include "model.h"
+#include "prog.h"
+
+#define SCN_MAX_CALS 16
+#define SCN_MAX_FIT 2
+#define SCN_PATH_MAX 512
+
+typedef struct scenario_fit_param {
+    char key[128]; /* dotted scenario key */
+    double lo, hi;
+} scenario_fit_param;
+
+typedef struct scenario_fit_cell {
+    long tp, batch, ctx;
+} scenario_fit_cell;
+
+typedef struct scenario {
+    char path[SCN_PATH_MAX];
+    char name[64];
+    model_arch model;
+    hw_spec hw;
+    arcal cals[SCN_MAX_CALS];
+    int n_cals;
+    /* GPU cost knobs (scenario value, else the hardware file's) */
+    double hbm_eff, flops_eff, kernel_fixed_s, launch_latency_s;
+    prog_opts program;
+    /* host-cost hypothesis */
+    dist launch, collective, step, driver;
+    double driver_per_peer_s; /* added to rank 0's driver cost per extra rank */
+    int broadcast_wait;
+    long queue_depth;
+    long slow_rank;           /* -1: none */
+    double slow_extra_step_s, slow_launch_factor;
+    /* execution mode */
+    int graphs;
+    dist graph_launch;
+    double graph_node_s;
+    double offset_s;          /* added to each step's reported time (the study's R0) */
+    long tp, batch, ctx, steps, warmup;
+    uint64_t seed;
+    /* pre-registered fit: free parameters and the cells that calibrate them */
+    int n_fit_params, n_fit_cells;
+    scenario_fit_param fit_params[SCN_MAX_FIT];
+    scenario_fit_cell fit_cells[SCN_MAX_FIT];
+} scenario;
+
+int scenario_load(const char *path, const char *const *sets, int n_sets, scenario *out,
+                  tp_err *err);
+cfg_doc *scenario_open(const char *path, const char *const *sets, int n_sets, tp_err *err);
+int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err);
+/* The calibration for k ranks, or NULL. */
+const arcal *scenario_allreduce(const scenario *s, long tp);
+/* Add (or replace, same k) a calibration file given on the command line. */
+int scenario_add_allreduce(scenario *s, const char *path, tp_err *err);
+
+#endif
