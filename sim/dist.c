@@ -4,8 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#define DIST_TWO_PI 6.283185307179586476925286766559
-
 static const char *const dist_names[] = {"constant", "uniform", "normal", "lognormal"};
 
 dist dist_make(dist_kind kind, double mean, double cv)
@@ -26,20 +24,37 @@ dist dist_make(dist_kind kind, double mean, double cv)
     return d;
 }
 
-double dist_std_normal(pcg32 *rng)
+void dist_rng_seed(dist_rng *r, uint64_t seed, uint64_t stream)
 {
-    /* 1 - u keeps the log argument in (0, 1]. */
-    double u1 = 1.0 - pcg32_unit(rng);
-    double u2 = pcg32_unit(rng);
-    return sqrt(-2.0 * log(u1)) * cos(DIST_TWO_PI * u2);
+    pcg32_seed(&r->pcg, seed, stream);
+    r->spare = 0;
+    r->has_spare = 0;
 }
 
-double dist_sample(const dist *d, pcg32 *rng)
+double dist_std_normal(dist_rng *r)
+{
+    if (r->has_spare) {
+        r->has_spare = 0;
+        return r->spare;
+    }
+    double u, v, s;
+    do { /* a uniform point in the unit disc, by rejection (accepts pi/4 of the square) */
+        u = 2.0 * pcg32_unit(&r->pcg) - 1.0;
+        v = 2.0 * pcg32_unit(&r->pcg) - 1.0;
+        s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    double scale = sqrt(-2.0 * log(s) / s);
+    r->spare = v * scale;
+    r->has_spare = 1;
+    return u * scale;
+}
+
+double dist_sample(const dist *d, dist_rng *rng)
 {
     double x;
     switch (d->kind) {
     case DIST_CONSTANT: return d->a;
-    case DIST_UNIFORM: x = d->mean + d->a * (2.0 * pcg32_unit(rng) - 1.0); break;
+    case DIST_UNIFORM: x = d->mean + d->a * (2.0 * pcg32_unit(&rng->pcg) - 1.0); break;
     case DIST_NORMAL: x = d->mean + d->a * dist_std_normal(rng); break;
     case DIST_LOGNORMAL: return exp(d->a + d->b * dist_std_normal(rng));
     default: return d->mean;

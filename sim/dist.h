@@ -7,6 +7,8 @@
  *   normal    -> N(mean, (mean*cv)^2), clamped at 0 (costs are never negative)
  *   lognormal -> exp(N(mu, s^2)) with s^2 = ln(1+cv^2), mu = ln(mean) - s^2/2: mean and CV exact
  * A dist with cv == 0 draws no random numbers, so jitter-free runs consume no draws.
+ * Draws come from a dist_rng: a PCG32 stream plus the spare normal of the polar method
+ * (Marsaglia 1964: two normals per log and sqrt, no trigonometry), owned by the caller.
  */
 #ifndef TPSIM_DIST_H
 #define TPSIM_DIST_H
@@ -23,13 +25,20 @@ typedef struct dist {
     double a, b;
 } dist;
 
+typedef struct dist_rng {
+    pcg32 pcg;
+    double spare;  /* the second normal of the last polar pair */
+    int has_spare;
+} dist_rng;
+
+void dist_rng_seed(dist_rng *r, uint64_t seed, uint64_t stream);
 dist dist_make(dist_kind kind, double mean, double cv);
 static inline dist dist_const(double mean) { return dist_make(DIST_CONSTANT, mean, 0.0); }
-double dist_sample(const dist *d, pcg32 *rng);
+double dist_sample(const dist *d, dist_rng *rng);
 /* Name as written in YAML ("constant", ...); dist_parse_kind returns -1 if unknown. */
 const char *dist_kind_name(dist_kind kind);
 int dist_parse_kind(const char *name, dist_kind *out);
-/* A standard normal draw (Box-Muller; one pair of uniforms per draw, no hidden cache). */
-double dist_std_normal(pcg32 *rng);
+/* A standard normal draw. */
+double dist_std_normal(dist_rng *rng);
 
 #endif

@@ -30,7 +30,7 @@ typedef struct eng_stream {
 } eng_stream;
 
 typedef struct eng_rank {
-    pcg32 rng;
+    dist_rng rng;
     host_phase phase;
     size_t pc;
     long step;
@@ -303,7 +303,7 @@ int engine_run(const engine_config *c, engine_result *out, tp_err *err)
         st->fifo = malloc(fifo_cap * sizeof *st->fifo);
         st->enq_time = malloc(fifo_cap * sizeof *st->enq_time);
         if (!st->fifo || !st->enq_time) goto oom;
-        pcg32_seed(&e.ranks[r].rng, c->seed, (uint64_t)r);
+        dist_rng_seed(&e.ranks[r].rng, c->seed, (uint64_t)r);
         e.ranks[r].phase = PH_BEGIN;
     }
     for (uint32_t r = 0; r < (uint32_t)k; r++)

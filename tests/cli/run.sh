@@ -1,0 +1,100 @@
+# run.sh: `tpsim run` end to end: the JSON contract, the study's compute and comm columns,
+# determinism, and the Perfetto trace.
+source tests/cli/lib.sh
+SCN=scenarios/paper-additive.yaml
+
+# --- acceptance against the study (REFERENCE.md section 1, context 2048): one HBM efficiency
+# for all cells gives breakdown_ms.compute and .allreduce within 2% of its columns.
+while read -r tp batch compute comm; do
+    if expect_ok "run tp$tp b$batch" "$TPSIM" run $SCN --tp "$tp" --batch "$batch" --format json; then
+        check "tp$tp b$batch compute ${compute} and comm ${comm} within 2%" python3 - "$TMP/out" "$compute" "$comm" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); c, a = float(sys.argv[2]), float(sys.argv[3])
+b = d["breakdown_ms"]
+ok = abs(b["compute"] / c - 1) < 0.02 and abs(b["allreduce"] / a - 1) < 0.02
+print(f"  tp{d['tp']} b{d['batch']}: compute {b['compute']:.3f} (study {c}, {100*(b['compute']/c-1):+.2f}%)"
+      f"  allreduce {b['allreduce']:.3f} (study {a}, {100*(b['allreduce']/a-1):+.2f}%)")
+sys.exit(0 if ok else 1)
+PY
+    fi
+done <<'EOF2'
+2 1 27.62 3.45
+2 2 27.77 3.46
+2 4 28.06 3.48
+2 8 28.64 3.51
+4 1 13.81 3.98
+4 2 13.89 3.99
+4 4 14.04 4.01
+4 8 14.33 4.06
+EOF2
+
+# --- the JSON contract, and the breakdown summing to the step
+JIT=(--set host.launch.dist=lognormal --set host.launch.mean_us=9 --set host.launch.cv=0.5
+     --set host.step.dist=normal --set host.step.mean_us=800 --set host.step.cv=0.2)
+expect_ok "jittered json" "$TPSIM" run $SCN --tp 4 --batch 2 --steps 12 --seed 7 "${JIT[@]}" --format json &&
+check "json fields, breakdown sums to step" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("tp", "batch", "ctx", "steps", "seed", "kernels_per_step", "allreduces_per_step", "events"):
+    assert isinstance(d[k], int), k
+assert (d["tp"], d["batch"], d["ctx"], d["steps"], d["seed"]) == (4, 2, 2048, 12, 7)
+assert d["allreduces_per_step"] == 160 and d["kernels_per_step"] == 978
+s, b = d["step_ms"], d["breakdown_ms"]
+assert s["min"] <= s["p50"] <= s["p99"] <= s["max"] and s["min"] < s["max"], s
+total = b["compute"] + b["allreduce"] + b["wait_peers"] + b["gpu_idle"] + b["offset"]
+assert abs(total - s["mean"]) < 1e-6 * s["mean"], (total, s["mean"])
+assert b["wait_peers"] > 0 and b["gpu_idle"] > 0 and b["host"] > 0, b
+PY
+
+# --- same seed: byte-identical; another seed: a different jittered result
+"$TPSIM" run $SCN --tp 4 --seed 11 "${JIT[@]}" --format json >"$TMP/a.json"
+"$TPSIM" run $SCN --tp 4 --seed 11 "${JIT[@]}" --format json >"$TMP/b.json"
+"$TPSIM" run $SCN --tp 4 --seed 12 "${JIT[@]}" --format json >"$TMP/c.json"
+check "same seed, identical bytes" cmp -s "$TMP/a.json" "$TMP/b.json"
+check "different seed, different step" python3 -c '
+import json, sys
+a, c = (json.load(open(f))["step_ms"]["mean"] for f in sys.argv[1:])
+sys.exit(0 if a != c else 1)' "$TMP/a.json" "$TMP/c.json"
+
+# --- text output explains the step
+expect_ok "text" "$TPSIM" run $SCN --tp 2 &&
+check "text has the breakdown and a verdict" grep -q "verdict: GPU-bound" "$TMP/out"
+expect_ok "host-bound text" "$TPSIM" run $SCN --tp 4 --set host.launch.mean_us=25 &&
+check "host-bound verdict" grep -q "verdict: host-bound" "$TMP/out"
+
+# --- the trace opens as Chrome trace-event JSON: a process per rank, host + stream threads
+expect_ok "trace" "$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --set host.launch.mean_us=5 --trace "$TMP/t.json"
+check "trace structure" python3 - "$TMP/t.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+ev = t["traceEvents"]
+procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+threads = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+assert procs == {0: "rank 0", 1: "rank 1"}, procs
+assert threads == {(0, 0), (0, 1), (1, 0), (1, 1)}, threads
+x = [e for e in ev if e["ph"] == "X"]
+ar = [e for e in x if e["tid"] == 1 and e["name"] == "all_reduce"]
+assert len(ar) == 2 * 160, len(ar)
+assert any(e["name"] == "launch qkv_proj" for e in x)
+assert all(e["dur"] >= 0 and "step" in e["args"] for e in x)
+PY
+check "no temp file left" test -z "$(ls "$TMP" | grep '\.tmp\.')"
+
+# --- an override of the calibration file via --calib drives the run
+cat >"$TMP/cal8.yaml" <<'Y'
+kind: allreduce-calibration
+hardware: H100 SXM
+tp: 8
+fit: linear
+lambda_us: 30
+beta_gbps: 360
+source: {how: "test fixture", where: "tests/cli/run.sh"}
+Y
+expect_ok "calib tp8" "$TPSIM" run $SCN --tp 8 --calib "$TMP/cal8.yaml" --format json &&
+check "tp8 all-reduce uses the given lambda" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = 30 + 2 * 7 / 8 * 8192 * 2 / 360e9 * 1e6
+sys.exit(0 if abs(d["allreduce_us_per_call"] - want) < 1e-6 else 1)' "$TMP/out"
+
+finish
