@@ -1,0 +1,250 @@
+/* cal_common.c: see cal_common.h. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep, mkstemp, gethostname */
+#endif
+#include "cal_common.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *tool_name = "tpsim-calibrate";
+
+void cal_set_tool(const char *name)
+{
+    tool_name = name;
+}
+
+void cal_fail(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++) /* one line, whatever a driver string holds */
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    fprintf(stderr, "%s: %s\n", tool_name, msg);
+    exit(CAL_EXIT_FAIL);
+}
+
+void cal_check_cuda(cudaError_t err, const char *what)
+{
+    if (err != cudaSuccess) cal_fail("%s: %s", what, cudaGetErrorString(err));
+}
+
+const char *cal_flag(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0) return NULL;
+    if (a[n] == '=') return a + n + 1;
+    if (a[n] != '\0') return NULL;
+    if (*i + 1 >= argc) cal_fail("%s needs a value", name);
+    return argv[++*i];
+}
+
+long cal_parse_long(const char *flag, const char *text, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno || v < lo || v > hi)
+        cal_fail("%s '%s' is not a whole number in %ld..%ld", flag, text, lo, hi);
+    return v;
+}
+
+double cal_parse_double(const char *flag, const char *text, double lo, double hi)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno || !(v >= lo && v <= hi))
+        cal_fail("%s '%s' is not a number in %g..%g", flag, text, lo, hi);
+    return v;
+}
+
+size_t cal_parse_size(const char *flag, const char *text)
+{
+    char *end;
+    if (!isdigit((unsigned char)text[0]))
+        cal_fail("%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", flag, text);
+    errno = 0;
+    double v = strtod(text, &end);
+    double unit = 1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': unit = 1024.0; end++; break;
+    case 'M': unit = 1024.0 * 1024; end++; break;
+    case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (unit > 1 && toupper((unsigned char)end[0]) == 'I' && toupper((unsigned char)end[1]) == 'B')
+        end += 2;
+    else if (toupper((unsigned char)*end) == 'B')
+        end++;
+    v *= unit;
+    if (*end || errno || !(v >= 1) || v != floor(v) || v > 1e13)
+        cal_fail("%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", flag, text);
+    return (size_t)v;
+}
+
+double cal_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void pause_briefly(void)
+{
+    /* 20 us: short against the waits it polls, long enough not to spin a core flat out */
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+}
+
+void cal_wait_event(cudaEvent_t ev, double timeout_s, const char *what)
+{
+    double deadline = cal_now() + timeout_s;
+    for (;;) {
+        cudaError_t e = cudaEventQuery(ev);
+        if (e == cudaSuccess) return;
+        if (e != cudaErrorNotReady) cal_fail("%s: %s", what, cudaGetErrorString(e));
+        if (cal_now() > deadline) cal_fail("%s: timed out after %.0f s", what, timeout_s);
+        pause_briefly();
+    }
+}
+
+void cal_wait_stream(cudaStream_t s, double timeout_s, const char *what)
+{
+    double deadline = cal_now() + timeout_s;
+    for (;;) {
+        cudaError_t e = cudaStreamQuery(s);
+        if (e == cudaSuccess) return;
+        if (e != cudaErrorNotReady) cal_fail("%s: %s", what, cudaGetErrorString(e));
+        if (cal_now() > deadline) cal_fail("%s: timed out after %.0f s", what, timeout_s);
+        pause_briefly();
+    }
+}
+
+int cal_device_count(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) cal_fail("no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
+    if (n <= 0) cal_fail("no CUDA device (cudaGetDeviceCount found none)");
+    return n;
+}
+
+void cal_cuda_version_string(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+void cal_host(char *buf, size_t len)
+{
+    char raw[256] = "unknown";
+    if (gethostname(raw, sizeof raw - 1) != 0) snprintf(raw, sizeof raw, "unknown");
+    raw[sizeof raw - 1] = '\0';
+    cal_plain(buf, len, raw);
+}
+
+void cal_date(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void cal_plain(char *dst, size_t len, const char *src)
+{
+    size_t j = 0;
+    while (*src == ' ') src++;
+    for (; *src && j + 1 < len; src++) {
+        unsigned char c = (unsigned char)*src;
+        int keep = isalnum(c) || c == ' ' || c == '.' || c == '_' || c == '-' || c == '(' ||
+                   c == ')' || c == '/' || c == '+' || c == '=';
+        dst[j++] = keep ? (char)c : ' ';
+    }
+    while (j > 0 && dst[j - 1] == ' ') j--;
+    dst[j] = '\0';
+}
+
+void cal_printf(cal_text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = t->cap - t->len;
+        int n = vsnprintf(t->data ? t->data + t->len : NULL, t->data ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) cal_fail("formatting the output failed");
+        if (t->data && (size_t)n < room) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap - t->len <= (size_t)n) cap *= 2;
+        char *p = realloc(t->data, cap);
+        if (!p) cal_fail("out of memory");
+        t->data = p;
+        t->cap = cap;
+    }
+}
+
+void cal_text_free(cal_text *t)
+{
+    free(t->data);
+    t->data = NULL;
+    t->len = t->cap = 0;
+}
+
+void cal_write_output(const cal_text *t, const char *path)
+{
+    if (!path) {
+        if (fwrite(t->data, 1, t->len, stdout) != t->len || fflush(stdout) != 0)
+            cal_fail("writing to stdout failed");
+        return;
+    }
+    char tmp[4096];
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash ? (int)(slash - path + 1) : 0;
+    if (snprintf(tmp, sizeof tmp, "%.*s.%s.tmp.XXXXXX", dir_len, path, slash ? slash + 1 : path) >=
+        (int)sizeof tmp)
+        cal_fail("%s: path too long", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) cal_fail("%s: cannot create: %s", path, strerror(errno));
+    fchmod(fd, 0644);
+    size_t done = 0;
+    while (done < t->len) {
+        ssize_t n = write(fd, t->data + done, t->len - done);
+        if (n <= 0) break;
+        done += (size_t)n;
+    }
+    int ok = done == t->len && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        cal_fail("%s: cannot write: %s", path, strerror(e));
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cal_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
