@@ -483,7 +483,8 @@ static double weight_of(arfit_weight w, double t)
 }
 
 /* Weighted least squares of t = a + s * x, x = bus_factor * bytes, on p[0..n). Returns -1 when
- * the slope is not positive (no physical bandwidth) or the sizes do not vary. */
+ * the slope is not positive (no physical bandwidth), the intercept is negative (no physical
+ * latency) or the sizes do not vary. */
 static int fit_segment(const arfit_point *p, size_t n, int k, arfit_weight w, arfit_line *out)
 {
     double c = bus_factor(k), sw = 0, mx = 0, my = 0;
@@ -504,6 +505,7 @@ static int fit_segment(const arfit_point *p, size_t n, int k, arfit_weight w, ar
     if (sxx <= 0) return -1;
     double slope = sxy / sxx; /* us per bus byte */
     if (!(slope > 0)) return -1;
+    if (my - slope * mx < 0) return -1; /* a negative latency is no physical piece either */
     out->lambda_us = my - slope * mx;
     out->beta_gbps = 1.0 / (slope * 1e3);
     return 0;
@@ -606,8 +608,8 @@ int arfit_fit_linear(const arfit_sweep *s, const arfit_opts *o, arfit_linear_fit
     const arfit_point *p = s->points + first;
     if (fit_segment(p, n, s->k, o->weight, &out->line) != 0)
         return tp_err_at(err, s->file, p[0].line, 0,
-                         "times do not grow with size over the fit range: no positive "
-                         "bandwidth fits");
+                         "no physical fit over the range: the times give a non-positive "
+                         "bandwidth or a negative latency");
     arfit_piecewise_fit one = {.n_pieces = 1, .k = s->k};
     set_piece(&one.pieces[0], p, n, out->line, 0);
     assess(s, p, n, &one, &out->q);
@@ -785,6 +787,15 @@ int arfit_write_calibration(FILE *f, const arfit_sweep *s, const arfit_opts *o,
     fprintf(f, "fit: %s\n", piecewise ? "piecewise" : "linear");
     fprintf(f, "lambda_us: %.4f\n", lin->line.lambda_us);
     fprintf(f, "beta_gbps: %.3f\n", lin->line.beta_gbps);
+    /* how good the fits are: informational, the engine does not use them */
+    fprintf(f, "weight: %s\n", o->weight == ARFIT_WEIGHT_REL ? "rel" : "abs");
+    fprintf(f, "min_bytes: %.0f\n", o->min_bytes);
+    fprintf(f, "max_bytes: %.0f\n", o->max_bytes);
+    fprintf(f, "n_points: %d\n", lin->n_points);
+    fprintf(f, "r2: %.6f\n", lin->q.r2);
+    if (lin->q.band_points) fprintf(f, "band_bias_pct: %.2f\n", lin->q.band_bias_pct);
+    fprintf(f, "piecewise_r2: %.6f\n", pw->q.r2);
+    if (pw->q.band_points) fprintf(f, "piecewise_band_bias_pct: %.2f\n", pw->q.band_bias_pct);
     if (piecewise) {
         fprintf(f, "# piece i applies from its from_bytes up to the next piece's from_bytes\n");
         fprintf(f, "pieces:\n");

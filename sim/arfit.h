@@ -134,13 +134,13 @@ double arfit_line_time_us(arfit_line line, int k, double bytes);
 double arfit_piecewise_time_us(const arfit_piecewise_fit *fit, double bytes);
 
 /* Fit Equation 1 over opts->[min_bytes, max_bytes]. Refuses fewer than ARFIT_MIN_POINTS points
- * in range and a fit whose bandwidth is not positive. */
+ * in range and a fit whose bandwidth is not positive or whose latency is negative. */
 int arfit_fit_linear(const arfit_sweep *s, const arfit_opts *opts, arfit_linear_fit *out,
                      tp_err *err);
 
 /* Piecewise fit over the same range and weighting: 0..ARFIT_MAX_BREAKS breaks between measured
- * sizes, each piece >= ARFIT_MIN_POINTS points and a positive bandwidth, the lowest BIC wins
- * (with no break it equals the linear fit). */
+ * sizes, each piece >= ARFIT_MIN_POINTS points with a positive bandwidth and a non-negative
+ * latency, the lowest BIC wins (with no break it equals the linear fit). */
 int arfit_fit_piecewise(const arfit_sweep *s, const arfit_opts *opts, arfit_piecewise_fit *out,
                         tp_err *err);
 
@@ -155,9 +155,11 @@ int arfit_parse_size(const char *text, const char *what, double *bytes, tp_err *
 /* Format a byte count compactly ("32K", "256M", "1536"), for reports. */
 void arfit_format_size(double bytes, char *buf, size_t len);
 
-/* Write the calibration YAML the engine loads (kind: allreduce-calibration). `fit_name` is
- * "linear" or "piecewise" and sets `fit:`; the linear lambda_us/beta_gbps are always written,
- * `pieces:` only for piecewise. hardware may be NULL (then the file's GPU name or "unknown"). */
+/* Write the calibration YAML the engine loads (kind: allreduce-calibration, sim/arcal.h).
+ * `fit_name` is "linear" or "piecewise" and sets `fit:`; the linear lambda_us/beta_gbps are
+ * always written, with the fit's range, weight, n_points, r2 and band biases; `pieces:` (each
+ * from_bytes, lambda_us, beta_gbps) only for piecewise. hardware may be NULL (then the file's GPU
+ * name or "unknown"). Returns 0, or -1 if the stream reports an error. */
 int arfit_write_calibration(FILE *f, const arfit_sweep *s, const arfit_opts *opts,
                             const arfit_linear_fit *lin, const arfit_piecewise_fit *pw,
                             const char *fit_name, const char *hardware);
