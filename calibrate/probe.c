@@ -290,7 +290,8 @@ static void write_yaml(cal_text *t, const probe_args *a, const struct cudaDevice
                r->kernel_period_us);
     cal_printf(t, "launch_latency_us: %.3f    # sync_roundtrip - launch_host - kernel_period\n",
                latency > 0 ? latency : 0.0);
-    cal_printf(t, "hbm_efficiency: %.3f       # hbm_read_gbps / hbm_gbps\n", eff > 1 ? 1.0 : eff);
+    eff = eff > 1 ? 1.0 : eff < 0.001 ? 0.001 : eff; /* the schema's range, (0, 1] */
+    cal_printf(t, "hbm_efficiency: %.3f       # hbm_read_gbps / hbm_gbps\n", eff);
     cal_printf(t, "measured:\n");
     cal_printf(t, "  launch_host_us: %.3f\n", r->launch_host_us);
     cal_printf(t, "  kernel_period_us: %.3f\n", r->kernel_period_us);
@@ -303,8 +304,8 @@ static void write_yaml(cal_text *t, const probe_args *a, const struct cudaDevice
     cal_printf(t, "  sync_roundtrip_us: %.3f\n", r->sync_roundtrip_us);
     cal_printf(t, "  sync_idle_us: %.3f\n", r->sync_idle_us);
     cal_printf(t, "source:\n");
-    cal_printf(t, "  how: build/tpsim-probe (calibrate/probe.c); medians of %d runs; datasheet "
-                  "figures from %s\n",
+    cal_printf(t, "  how: build/tpsim-probe (calibrate/probe.c); medians of %d runs (HBM read: the "
+                  "best); datasheet figures from %s\n",
                RUNS, spec && !a->nominal_gbps ? "REFERENCE.md section 3" : "the command line");
     cal_printf(t, "  where: %s\n", host);
     cal_printf(t, "  date: %s\n", date);
