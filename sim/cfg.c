@@ -11,6 +11,11 @@
 #include <string.h>
 #include <yaml.h>
 
+/* Limits beside cfg.h's: a mapping's duplicate-key check is quadratic in its entries, and
+ * alias expansion copies text, so both are capped to keep a hostile file fast and small. */
+#define CFG_MAX_KEYS 4096
+#define CFG_MAX_BYTES ((size_t)256 << 20)
+
 typedef struct cfg_chunk {
     struct cfg_chunk *next;
     size_t used, size;
@@ -22,6 +27,9 @@ struct cfg_doc {
     const char *file;
     cfg_node *root;
     size_t nodes;
+    size_t bytes;  /* arena bytes handed out, capped at CFG_MAX_BYTES */
+    int full;      /* an allocation was refused by that cap */
+    int reported;  /* ... and the error saying so is already in err */
 };
 
 /* ---- arena ---------------------------------------------------------------------- */
@@ -29,6 +37,13 @@ struct cfg_doc {
 static void *cfg_alloc(cfg_doc *doc, size_t size)
 {
     size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    /* Aliases are expanded by copying, so a small file can ask for gigabytes (a long
+     * scalar aliased many times): refuse past a cap instead of exhausting memory. */
+    if (size > CFG_MAX_BYTES - doc->bytes) {
+        doc->full = 1;
+        return NULL;
+    }
+    doc->bytes += size;
     cfg_chunk *c = doc->chunks;
     if (!c || c->size - c->used < size) {
         size_t want = size > 16384 ? size : 16384;
@@ -135,7 +150,10 @@ int cfg_error(const cfg_node *n, tp_err *err, const char *fmt, ...)
 /* ---- conversion from libyaml ---------------------------------------------------- */
 
 static cfg_node *cfg_convert(cfg_doc *doc, yaml_document_t *ydoc, yaml_node_t *y,
-                             const char *path, int depth, tp_err *err)
+                             const char *path, int depth, tp_err *err);
+
+static cfg_node *cfg_convert_node(cfg_doc *doc, yaml_document_t *ydoc, yaml_node_t *y,
+                                  const char *path, int depth, tp_err *err)
 {
     int line = (int)y->start_mark.line + 1, col = (int)y->start_mark.column + 1;
     if (depth > CFG_MAX_DEPTH) {
@@ -174,6 +192,11 @@ static cfg_node *cfg_convert(cfg_doc *doc, yaml_document_t *ydoc, yaml_node_t *y
     case YAML_MAPPING_NODE: {
         n = cfg_new_node(doc, CFG_MAP, doc->file, line, col, path);
         if (!n) break;
+        if (y->data.mapping.pairs.top - y->data.mapping.pairs.start > CFG_MAX_KEYS) {
+            tp_err_at(err, doc->file, line, col, "%s%smore than %d keys in one mapping", path,
+                      path[0] ? ": " : "", CFG_MAX_KEYS);
+            return NULL;
+        }
         for (yaml_node_pair_t *p = y->data.mapping.pairs.start; p < y->data.mapping.pairs.top;
              p++) {
             yaml_node_t *k = yaml_document_get_node(ydoc, p->key);
@@ -211,6 +234,20 @@ static cfg_node *cfg_convert(cfg_doc *doc, yaml_document_t *ydoc, yaml_node_t *y
     return NULL;
 }
 
+/* The arena cap can refuse any allocation below; the innermost node reports it, once. */
+static cfg_node *cfg_convert(cfg_doc *doc, yaml_document_t *ydoc, yaml_node_t *y,
+                             const char *path, int depth, tp_err *err)
+{
+    cfg_node *n = cfg_convert_node(doc, ydoc, y, path, depth, err);
+    if (!n && doc->full && !doc->reported) {
+        doc->reported = 1;
+        tp_err_at(err, doc->file, (int)y->start_mark.line + 1, (int)y->start_mark.column + 1,
+                  "more than %d MiB of YAML data (alias expansion?), expected a small config",
+                  (int)(CFG_MAX_BYTES >> 20));
+    }
+    return n;
+}
+
 static cfg_doc *cfg_new_doc(const char *name)
 {
     cfg_doc *doc = calloc(1, sizeof *doc);
@@ -223,18 +260,62 @@ static cfg_doc *cfg_new_doc(const char *name)
     return doc;
 }
 
+/* Where libyaml stopped. A reader error (bad UTF-8, a control character) comes with a byte
+ * offset, not a mark, so the line and column are counted from the text. */
+static int cfg_yaml_error(const cfg_doc *doc, const yaml_parser_t *p, const char *text,
+                          size_t len, tp_err *err)
+{
+    int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+    if (p->error == YAML_READER_ERROR) {
+        line = col = 1;
+        for (size_t i = 0; i < p->problem_offset && i < len; i++, col++)
+            if (text[i] == '\n') line++, col = 0;
+    }
+    return tp_err_at(err, doc->file, line, col, "YAML syntax error: %s%s%s",
+                     p->problem ? p->problem : "unknown", p->context ? " " : "",
+                     p->context ? p->context : "");
+}
+
+/* libyaml's scanner rescans one saved simple key per open flow level on every token, so
+ * loading "[[[[...]]]]" costs O(depth^2) (20 s for 100k levels) before cfg_convert could
+ * refuse it. The event stream is lazy: check the depth there first, stopping at the first
+ * node too deep. Syntax errors are left to the load, which reports them. */
+static int cfg_check_depth(const cfg_doc *doc, const char *text, size_t len, tp_err *err)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int open = 0, rc = 0, done = 0;
+    if (!yaml_parser_initialize(&p)) return tp_err_set(err, "%s: out of memory", doc->file);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    while (!done && yaml_parser_parse(&p, &ev)) {
+        yaml_event_type_t t = ev.type;
+        int node = t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT ||
+                   t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT;
+        if (node && open > CFG_MAX_DEPTH) { /* same rule as cfg_convert: depth = open parents */
+            rc = tp_err_at(err, doc->file, (int)ev.start_mark.line + 1,
+                           (int)ev.start_mark.column + 1, "nesting deeper than %d levels",
+                           CFG_MAX_DEPTH);
+            done = 1;
+        }
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) open++;
+        if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) open--;
+        if (t == YAML_STREAM_END_EVENT) done = 1;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 static int cfg_parse(cfg_doc *doc, const char *text, size_t len, tp_err *err)
 {
     yaml_parser_t parser;
     yaml_document_t ydoc;
     int rc = -1;
+    if (cfg_check_depth(doc, text, len, err)) return -1;
     if (!yaml_parser_initialize(&parser)) return tp_err_set(err, "%s: out of memory", doc->file);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &ydoc)) {
-        int line = (int)parser.problem_mark.line + 1, col = (int)parser.problem_mark.column + 1;
-        tp_err_at(err, doc->file, line, col, "YAML syntax error: %s%s%s",
-                  parser.problem ? parser.problem : "unknown",
-                  parser.context ? " " : "", parser.context ? parser.context : "");
+        cfg_yaml_error(doc, &parser, text, len, err);
         yaml_parser_delete(&parser);
         return -1;
     }
@@ -251,9 +332,7 @@ static int cfg_parse(cfg_doc *doc, const char *text, size_t len, tp_err *err)
     if (rc == 0) { /* a second document is refused, not silently ignored */
         yaml_document_t extra;
         if (!yaml_parser_load(&parser, &extra)) {
-            tp_err_at(err, doc->file, (int)parser.problem_mark.line + 1,
-                      (int)parser.problem_mark.column + 1, "YAML syntax error: %s",
-                      parser.problem ? parser.problem : "unknown");
+            cfg_yaml_error(doc, &parser, text, len, err);
             rc = -1;
         } else {
             yaml_node_t *r2 = yaml_document_get_root_node(&extra);
