@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 /* Limits beside cfg.h's: a mapping's duplicate-key check is quadratic in its entries, and
@@ -368,6 +369,14 @@ cfg_doc *cfg_load(const char *path, tp_err *err)
     FILE *f = fopen(path, "rb");
     if (!f) {
         tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    /* fopen takes a directory and only the read fails: say so as "cannot open", which a
+     * scenario reports at the line naming the file */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        tp_err_set(err, "%s: cannot open: is a directory, expected a YAML file", path);
         return NULL;
     }
     size_t cap = 8192, len = 0;

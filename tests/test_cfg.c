@@ -541,6 +541,8 @@ static void test_load_file(void **state)
     tp_err e = {{0}};
     assert_null(cfg_load("tests/does-not-exist.yaml", &e));
     assert_msg(&e, "tests/does-not-exist.yaml: cannot open: ", (const char *)NULL);
+    assert_null(cfg_load("tests", &e));
+    assert_msg(&e, "tests: cannot open: ", "directory", (const char *)NULL);
     cfg_doc *d = cfg_load("scenarios/paper-additive.yaml", &e);
     if (!d) fail_msg("%s", e.msg);
     cfg_node *hbm = cfg_get(cfg_get(cfg_root(d), "gpu"), "hbm_efficiency");
