@@ -37,6 +37,9 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_kint(&w, "allreduces_per_step", (int64_t)r->allreduces_per_step);
     jw_kint(&w, "collectives_per_step", (int64_t)r->collectives_per_step);
     jw_kint(&w, "events", (int64_t)r->events);
+    jw_knum(&w, "weights_gb_per_rank", r->weight_bytes / 1e9);
+    jw_knum(&w, "kv_cache_gb_per_rank", r->kv_bytes / 1e9);
+    jw_kbool(&w, "fits_in_hbm", r->fits_in_hbm);
     if (cal) {
         jw_kstr(&w, "allreduce_calibration", cal->path);
         jw_knum(&w, "allreduce_us_per_call", r->allreduces_per_step
@@ -84,6 +87,12 @@ static void run_print_text(const scenario *s, const run_summary *r)
     if (r->collectives_per_step > r->allreduces_per_step)
         printf(", %zu other collectives", r->collectives_per_step - r->allreduces_per_step);
     printf("\n");
+    printf("memory     %.1f GB weights + %.2f GB KV cache per rank of %.0f GB HBM%s\n",
+           r->weight_bytes / 1e9, r->kv_bytes / 1e9, s->hw.hbm_bytes / 1e9,
+           r->fits_in_hbm ? "" : "  ** DOES NOT FIT: this cell cannot run as configured **");
+    if (s->graphs)
+        printf("graphs     one cudaGraphLaunch per step (%.1f us host) + %.2f us GPU per node\n",
+               s->graph_launch.mean * 1e6, s->graph_node_s * 1e6);
     if (cal)
         printf("all-reduce %.2f us per call (%s: lambda %.2f us, beta %.1f GB/s%s)\n",
                1e6 * r->analytic.collective_s / (double)r->collectives_per_step, cal->path,

@@ -52,6 +52,7 @@ static int prog_add(prog *p, prog_kind kind, prog_name name, int layer, double b
 static int prog_gemm(prog *p, prog_name name, int layer, double batch, double in, double out,
                      double d)
 {
+    p->weight_bytes += d * in * out;
     return prog_add(p, PROG_KERNEL, name, layer, d * (in * out + batch * (in + out)),
                     2.0 * batch * in * out);
 }
@@ -83,6 +84,7 @@ static int prog_layer(prog *p, const model_arch *m, long tp, double B, double ct
                  3.0 * B * (q_heads + kv_heads) * hd) ||
         prog_add(p, PROG_KERNEL, OPN_CACHE_WRITE, layer, d * 4.0 * B * kv_heads * hd, 0.0) ||
         /* decode attention: read the context's K and V, q in, out out */
+        (p->kv_bytes += d * 2.0 * B * ctx * kv_heads * hd, 0) ||
         prog_add(p, PROG_KERNEL, OPN_ATTENTION, layer,
                  d * (2.0 * B * ctx * kv_heads * hd + 2.0 * B * q_heads * hd),
                  4.0 * B * q_heads * hd * ctx) ||
@@ -113,6 +115,7 @@ int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long b
     for (long i = 0; i < o->input_copies && !fail; i++)
         fail = prog_add(p, PROG_H2D, OPN_INPUT_COPY, -1, 8.0 * B, 0.0);
     fail = fail || prog_add(p, PROG_KERNEL, OPN_EMBEDDING, -1, d * 2.0 * B * H, 0.0);
+    p->weight_bytes += d * vocab_shard * H; /* the embedding table is sharded by vocab too */
     if (sharded && o->embedding_allreduce)
         fail = fail || prog_allreduce(p, OPN_EMBED_ALLREDUCE, -1, B * H * d);
     for (long l = 0; l < m->layers && !fail; l++) fail = prog_layer(p, m, tp, B, (double)ctx, (int)l);

@@ -60,6 +60,8 @@ typedef struct prog {
     size_t n_kernels;    /* every non-collective launch: kernels and copies */
     size_t n_allreduce;
     size_t n_collectives;
+    double weight_bytes; /* per rank: the weights its kernels stream */
+    double kv_bytes;     /* per rank: the KV cache its attention reads */
 } prog;
 
 int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long batch, long ctx,

@@ -137,6 +137,9 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
     out->kernels_per_step = d.program.n_kernels;
     out->allreduces_per_step = d.program.n_allreduce;
     out->collectives_per_step = d.program.n_collectives;
+    out->weight_bytes = d.program.weight_bytes;
+    out->kv_bytes = d.program.kv_bytes;
+    out->fits_in_hbm = d.program.weight_bytes + d.program.kv_bytes <= s->hw.hbm_bytes;
     rc = 0;
 out:
     free(hosts);

@@ -36,6 +36,8 @@ typedef struct run_summary {
     double step_mean, step_p50, step_p99, step_min, step_max;
     run_breakdown breakdown;
     cost_totals analytic; /* sum of op GPU times per step */
+    double weight_bytes, kv_bytes; /* per rank */
+    int fits_in_hbm;               /* weights + KV cache within the GPU's HBM */
 } run_summary;
 
 typedef struct run_detail {

@@ -21,7 +21,7 @@ static const char *const slow_keys[] = {"rank", "extra_step_us", "launch_factor"
 static const char *const exec_keys[] = {"mode", "graph_launch", "graph_node_us", NULL};
 static const char *const dist_keys[] = {"dist", "mean_us", "cv", NULL};
 static const char *const fit_keys[] = {"params", "cells", NULL};
-static const char *const fit_param_keys[] = {"key", "min", "max", NULL};
+static const char *const fit_param_keys[] = {"key", "also", "min", "max", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
 
 /* A path in the scenario is relative to the scenario's own directory. */
@@ -69,6 +69,17 @@ static int scn_dist(const cfg_node *map, const char *key, dist *out, tp_err *err
     return 0;
 }
 
+static int scn_fit_key(const cfg_node *n, scenario_fit_param *fp, tp_err *err)
+{
+    const char *key;
+    if (cfg_as_string(n, &key, err)) return -1;
+    if (strlen(key) >= sizeof fp->keys[0]) return cfg_error(n, err, "key too long");
+    if (!strcmp(key, "fit") || !strncmp(key, "fit.", 4))
+        return cfg_error(n, err, "a fit parameter cannot set the fit block itself");
+    snprintf(fp->keys[fp->n_keys++], sizeof fp->keys[0], "%s", key);
+    return 0;
+}
+
 static int scn_bind_fit(const cfg_node *fit, scenario *s, tp_err *err)
 {
     cfg_node *params, *cells;
@@ -89,8 +100,14 @@ static int scn_bind_fit(const cfg_node *fit, scenario *s, tp_err *err)
             return -1;
         if (fp->hi <= fp->lo)
             return cfg_error(cfg_get(p, "max"), err, "%g is not above min %g", fp->hi, fp->lo);
-        if (strlen(key) >= sizeof fp->key) return cfg_error(cfg_get(p, "key"), err, "key too long");
+        if (scn_fit_key(cfg_get(p, "key"), fp, err)) return -1;
         snprintf(fp->key, sizeof fp->key, "%s", key);
+        cfg_node *also = cfg_get(p, "also"); /* more keys tied to the same value */
+        if (also && (also->kind != CFG_SEQ || also->n + 1 > SCN_MAX_FIT_KEYS))
+            return cfg_error(also, err, "expected a list of at most %d more keys",
+                             SCN_MAX_FIT_KEYS - 1);
+        for (size_t j = 0; also && j < also->n; j++)
+            if (scn_fit_key(also->vals[j], fp, err)) return -1;
     }
     for (size_t i = 0; i < cells->n; i++) {
         const cfg_node *c = cells->vals[i];
@@ -214,12 +231,16 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
          cfg_long(n, "sampling_kernels", 0, 0, 1000, &s.program.sampling_kernels, err)))
         return -1;
     if (!(n = cfg_need(r, "host", err)) || scn_bind_host(n, &s, err)) return -1;
+    /* CUDA-graph replay costs unless the scenario says otherwise: ~15 us per
+     * cudaGraphLaunch and ~0.6 us per node (REFERENCE.md section 5) */
+    s.graph_launch = dist_const(15e-6);
+    s.graph_node_s = 0.6e-6;
     if ((n = cfg_get(r, "execution"))) {
         static const char *const modes[] = {"eager", "graphs", NULL};
         cfg_node *m = cfg_get(n, "mode");
-        double node_us = 0;
+        double node_us = s.graph_node_s * 1e6;
         if (cfg_expect_map(n, exec_keys, err) || (m && cfg_as_choice(m, modes, &s.graphs, err)) ||
-            scn_dist(n, "graph_launch", &s.graph_launch, err) ||
+            (cfg_get(n, "graph_launch") && scn_dist(n, "graph_launch", &s.graph_launch, err)) ||
             cfg_double(n, "graph_node_us", 0, 0, 1e6, &node_us, err))
             return -1;
         s.graph_node_s = node_us * 1e-6;

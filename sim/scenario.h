@@ -25,8 +25,12 @@
 #define SCN_MAX_FIT 2
 #define SCN_PATH_MAX 512
 
+#define SCN_MAX_FIT_KEYS 4
+
 typedef struct scenario_fit_param {
-    char key[128]; /* dotted scenario key */
+    char key[128];                       /* its name: the first dotted key it sets */
+    char keys[SCN_MAX_FIT_KEYS][128];    /* every scenario key it sets to the same value */
+    int n_keys;
     double lo, hi;
 } scenario_fit_param;
 
@@ -51,7 +55,7 @@ typedef struct scenario {
     long queue_depth;
     long slow_rank;           /* -1: none */
     double slow_extra_step_s, slow_launch_factor;
-    /* execution mode */
+    /* execution mode; graph costs default to REFERENCE.md section 5's 15 us + 0.6 us/node */
     int graphs;
     dist graph_launch;
     double graph_node_s;

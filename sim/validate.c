@@ -20,11 +20,12 @@ typedef struct val_fit_ctx {
 static int val_bind(cfg_doc *doc, const cmd_scn_opts *o, const scenario *spec, const double *x,
                     scenario *out, tp_err *err)
 {
-    for (int i = 0; i < spec->n_fit_params; i++) {
-        char assign[192];
-        snprintf(assign, sizeof assign, "%s=%.17g", spec->fit_params[i].key, x[i]);
-        if (cfg_set(doc, assign, 0, err)) return -1;
-    }
+    for (int i = 0; i < spec->n_fit_params; i++)
+        for (int j = 0; j < spec->fit_params[i].n_keys; j++) {
+            char assign[192];
+            snprintf(assign, sizeof assign, "%s=%.17g", spec->fit_params[i].keys[j], x[i]);
+            if (cfg_set(doc, assign, 0, err)) return -1;
+        }
     if (scenario_bind(doc, out, err)) {
         if (spec->n_fit_params) {
             char inner[TP_ERR_MAX];

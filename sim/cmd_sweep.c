@@ -1,0 +1,216 @@
+/* cmd_sweep.c: `tpsim sweep`: the what-if grid (tp x batch x ctx x mode) to CSV, one row
+ * per cell, each row the same numbers `tpsim run` prints for that cell. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "ofile.h"
+#include "run.h"
+#include "validate.h"
+
+#define SWEEP_MAX 64
+
+static const char sweep_usage[] =
+    "usage: tpsim sweep SCENARIO [--tp 1,2,4,8] [--batch 1,2,4,8] [--ctx 2048,...]\n"
+    "                   [--mode eager,graphs] [--steps N] [--warmup N] [--seed S]\n"
+    "                   [--fit GRID] [-o FILE.csv] [--set key=value]... [--calib FILE]...\n"
+    "  --fit GRID first fits the scenario's declared parameters on its declared cells of GRID\n"
+    "  (as tpsim validate does) and sweeps with the fitted values.\n";
+
+typedef struct sweep_opts {
+    long tps[SWEEP_MAX], batches[SWEEP_MAX], ctxs[SWEEP_MAX];
+    size_t n_tp, n_batch, n_ctx;
+    int modes[2]; /* 0 eager, 1 graphs */
+    int n_modes;
+    run_request req;
+    int have_seed;
+    const char *fit_grid, *out;
+} sweep_opts;
+
+static int sweep_modes(const char *text, sweep_opts *o, tp_err *err)
+{
+    o->n_modes = 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *p = buf, *comma; p; p = comma) {
+        comma = strchr(p, ',');
+        if (comma) *comma++ = '\0';
+        int m = !strcmp(p, "eager") ? 0 : !strcmp(p, "graphs") ? 1 : -1;
+        if (m < 0) return tp_err_set(err, "--mode: '%s', expected eager, graphs or eager,graphs", p);
+        for (int i = 0; i < o->n_modes; i++)
+            if (o->modes[i] == m) return tp_err_set(err, "--mode: '%s' listed twice", p);
+        if (o->n_modes == 2) return tp_err_set(err, "--mode: at most eager,graphs");
+        o->modes[o->n_modes++] = m;
+    }
+    return 0;
+}
+
+static int sweep_parse(int argc, char **argv, sweep_opts *o, cmd_scn_opts *so, const char **path,
+                       tp_err *err)
+{
+    const char *v;
+    long lv;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--mode")) { /* sweep's --mode takes a list, not the shared single mode */
+            if (!(v = cli_value(argc, argv, &i, err)) || sweep_modes(v, o, err)) return -1;
+            continue;
+        }
+        int used = cmd_scn_flag(so, argc, argv, &i, err);
+        if (used < 0) return -1;
+        if (used) continue;
+        if (!strcmp(a, "--tp") || !strcmp(a, "--batch") || !strcmp(a, "--ctx")) {
+            long *dst = !strcmp(a, "--tp") ? o->tps : !strcmp(a, "--batch") ? o->batches : o->ctxs;
+            size_t *n = !strcmp(a, "--tp") ? &o->n_tp : !strcmp(a, "--batch") ? &o->n_batch : &o->n_ctx;
+            long hi = !strcmp(a, "--tp") ? 1024 : !strcmp(a, "--ctx") ? (1L << 24) : (1L << 20);
+            if (!(v = cli_value(argc, argv, &i, err)) || cli_list(a, v, 1, hi, dst, SWEEP_MAX, n, err))
+                return -1;
+        } else if (!strcmp(a, "--steps") || !strcmp(a, "--warmup")) {
+            int steps = !strcmp(a, "--steps");
+            if (!(v = cli_value(argc, argv, &i, err)) || cli_long(a, v, steps, 1000000, &lv, err))
+                return -1;
+            *(steps ? &o->req.steps : &o->req.warmup) = lv;
+        } else if (!strcmp(a, "--seed")) {
+            if (!(v = cli_value(argc, argv, &i, err)) || cli_u64(a, v, &o->req.seed, err)) return -1;
+            o->have_seed = 1;
+        } else if (!strcmp(a, "--fit")) {
+            if (!(o->fit_grid = cli_value(argc, argv, &i, err))) return -1;
+        } else if (!strcmp(a, "-o")) {
+            if (!(o->out = cli_value(argc, argv, &i, err))) return -1;
+        } else if (a[0] == '-' && a[1]) {
+            return tp_err_set(err, "sweep: unknown option '%s' (see tpsim sweep --help)", a);
+        } else if (*path) {
+            return tp_err_set(err, "sweep: a second scenario '%s', expected one", a);
+        } else {
+            *path = a;
+        }
+    }
+    if (!*path) return tp_err_set(err, "sweep: missing SCENARIO (see tpsim sweep --help)");
+    return 0;
+}
+
+/* Append the fitted values as overrides, so every sweep cell uses them. */
+static int sweep_fit(const char *path, cmd_scn_opts *so, const char *grid_path, char (*store)[192],
+                     tp_err *err)
+{
+    grid g;
+    if (grid_load(grid_path, &g, err)) return -1;
+    val_report *rep = malloc(sizeof *rep);
+    int rc = -1;
+    if (!rep) {
+        tp_err_set(err, "out of memory");
+    } else if (val_run(path, so, &g, 15.0, rep, err) == 0) {
+        int n = 0;
+        for (int i = 0; i < rep->n_fit; i++)
+            for (int j = 0; j < rep->scn.fit_params[i].n_keys && so->n_sets < CMD_MAX_SETS; j++) {
+                snprintf(store[n], sizeof store[n], "%s=%.17g", rep->scn.fit_params[i].keys[j],
+                         rep->fitted[i]);
+                so->sets[so->n_sets++] = store[n];
+                fprintf(stderr, "sweep: fitted %s\n", store[n++]);
+            }
+        val_free(rep);
+        rc = 0;
+    }
+    free(rep);
+    grid_free(&g);
+    return rc;
+}
+
+static void sweep_row(FILE *f, const scenario *s, const run_summary *r)
+{
+    const run_breakdown *b = &r->breakdown;
+    fprintf(f, "%s,%s,%ld,%ld,%ld,%ld,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%zu,%zu\n",
+            s->name, s->graphs ? "graphs" : "eager", r->req.tp, r->req.batch, r->req.ctx,
+            r->req.steps, (unsigned long long)r->req.seed, r->step_mean * 1e3, r->step_p50 * 1e3,
+            r->step_p99 * 1e3, r->step_min * 1e3, r->step_max * 1e3, b->host * 1e3,
+            b->compute * 1e3, b->allreduce * 1e3, b->wait_peers * 1e3, b->gpu_idle * 1e3,
+            b->offset * 1e3, r->kernels_per_step, r->allreduces_per_step);
+}
+
+int tpsim_cmd_sweep(int argc, char **argv)
+{
+    tp_err err = {{0}};
+    sweep_opts o;
+    cmd_scn_opts so;
+    memset(&o, 0, sizeof o);
+    memset(&so, 0, sizeof so);
+    o.req = (run_request){-1, -1, -1, -1, -1, 0, 0};
+    const char *path = NULL;
+    char fitted[SCN_MAX_FIT * SCN_MAX_FIT_KEYS][192], mode_set[32];
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(sweep_usage, stdout), 0;
+    if (sweep_parse(argc, argv, &o, &so, &path, &err)) return cmd_fail(&err);
+    if (o.fit_grid && sweep_fit(path, &so, o.fit_grid, fitted, &err)) return cmd_fail(&err);
+    scenario *s = malloc(sizeof *s);
+    run_summary *rows = calloc(SWEEP_MAX * 4, sizeof *rows);
+    int *row_mode = calloc(SWEEP_MAX * 4, sizeof *row_mode), status = 2;
+    size_t n_rows = 0, total;
+    ofile of = {0};
+    FILE *out = stdout;
+    if (!s || !rows || !row_mode) {
+        tp_err_set(&err, "out of memory");
+        goto out;
+    }
+    /* defaults from the scenario for any axis not given */
+    if (cmd_load_scenario(path, &so, s, &err)) goto out;
+    if (!o.n_tp) o.tps[o.n_tp++] = s->tp;
+    if (!o.n_batch) o.batches[o.n_batch++] = s->batch;
+    if (!o.n_ctx) o.ctxs[o.n_ctx++] = s->ctx;
+    if (!o.n_modes) o.modes[o.n_modes++] = s->graphs;
+    total = o.n_tp * o.n_batch * o.n_ctx * (size_t)o.n_modes;
+    if (total > SWEEP_MAX * 4) {
+        tp_err_set(&err, "sweep: %zu cells, at most %d", total, SWEEP_MAX * 4);
+        goto out;
+    }
+    int show = isatty(2);
+    for (int m = 0; m < o.n_modes; m++) {
+        snprintf(mode_set, sizeof mode_set, "execution.mode=%s", o.modes[m] ? "graphs" : "eager");
+        so.sets[so.n_sets] = mode_set;
+        so.n_sets++;
+        int bad = cmd_load_scenario(path, &so, s, &err);
+        so.n_sets--;
+        if (bad) goto out;
+        for (size_t a = 0; a < o.n_tp; a++)
+            for (size_t b = 0; b < o.n_batch; b++)
+                for (size_t c = 0; c < o.n_ctx; c++) {
+                    run_request req = o.req;
+                    req.tp = o.tps[a], req.batch = o.batches[b], req.ctx = o.ctxs[c];
+                    if (!o.have_seed) req.seed = s->seed;
+                    req = run_defaults(s, req);
+                    if (show)
+                        fprintf(stderr, "\rsweep: %zu/%zu  %s tp %ld batch %ld ctx %ld   ", n_rows + 1,
+                                total, o.modes[m] ? "graphs" : "eager", req.tp, req.batch, req.ctx);
+                    if (run_cell(s, &req, &rows[n_rows], NULL, &err)) {
+                        if (show) fputc('\n', stderr);
+                        goto out;
+                    }
+                    row_mode[n_rows++] = o.modes[m];
+                }
+    }
+    if (show) fputc('\n', stderr);
+    if (o.out) {
+        if (ofile_open(&of, o.out, &err)) goto out;
+        out = of.f;
+    }
+    fprintf(out, "scenario,mode,tp,batch,ctx,steps,seed,step_ms_mean,step_ms_p50,step_ms_p99,"
+                 "step_ms_min,step_ms_max,host_ms,compute_ms,allreduce_ms,wait_peers_ms,"
+                 "gpu_idle_ms,offset_ms,kernels_per_step,allreduces_per_step\n");
+    for (size_t i = 0; i < n_rows; i++) {
+        s->graphs = row_mode[i];
+        sweep_row(out, s, &rows[i]);
+    }
+    if (o.out && ofile_commit(&of, &err)) goto out;
+    status = 0;
+out:
+    if (status) {
+        ofile_abort(&of);
+        cmd_fail(&err);
+    }
+    free(s);
+    free(rows);
+    free(row_mode);
+    return status;
+}

@@ -1,0 +1,226 @@
+/* cmd_validate.c: `tpsim validate`: a scenario against a measured grid, the study's way:
+ * fit the declared parameters on the declared cells, predict the rest, apply the
+ * pre-registered kill-switch. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "jw.h"
+#include "plot.h"
+#include "validate.h"
+
+static const char validate_usage[] =
+    "usage: tpsim validate SCENARIO [--grid FILE] [--kill-switch PCT] [--format text|json]\n"
+    "                      [--plot DIR] [--set key=value]... [--calib FILE]... [--mode M]\n"
+    "  fits the scenario's fit.params on its fit.cells only, predicts every grid cell, and\n"
+    "  judges each config on its held-out cells (default grid: the study's H100 grid,\n"
+    "  ../validate/h100-ctx2048.csv beside the scenario's folder; kill-switch 15%%)\n";
+
+static void val_cell_label(const grid_cell *c, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s b%ld ctx%ld", c->config, c->batch, c->ctx);
+}
+
+static void val_print_text(const val_report *r)
+{
+    const scenario *s = &r->scn;
+    printf("tpsim validate %s against %s (kill-switch %.0f%% MAPE on held-out cells)\n", s->name,
+           r->g->path, r->kill_switch_pct);
+    if (r->n_fit) {
+        printf("fitted on");
+        for (int i = 0; i < s->n_fit_cells; i++)
+            printf("%s TP-%ld batch %ld ctx %ld", i ? "," : "", s->fit_cells[i].tp,
+                   s->fit_cells[i].batch, s->fit_cells[i].ctx);
+        printf(" only (%d simulations, objective %.3g):\n", r->fit_evaluations, r->fit_objective);
+        for (int i = 0; i < r->n_fit; i++)
+            printf("  %-28s = %-12.6g (bounds %g .. %g)\n", s->fit_params[i].key, r->fitted[i],
+                   s->fit_params[i].lo, s->fit_params[i].hi);
+    } else {
+        printf("no free parameters: every cell is a prediction\n");
+    }
+    printf("\n| Config | N | ctx | Measured (ms) | Sim compute (ms) | Sim comm (ms) | Predicted (ms) "
+           "| Error (%%) | Cell |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < r->n_cells; i++) {
+        const val_cell *c = &r->cells[i];
+        printf("| %s | %ld | %ld | %.2f | %.2f | %.2f | %.2f | %+.1f | %s |\n", c->g->config,
+               c->g->batch, c->g->ctx, c->g->measured_ms, 1e3 * c->sim.breakdown.compute,
+               1e3 * c->sim.breakdown.allreduce, c->predicted_ms, c->error_pct,
+               c->calibration ? "calibration" : "held-out");
+    }
+    printf("\n%-12s %5s %9s %14s %8s  %-26s\n", "config", "cells", "MAPE all", "MAPE held-out",
+           "verdict", "residual meas-comm-compute/k");
+    for (int k = 0; k < r->n_configs; k++) {
+        const val_config *c = &r->configs[k];
+        char held[16], grid_res[48] = "";
+        if (isnan(c->heldout_mape_pct)) snprintf(held, sizeof held, "-");
+        else snprintf(held, sizeof held, "%.2f%%", c->heldout_mape_pct);
+        if (!isnan(c->residual_grid_ms))
+            snprintf(grid_res, sizeof grid_res, " (grid's columns: %+.2f ms)", c->residual_grid_ms);
+        printf("%-12s %5d %8.2f%% %14s %8s  %+.2f ms%s\n", c->config, c->n, c->mape_pct, held,
+               c->pass ? "PASS" : "FAIL", c->residual_ms, grid_res);
+    }
+    if (r->shrink_to_tp)
+        printf("\nstep shrink TP-%ld -> TP-%ld: measured %.3fx, predicted %.3fx, ideal %.2fx\n",
+               r->shrink_from_tp, r->shrink_to_tp, r->shrink_measured, r->shrink_predicted,
+               (double)r->shrink_to_tp / (double)r->shrink_from_tp);
+    int all = 1;
+    for (int k = 0; k < r->n_configs; k++) all &= r->configs[k].pass;
+    printf("verdict: %s\n", all ? "every config passes the kill-switch"
+                                : "the kill-switch fails for at least one config: refuted as stated");
+}
+
+static void val_print_json(const val_report *r)
+{
+    const scenario *s = &r->scn;
+    jw w;
+    char label[96];
+    jw_init(&w, stdout, 1);
+    jw_obj(&w);
+    jw_kstr(&w, "scenario", s->name);
+    jw_kstr(&w, "grid", r->g->path);
+    jw_knum(&w, "kill_switch_pct", r->kill_switch_pct);
+    jw_key(&w, "fitted");
+    jw_obj(&w);
+    for (int i = 0; i < r->n_fit; i++) jw_knum(&w, s->fit_params[i].key, r->fitted[i]);
+    jw_end_obj(&w);
+    jw_kint(&w, "fit_evaluations", r->fit_evaluations);
+    jw_key(&w, "cells");
+    jw_arr(&w);
+    for (size_t i = 0; i < r->n_cells; i++) {
+        const val_cell *c = &r->cells[i];
+        const run_breakdown *b = &c->sim.breakdown;
+        val_cell_label(c->g, label, sizeof label);
+        jw_obj(&w);
+        jw_kstr(&w, "config", c->g->config);
+        jw_kint(&w, "tp", c->g->tp);
+        jw_kint(&w, "batch", c->g->batch);
+        jw_kint(&w, "ctx", c->g->ctx);
+        jw_knum(&w, "measured_ms", c->g->measured_ms);
+        jw_knum(&w, "predicted_ms", c->predicted_ms);
+        jw_knum(&w, "error_pct", c->error_pct);
+        jw_kbool(&w, "calibration", c->calibration);
+        jw_key(&w, "breakdown_ms");
+        jw_obj(&w);
+        jw_knum(&w, "host", b->host * 1e3);
+        jw_knum(&w, "compute", b->compute * 1e3);
+        jw_knum(&w, "allreduce", b->allreduce * 1e3);
+        jw_knum(&w, "wait_peers", b->wait_peers * 1e3);
+        jw_knum(&w, "gpu_idle", b->gpu_idle * 1e3);
+        jw_knum(&w, "offset", b->offset * 1e3);
+        jw_end_obj(&w);
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_key(&w, "configs");
+    jw_arr(&w);
+    for (int k = 0; k < r->n_configs; k++) {
+        const val_config *c = &r->configs[k];
+        jw_obj(&w);
+        jw_kstr(&w, "config", c->config);
+        jw_kint(&w, "tp", c->tp);
+        jw_kint(&w, "cells", c->n);
+        jw_kint(&w, "heldout_cells", c->n_heldout);
+        jw_knum(&w, "mape_pct", c->mape_pct);
+        jw_knum(&w, "heldout_mape_pct", c->heldout_mape_pct);
+        jw_knum(&w, "kill_switch_pct", r->kill_switch_pct);
+        jw_kbool(&w, "pass", c->pass);
+        jw_knum(&w, "residual_ms", c->residual_ms);
+        jw_knum(&w, "residual_grid_ms", c->residual_grid_ms);
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_key(&w, "shrink");
+    jw_obj(&w);
+    if (r->shrink_to_tp) {
+        jw_kint(&w, "from_tp", r->shrink_from_tp);
+        jw_kint(&w, "to_tp", r->shrink_to_tp);
+        jw_knum(&w, "measured", r->shrink_measured);
+        jw_knum(&w, "predicted", r->shrink_predicted);
+        jw_knum(&w, "ideal", (double)r->shrink_to_tp / (double)r->shrink_from_tp);
+    }
+    jw_end_obj(&w);
+    jw_end_obj(&w);
+    jw_done(&w);
+}
+
+/* The bundled grid, found from the scenario's folder: SCENARIO_DIR/../validate/... */
+static void val_default_grid(const char *scenario_path, char *out, size_t cap)
+{
+    const char *slash = strrchr(scenario_path, '/');
+    if (slash)
+        snprintf(out, cap, "%.*s/../validate/h100-ctx2048.csv", (int)(slash - scenario_path),
+                 scenario_path);
+    else
+        snprintf(out, cap, "../validate/h100-ctx2048.csv");
+}
+
+int tpsim_cmd_validate(int argc, char **argv)
+{
+    tp_err err = {{0}};
+    cmd_scn_opts so;
+    memset(&so, 0, sizeof so);
+    const char *path = NULL, *grid_path = NULL, *plot_dir = NULL, *v;
+    double kill = 15.0;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int used = cmd_scn_flag(&so, argc, argv, &i, &err);
+        if (used < 0) return cmd_fail(&err);
+        if (used) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(validate_usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--grid")) {
+            if (!(grid_path = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
+        } else if (!strcmp(a, "--plot")) {
+            if (!(plot_dir = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
+        } else if (!strcmp(a, "--kill-switch")) {
+            if (!(v = cli_value(argc, argv, &i, &err)) || cli_double(a, v, 0.001, 1000, &kill, &err))
+                return cmd_fail(&err);
+        } else if (!strcmp(a, "--format")) {
+            if (!(v = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
+            if (strcmp(v, "text") && strcmp(v, "json"))
+                return tp_err_set(&err, "--format: '%s', expected text or json", v), cmd_fail(&err);
+            json = !strcmp(v, "json");
+        } else if (a[0] == '-' && a[1]) {
+            return tp_err_set(&err, "validate: unknown option '%s' (see tpsim validate --help)", a),
+                   cmd_fail(&err);
+        } else if (path) {
+            return tp_err_set(&err, "validate: a second scenario '%s', expected one", a), cmd_fail(&err);
+        } else {
+            path = a;
+        }
+    }
+    if (!path)
+        return tp_err_set(&err, "validate: missing SCENARIO (see tpsim validate --help)"), cmd_fail(&err);
+    char default_grid[1024];
+    if (!grid_path) {
+        val_default_grid(path, default_grid, sizeof default_grid);
+        grid_path = default_grid;
+    }
+    grid g;
+    val_report *rep = malloc(sizeof *rep);
+    if (!rep) return tp_err_set(&err, "out of memory"), cmd_fail(&err);
+    int status = 2;
+    if (grid_load(grid_path, &g, &err)) {
+        free(rep);
+        return cmd_fail(&err);
+    }
+    if (val_run(path, &so, &g, kill, rep, &err)) goto out;
+    if (plot_dir && plot_validation(rep, plot_dir, &err)) {
+        val_free(rep);
+        goto out;
+    }
+    if (json) val_print_json(rep);
+    else val_print_text(rep);
+    val_free(rep);
+    status = 0;
+out:
+    if (status) cmd_fail(&err);
+    grid_free(&g);
+    free(rep);
+    return status;
+}

@@ -1,0 +1,136 @@
+# validate.sh: `tpsim validate` reproduces the study, judges hypotheses by pre-registered
+# fits, refuses malformed grids; `tpsim sweep` rows equal `tpsim run`.
+source tests/cli/lib.sh
+GRID=validate/h100-ctx2048.csv
+
+# --- the study reproduced: R0 fit on TP-2 batch 1 only
+expect_ok "validate paper-additive" "$TPSIM" validate scenarios/paper-additive.yaml --format json &&
+check "study reproduced (1.5% of its predictions, MAPE 2.8/43, residual -2.5 -> +8)" python3 - "$TMP/out" "$GRID" <<'PY'
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+study = {(int(r["tp"]), int(r["batch"])): float(r["full_pred_ms"])
+         for r in csv.DictReader(l for l in open(sys.argv[2]) if not l.startswith("#"))}
+for c in d["cells"]:
+    s = study[(c["tp"], c["batch"])]
+    assert abs(c["predicted_ms"] / s - 1) < 0.015, (c, s)
+    assert c["calibration"] == (c["tp"] == 2 and c["batch"] == 1)
+    if c["tp"] == 4:
+        assert -46 <= c["error_pct"] <= -40, c
+cf = {c["tp"]: c for c in d["configs"]}
+assert abs(cf[2]["mape_pct"] - 2.8) < 0.3 and cf[2]["pass"], cf[2]
+assert abs(cf[4]["mape_pct"] - 43) < 1.5 and not cf[4]["pass"], cf[4]
+assert abs(cf[2]["residual_ms"] + 2.5) < 0.3 and abs(cf[4]["residual_ms"] - 8.0) < 0.5, cf
+assert abs(d["fitted"]["offset_ms"] + 3.3) < 0.1, d["fitted"]
+assert abs(d["shrink"]["measured"] - 1.11) < 0.02 and d["shrink"]["predicted"] > 1.8, d["shrink"]
+print(f"  paper-additive: R0 {d['fitted']['offset_ms']:.3f} ms, MAPE TP-2 {cf[2]['mape_pct']:.2f}% "
+      f"TP-4 {cf[4]['mape_pct']:.2f}%, residual {cf[2]['residual_ms']:+.2f} -> {cf[4]['residual_ms']:+.2f} ms")
+PY
+
+# --- the mechanism: eager host dispatch passes both configs on held-out cells (<= 5%)
+expect_ok "validate eager-host-dispatch" "$TPSIM" validate scenarios/eager-host-dispatch.yaml --format json &&
+check "eager-host-dispatch passes TP-2 and TP-4 held-out within 5%" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["configs"]:
+    assert c["pass"] and c["heldout_mape_pct"] <= 5.0, c
+    print(f"  eager-host-dispatch {c['config']}: held-out MAPE {c['heldout_mape_pct']:.2f}%")
+assert 5 <= d["fitted"]["host.launch.mean_us"] <= 40, d["fitted"]
+PY
+
+# --- pre-registration: a held-out cell's measurement cannot move a fitted parameter
+sed 's/^H100 TP-4,4,8,2048,25.91/H100 TP-4,4,8,2048,99.99/; s/^H100 TP-2,2,2,2048,29.64/H100 TP-2,2,2,2048,11.11/' \
+    $GRID >"$TMP/moved.csv"
+"$TPSIM" validate scenarios/eager-host-dispatch.yaml --format json >"$TMP/a.json"
+"$TPSIM" validate scenarios/eager-host-dispatch.yaml --grid "$TMP/moved.csv" --format json >"$TMP/b.json"
+check "held-out cells do not move the fit" python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["fitted"] == b["fitted"], (a["fitted"], b["fitted"])
+assert a["configs"] != b["configs"]  # but they do change the verdict arithmetic
+' "$TMP/a.json" "$TMP/b.json"
+# ... while a calibration cell's does
+sed 's/^H100 TP-2,2,1,2048,27.77/H100 TP-2,2,1,2048,30.00/' $GRID >"$TMP/calib.csv"
+"$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/calib.csv" --format json >"$TMP/c.json"
+check "a calibration cell moves the fit" python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert abs(c["fitted"]["offset_ms"] - (-3.275 + 2.23)) < 0.02, c["fitted"]' "$TMP/c.json"
+
+# --- MAPE and kill-switch arithmetic on a hand-made grid: a scenario without free
+# parameters, measured values set so the errors are exactly +10%, -5% (TP-2) and +20% (TP-4)
+sed '/^fit:/,$d' scenarios/paper-additive.yaml | sed 's|\.\./models|'"$PWD"'/models|g' >"$TMP/nofit.yaml"
+p21=$("$TPSIM" run "$TMP/nofit.yaml" --tp 2 --batch 1 --format json | python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["step_ms"]["mean"]))')
+p22=$("$TPSIM" run "$TMP/nofit.yaml" --tp 2 --batch 2 --format json | python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["step_ms"]["mean"]))')
+p41=$("$TPSIM" run "$TMP/nofit.yaml" --tp 4 --batch 1 --format json | python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["step_ms"]["mean"]))')
+python3 - "$TMP/hand.csv" "$p21" "$p22" "$p41" <<'PY'
+import sys
+p21, p22, p41 = map(float, sys.argv[2:])
+with open(sys.argv[1], "w") as f:
+    f.write("# hand-made: errors +10%, -5% at TP-2 and +20% at TP-4\nconfig,tp,batch,ctx,measured_ms\n")
+    f.write(f"X TP-2,2,1,2048,{p21 / 1.10!r}\nX TP-2,2,2,2048,{p22 / 0.95!r}\nX TP-4,4,1,2048,{p41 / 1.20!r}\n")
+PY
+expect_ok "hand grid" "$TPSIM" validate "$TMP/nofit.yaml" --grid "$TMP/hand.csv" --format json &&
+check "MAPE 7.5% passes 15%, 20% fails; shrink arithmetic" python3 - "$TMP/out" "$p21" "$p41" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); p21, p41 = float(sys.argv[2]), float(sys.argv[3])
+cf = {c["tp"]: c for c in d["configs"]}
+assert abs(cf[2]["mape_pct"] - 7.5) < 1e-6 and cf[2]["pass"] and cf[2]["heldout_cells"] == 2, cf[2]
+assert abs(cf[4]["mape_pct"] - 20) < 1e-6 and not cf[4]["pass"], cf[4]
+errs = sorted(round(c["error_pct"], 6) for c in d["cells"])
+assert errs == [-5.0, 10.0, 20.0], errs
+want_meas = (p21 / 1.10) / (p41 / 1.20)
+assert abs(d["shrink"]["measured"] - want_meas) < 1e-9 and abs(d["shrink"]["predicted"] - p21 / p41) < 1e-9
+PY
+expect_ok "hand grid, kill-switch 7" "$TPSIM" validate "$TMP/nofit.yaml" --grid "$TMP/hand.csv" --kill-switch 7 --format json &&
+check "7.5% fails a 7% kill-switch" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [c["pass"] for c in d["configs"]] == [False, False] and d["configs"][0]["kill_switch_pct"] == 7' "$TMP/out"
+
+# --- malformed grids: one line naming file:line, status 2
+bad() { # NAME PATTERN CONTENT
+    printf '%b' "$3" >"$TMP/bad.csv"
+    expect_fail2 "grid: $1" "bad\.csv:$2" "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/bad.csv"
+}
+H='config,tp,batch,ctx,measured_ms\n'
+bad "missing column"  '1: missing column .measured_ms.' 'config,tp,batch,ctx\nH100 TP-2,2,1,2048\n'
+bad "unknown column"  '2: unknown column .speed.'        '# c\nconfig,tp,batch,ctx,measured_ms,speed\n'
+bad "repeated column" '1: column .tp. appears twice'     'config,tp,tp,batch,ctx,measured_ms\n'
+bad "non-numeric"     '2: measured_ms: .fast. is not a number' "${H}H100 TP-2,2,1,2048,fast\n"
+bad "negative time"   '2: measured_ms: -3 is out of range'  "${H}H100 TP-2,2,1,2048,-3\n"
+bad "fractional tp"   '2: tp: 2.5 is not an integer'       "${H}H100 TP-2,2.5,1,2048,27\n"
+bad "duplicate cell"  '3: duplicate cell tp 2 batch 1 ctx 2048 \(first at line 2\)' "${H}H100 TP-2,2,1,2048,27\nH100 TP-2,2,1,2048,28\n"
+bad "unknown config"  "2: unknown config 'H100 TP-4' for tp 2" "${H}H100 TP-4,2,1,2048,27\n"
+bad "config no TP"    "2: unknown config 'H100' for tp 2" "${H}H100,2,1,2048,27\n"
+bad "field count"     '2: 4 fields, expected 5'            "${H}H100 TP-2,2,1,2048\n"
+bad "no rows"         '1: no data rows'                    "${H}"
+printf "${H}H100 TP-4,4,1,2048,25.6\n" >"$TMP/nocal.csv"   # the TP-2 b1 calibration cell is missing
+expect_fail2 "grid: fit cell absent" 'fit cell tp 2 batch 1 ctx 2048 is not in the grid .*nocal\.csv' \
+    "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/nocal.csv"
+expect_fail2 "grid: missing file" 'nope\.csv: cannot open' "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/nope.csv"
+expect_fail2 "validate: bad kill-switch" 'kill-switch' "$TPSIM" validate scenarios/paper-additive.yaml --kill-switch x
+expect_fail2 "validate: unknown flag" 'unknown option' "$TPSIM" validate scenarios/paper-additive.yaml --frobnicate
+
+# --- a sweep row equals the matching tpsim run
+expect_ok "sweep" "$TPSIM" sweep scenarios/eager-host-dispatch.yaml --tp 2,4 --batch 1,8 --mode eager,graphs -o "$TMP/sweep.csv"
+"$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --batch 8 --mode graphs --format json >"$TMP/run.json"
+check "sweep row == run" python3 - "$TMP/sweep.csv" "$TMP/run.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 8, len(rows)
+r = json.load(open(sys.argv[2]))
+row = [x for x in rows if (x["mode"], x["tp"], x["batch"]) == ("graphs", "4", "8")][0]
+for k, v in r["breakdown_ms"].items():
+    assert abs(float(row[k + "_ms"]) - v) < 1e-5, (k, row[k + "_ms"], v)
+for k, v in r["step_ms"].items():
+    assert abs(float(row["step_ms_" + k]) - v) < 1e-5, (k, row["step_ms_" + k], v)
+PY
+expect_fail2 "sweep: cell without calibration leaves no file" 'no all-reduce calibration for tp 8' \
+    "$TPSIM" sweep scenarios/paper-additive.yaml --tp 2,8 -o "$TMP/none.csv"
+check "no partial sweep file" test ! -e "$TMP/none.csv"
+expect_fail2 "sweep: bad mode" "--mode: 'lazy'" "$TPSIM" sweep scenarios/paper-additive.yaml --mode eager,lazy
+expect_fail2 "sweep: bad list" "--tp: '2,,4'" "$TPSIM" sweep scenarios/paper-additive.yaml --tp 2,,4
+expect_ok "sweep --fit" "$TPSIM" sweep scenarios/eager-host-dispatch.yaml --fit $GRID --tp 8 --mode eager,graphs &&
+check "sweep --fit uses the fitted launch cost" grep -q "^eager-host-dispatch,graphs,8," "$TMP/out"
+
+finish
