@@ -285,21 +285,21 @@ static int cfg_check_depth(const cfg_doc *doc, const char *text, size_t len, tp_
 {
     yaml_parser_t p;
     yaml_event_t ev;
-    int open = 0, rc = 0, done = 0;
+    int levels = 0, rc = 0, done = 0;
     if (!yaml_parser_initialize(&p)) return tp_err_set(err, "%s: out of memory", doc->file);
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     while (!done && yaml_parser_parse(&p, &ev)) {
         yaml_event_type_t t = ev.type;
         int node = t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT ||
                    t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT;
-        if (node && open > CFG_MAX_DEPTH) { /* same rule as cfg_convert: depth = open parents */
+        if (node && levels > CFG_MAX_DEPTH) { /* same rule as cfg_convert: depth = open parents */
             rc = tp_err_at(err, doc->file, (int)ev.start_mark.line + 1,
                            (int)ev.start_mark.column + 1, "nesting deeper than %d levels",
                            CFG_MAX_DEPTH);
             done = 1;
         }
-        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) open++;
-        if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) open--;
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) levels++;
+        if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) levels--;
         if (t == YAML_STREAM_END_EVENT) done = 1;
         yaml_event_delete(&ev);
     }
