@@ -4,6 +4,8 @@
 #endif
 #include "cal_common.h"
 
+#include "cli.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -73,26 +75,10 @@ double cal_parse_double(const char *flag, const char *text, double lo, double hi
 
 size_t cal_parse_size(const char *flag, const char *text)
 {
-    char *end;
-    if (!isdigit((unsigned char)text[0]))
-        cal_fail("%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", flag, text);
-    errno = 0;
-    double v = strtod(text, &end);
-    double unit = 1;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': unit = 1024.0; end++; break;
-    case 'M': unit = 1024.0 * 1024; end++; break;
-    case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
-    default: break;
-    }
-    if (unit > 1 && toupper((unsigned char)end[0]) == 'I' && toupper((unsigned char)end[1]) == 'B')
-        end += 2;
-    else if (toupper((unsigned char)*end) == 'B')
-        end++;
-    v *= unit;
-    if (*end || errno || !(v >= 1) || v != floor(v) || v > 1e13)
-        cal_fail("%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", flag, text);
-    return (size_t)v;
+    tp_err err;
+    double bytes;
+    if (cli_size(flag, text, &bytes, &err)) cal_fail("%s", err.msg);
+    return (size_t)bytes;
 }
 
 double cal_now(void)

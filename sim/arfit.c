@@ -711,36 +711,6 @@ int arfit_fit_piecewise(const arfit_sweep *s, const arfit_opts *o, arfit_piecewi
  * Sizes
  * ------------------------------------------------------------------------------------------- */
 
-int arfit_parse_size(const char *text, const char *what, double *bytes, tp_err *err)
-{
-    const char *p = text;
-    char *end;
-    if (!p || !isdigit((unsigned char)*p))
-        return tp_err_set(err, "%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", what,
-                          p ? p : "");
-    errno = 0;
-    double v = strtod(p, &end);
-    double unit = 1;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': unit = 1024.0; end++; break;
-    case 'M': unit = 1024.0 * 1024; end++; break;
-    case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
-    default: break;
-    }
-    if (unit > 1 && (end[0] == 'i' || end[0] == 'I') && toupper((unsigned char)end[1]) == 'B')
-        end += 2;
-    else if (toupper((unsigned char)*end) == 'B')
-        end++;
-    v *= unit;
-    if (*end != '\0' || errno == ERANGE || !isfinite(v))
-        return tp_err_set(err, "%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", what,
-                          text);
-    if (v <= 0 || v != floor(v) || v > 1e15)
-        return tp_err_set(err, "%s '%s' is not a positive whole number of bytes", what, text);
-    *bytes = v;
-    return 0;
-}
-
 void arfit_format_size(double bytes, char *buf, size_t len)
 {
     static const char suffix[] = "GMK";

@@ -148,9 +148,6 @@ int arfit_fit_piecewise(const arfit_sweep *s, const arfit_opts *opts, arfit_piec
  * fit is exact). Exposed for tests. */
 double arfit_r2(const double *measured, const double *model, size_t n);
 
-/* Parse a byte size: plain digits or a K/M/G suffix in powers of 1024 ("32K", "256M", "1G";
- * "KiB"/"K"/"k" alike). Returns 0 and a positive size, or -1 (err says why, naming `what`). */
-int arfit_parse_size(const char *text, const char *what, double *bytes, tp_err *err);
 
 /* Format a byte count compactly ("32K", "256M", "1536"), for reports. */
 void arfit_format_size(double bytes, char *buf, size_t len);

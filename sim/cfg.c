@@ -14,8 +14,6 @@
 
 /* Limits beside cfg.h's: a mapping's duplicate-key check is quadratic in its entries, and
  * alias expansion copies text, so both are capped to keep a hostile file fast and small. */
-#define CFG_MAX_KEYS 4096
-#define CFG_MAX_BYTES ((size_t)256 << 20)
 
 typedef struct cfg_chunk {
     struct cfg_chunk *next;
@@ -547,6 +545,7 @@ int cfg_as_double(const cfg_node *n, double lo, double hi, double *out, tp_err *
     char *end;
     errno = 0;
     double v = strtod(n->text, &end);
+    if (strpbrk(n->text, "xXpP")) end = (char *)n->text; /* decimal only: no hex floats */
     if (*end || end == n->text || errno == ERANGE || !isfinite(v))
         return cfg_error(n, err, "'%s' is not a number, expected a number in [%g, %g]", n->text,
                          lo, hi);

@@ -5,8 +5,9 @@
  * file:line:col and its dotted path ("host.launch.mean_us"), so each check below reports
  * exactly one line, "file:line:col: path: what is wrong, what is expected", into a tp_err
  * and returns -1. Refused at load: syntax errors, duplicate keys, non-scalar keys, more
- * than one document, a root that is not a mapping, nesting deeper than CFG_MAX_DEPTH or
- * more than CFG_MAX_NODES nodes (alias bombs). Numbers must be plain (unquoted) scalars.
+ * than one document, a root that is not a mapping, nesting deeper than CFG_MAX_DEPTH,
+ * more than CFG_MAX_NODES nodes or CFG_MAX_BYTES of data (alias bombs), a mapping of more
+ * than CFG_MAX_KEYS keys (the duplicate check is quadratic). Numbers must be plain (unquoted) scalars.
  * cfg_set applies a command-line override "a.b.c=value" to a scalar, creating missing
  * mapping keys; the override is then checked by the same getters as the file's values.
  */
@@ -19,6 +20,8 @@
 
 #define CFG_MAX_DEPTH 32
 #define CFG_MAX_NODES 100000
+#define CFG_MAX_KEYS 4096
+#define CFG_MAX_BYTES ((size_t)256 << 20)
 
 typedef enum cfg_kind { CFG_SCALAR, CFG_MAP, CFG_SEQ } cfg_kind;
 

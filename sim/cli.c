@@ -1,6 +1,7 @@
 /* cli.c: see cli.h. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ int cli_double(const char *flag, const char *text, double lo, double hi, double 
     char *end;
     errno = 0;
     double v = strtod(text, &end);
+    if (strpbrk(text, "xXpP")) end = (char *)text; /* decimal only: no hex floats */
     if (!text[0] || *end || errno == ERANGE || !isfinite(v))
         return tp_err_set(err, "%s: '%s' is not a number, expected %g..%g", flag, text, lo, hi);
     if (v < lo || v > hi)
@@ -75,4 +77,34 @@ const char *cli_value(int argc, char **argv, int *i, tp_err *err)
         return NULL;
     }
     return argv[++*i];
+}
+
+int cli_size(const char *what, const char *text, double *bytes, tp_err *err)
+{
+    const char *p = text;
+    char *end;
+    if (!p || !isdigit((unsigned char)*p))
+        return tp_err_set(err, "%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", what,
+                          p ? p : "");
+    errno = 0;
+    double v = strtod(p, &end);
+    double unit = 1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': unit = 1024.0; end++; break;
+    case 'M': unit = 1024.0 * 1024; end++; break;
+    case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (unit > 1 && (end[0] == 'i' || end[0] == 'I') && toupper((unsigned char)end[1]) == 'B')
+        end += 2;
+    else if (toupper((unsigned char)*end) == 'B')
+        end++;
+    v *= unit;
+    if (*end != '\0' || errno == ERANGE || !isfinite(v))
+        return tp_err_set(err, "%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", what,
+                          text);
+    if (v <= 0 || v != floor(v) || v > 1e15)
+        return tp_err_set(err, "%s '%s' is not a positive whole number of bytes", what, text);
+    *bytes = v;
+    return 0;
 }

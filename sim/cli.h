@@ -18,6 +18,8 @@ int cli_u64(const char *flag, const char *text, uint64_t *out, tp_err *err);
 int cli_double(const char *flag, const char *text, double lo, double hi, double *out, tp_err *err);
 int cli_list(const char *flag, const char *text, long lo, long hi, long *out, size_t cap,
              size_t *n, tp_err *err);
+/* A message size: whole bytes, or with a K/M/G suffix in powers of 1024 ("32K", "256MiB"). */
+int cli_size(const char *what, const char *text, double *bytes, tp_err *err);
 /* The value after argv[*i] (advancing *i), or an error naming the flag. */
 const char *cli_value(int argc, char **argv, int *i, tp_err *err);
 

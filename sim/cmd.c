@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jw.h"
+#include "run.h"
 
 int cmd_fail(const tp_err *err)
 {
@@ -33,9 +35,7 @@ int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err)
         if (!(v = cli_value(argc, argv, i, err))) return -1;
         if (strcmp(v, "eager") && strcmp(v, "graphs"))
             return tp_err_set(err, "--mode: '%s', expected eager or graphs", v);
-        if (o->n_sets == CMD_MAX_SETS) return tp_err_set(err, "--set: more than %d", CMD_MAX_SETS);
         snprintf(o->mode_set, sizeof o->mode_set, "execution.mode=%s", v);
-        o->sets[o->n_sets++] = o->mode_set;
         return 1;
     }
     return 0;
@@ -43,8 +43,26 @@ int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err)
 
 int cmd_load_scenario(const char *path, const cmd_scn_opts *o, scenario *out, tp_err *err)
 {
-    if (scenario_load(path, o->sets, o->n_sets, out, err)) return -1;
+    /* --mode goes last, so the --set numbers in messages are the user's own */
+    const char *sets[CMD_MAX_SETS + 1];
+    int n = o->n_sets;
+    memcpy(sets, o->sets, (size_t)n * sizeof *sets);
+    if (o->mode_set[0]) sets[n++] = o->mode_set;
+    if (scenario_load(path, sets, n, out, err)) return -1;
     for (int i = 0; i < o->n_calibs; i++)
         if (scenario_add_allreduce(out, o->calibs[i], err)) return -1;
     return 0;
+}
+
+void cmd_json_breakdown(jw *w, const char *key, const run_breakdown *b)
+{
+    jw_key(w, key);
+    jw_obj(w);
+    jw_knum(w, "host", b->host * 1e3);
+    jw_knum(w, "compute", b->compute * 1e3);
+    jw_knum(w, "allreduce", b->allreduce * 1e3);
+    jw_knum(w, "wait_peers", b->wait_peers * 1e3);
+    jw_knum(w, "gpu_idle", b->gpu_idle * 1e3);
+    jw_knum(w, "offset", b->offset * 1e3);
+    jw_end_obj(w);
 }

@@ -19,12 +19,16 @@ typedef struct cmd_scn_opts {
     int n_sets;
     const char *calibs[CMD_MAX_CALIBS];
     int n_calibs;
-    char mode_set[64]; /* storage for --mode's "execution.mode=..." */
+    char mode_set[64]; /* --mode as "execution.mode=...", applied after the --set flags */
 } cmd_scn_opts;
 
 /* 1 if argv[*i] was one of the shared flags (consumed), 0 if not, -1 on error. */
 int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err);
 int cmd_load_scenario(const char *path, const cmd_scn_opts *o, scenario *out, tp_err *err);
+/* Writes `key: {host, compute, allreduce, wait_peers, gpu_idle, offset}` in ms. */
+struct jw;
+struct run_breakdown;
+void cmd_json_breakdown(struct jw *w, const char *key, const struct run_breakdown *b);
 /* Prints "tpsim: MESSAGE" to stderr and returns 2. */
 int cmd_fail(const tp_err *err);
 

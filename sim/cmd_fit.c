@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fchmod */
 #endif
 #include "arfit.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <math.h>
@@ -85,9 +86,9 @@ static int parse_flag(int argc, char **argv, int *i, fit_args *a, tp_err *err)
         return 1;
     }
     if ((v = flag_value(argc, argv, i, "--min", &missing)))
-        return arfit_parse_size(v, "fit-allreduce: --min", &a->opts.min_bytes, err) == 0 ? 1 : -1;
+        return cli_size("fit-allreduce: --min", v, &a->opts.min_bytes, err) == 0 ? 1 : -1;
     if ((v = flag_value(argc, argv, i, "--max", &missing)))
-        return arfit_parse_size(v, "fit-allreduce: --max", &a->opts.max_bytes, err) == 0 ? 1 : -1;
+        return cli_size("fit-allreduce: --max", v, &a->opts.max_bytes, err) == 0 ? 1 : -1;
     if ((v = flag_value(argc, argv, i, "--fit", &missing))) {
         if ((c = parse_choice("--fit", v, "linear", "piecewise", err)) < 0) return -1;
         a->fit = c ? "piecewise" : "linear";

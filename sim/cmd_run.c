@@ -53,15 +53,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_knum(&w, "min", r->step_min * 1e3);
     jw_knum(&w, "max", r->step_max * 1e3);
     jw_end_obj(&w);
-    jw_key(&w, "breakdown_ms");
-    jw_obj(&w);
-    jw_knum(&w, "host", b->host * 1e3);
-    jw_knum(&w, "compute", b->compute * 1e3);
-    jw_knum(&w, "allreduce", b->allreduce * 1e3);
-    jw_knum(&w, "wait_peers", b->wait_peers * 1e3);
-    jw_knum(&w, "gpu_idle", b->gpu_idle * 1e3);
-    jw_knum(&w, "offset", b->offset * 1e3);
-    jw_end_obj(&w);
+    cmd_json_breakdown(&w, "breakdown_ms", b);
     jw_end_obj(&w);
     jw_done(&w);
 }
@@ -192,6 +184,11 @@ int tpsim_cmd_run(int argc, char **argv)
     if (!have_seed) req.seed = s->seed;
     req = run_defaults(s, req);
     req.trace = trace_path != NULL;
+    if (req.trace && req.steps + req.warmup > 100) { /* a trace is for looking at, and memory-bound */
+        tp_err_set(&err, "--trace: %ld steps, expected at most 100 with a trace (use --steps)",
+                   req.steps + req.warmup);
+        goto out;
+    }
     /* open the trace first, so a bad path fails before any work or output */
     if (trace_path && ofile_open(&tf, trace_path, &err)) goto out;
     if (run_cell(s, &req, &sum, &detail, &err)) {

@@ -102,15 +102,7 @@ static void val_print_json(const val_report *r)
         jw_knum(&w, "predicted_ms", c->predicted_ms);
         jw_knum(&w, "error_pct", c->error_pct);
         jw_kbool(&w, "calibration", c->calibration);
-        jw_key(&w, "breakdown_ms");
-        jw_obj(&w);
-        jw_knum(&w, "host", b->host * 1e3);
-        jw_knum(&w, "compute", b->compute * 1e3);
-        jw_knum(&w, "allreduce", b->allreduce * 1e3);
-        jw_knum(&w, "wait_peers", b->wait_peers * 1e3);
-        jw_knum(&w, "gpu_idle", b->gpu_idle * 1e3);
-        jw_knum(&w, "offset", b->offset * 1e3);
-        jw_end_obj(&w);
+        cmd_json_breakdown(&w, "breakdown_ms", b);
         jw_end_obj(&w);
     }
     jw_end_arr(&w);

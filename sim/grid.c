@@ -60,6 +60,7 @@ static int grid_number(const char *path, int line, const char *col, const char *
     char *end;
     errno = 0;
     double v = strtod(text, &end);
+    if (strpbrk(text, "xXpP")) end = (char *)text; /* decimal only: no hex floats */
     if (!text[0] || *end || errno == ERANGE || !isfinite(v))
         return tp_err_at(err, path, line, 0, "%s: '%s' is not a number", col, text);
     if (v < lo || v > hi)

@@ -107,6 +107,9 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
                           "allreduce list or pass --calib FILE (made by tpsim fit-allreduce)",
                           s->path, req->tp, used ? have : "none");
     }
+    if (s->slow_rank >= req->tp)
+        return tp_err_set(err, "%s: host.slow_rank.rank %ld is not a rank at tp %ld, expected 0..%ld",
+                          s->path, s->slow_rank, req->tp, req->tp - 1);
     if (prog_build(&d.program, &s->model, &s->program, req->tp, req->batch, req->ctx, err))
         return -1;
     cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,

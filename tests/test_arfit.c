@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../sim/arfit.h"
+#include "../sim/cli.h"
 
 #define REAL_LOG "tests/data/h100-8gpu-ring-all_reduce_perf.out"
 
@@ -199,19 +200,19 @@ static void test_sizes(void **state)
     (void)state;
     double b = 0;
     tp_err err = {{0}};
-    assert_int_equal(arfit_parse_size("32K", "--min", &b, &err), 0);
+    assert_int_equal(cli_size("--min", "32K", &b, &err), 0);
     assert_true(b == 32768);
-    assert_int_equal(arfit_parse_size("256M", "--max", &b, &err), 0);
+    assert_int_equal(cli_size("--max", "256M", &b, &err), 0);
     assert_true(b == 268435456);
-    assert_int_equal(arfit_parse_size("1GiB", "--max", &b, &err), 0);
+    assert_int_equal(cli_size("--max", "1GiB", &b, &err), 0);
     assert_true(b == 1073741824);
-    assert_int_equal(arfit_parse_size("4096", "--min", &b, &err), 0);
+    assert_int_equal(cli_size("--min", "4096", &b, &err), 0);
     assert_true(b == 4096);
-    assert_int_equal(arfit_parse_size("32KB", "--min", &b, &err), 0);
+    assert_int_equal(cli_size("--min", "32KB", &b, &err), 0);
     assert_true(b == 32768);
     const char *bad[] = {"", "K", "-1", "0", "12Q", "1.5", "32 K", "abc"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        assert_int_equal(arfit_parse_size(bad[i], "--min", &b, &err), -1);
+        assert_int_equal(cli_size("--min", bad[i], &b, &err), -1);
         assert_non_null(strstr(err.msg, "--min"));
     }
     char buf[32];
