@@ -1,0 +1,58 @@
+# calib_roundtrip.sh: a calibration written by `tpsim fit-allreduce -o` drives `tpsim run`
+# unchanged, linear and piecewise, and the run charges exactly the fitted cost per call.
+source tests/cli/lib.sh
+LOG=tests/data/h100-8gpu-ring-all_reduce_perf.out
+SCN=scenarios/eager-host-dispatch.yaml
+
+for fit in linear piecewise; do
+    expect_ok "fit $fit" "$TPSIM" fit-allreduce $LOG --fit $fit --hardware "H100 SXM" -o "$TMP/tp8-$fit.yaml" --format json
+    cp "$TMP/out" "$TMP/fit-$fit.json"
+    expect_ok "run with $fit calibration" "$TPSIM" run $SCN --tp 8 --calib "$TMP/tp8-$fit.yaml" --format json &&
+    check "$fit: per-call all-reduce cost is the fitted model's" python3 - "$TMP/fit-$fit.json" "$TMP/out" "$fit" <<'PY'
+import json, sys
+f, r, kind = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+k, b = 8, 8192 * 2            # 70B hidden x BF16 at batch 1
+def t(lam, beta): return lam + 2 * (k - 1) / k * b / (beta * 1e9) * 1e6
+if kind == "linear":
+    ar = t(f["lambda_us"], f["beta_gbps"])
+else:
+    pieces = f["piecewise"]["pieces"]
+    p = [q for q in pieces if q["from_bytes"] <= b][-1]
+    ar = t(p["lambda_us"], p["beta_gbps"])
+# the step has 161 all-reduces of b bytes and one logits all-gather: check through the all-reduces
+assert r["allreduces_per_step"] == 161 and r["tp"] == 8
+gather_b = 128256 * 2
+lam = f["lambda_us"] if kind == "linear" else [q for q in pieces if q["from_bytes"] <= gather_b][-1]["lambda_us"]
+beta = f["beta_gbps"] if kind == "linear" else [q for q in pieces if q["from_bytes"] <= gather_b][-1]["beta_gbps"]
+gather = lam + (k - 1) / k * gather_b / (beta * 1e9) * 1e6
+want = (161 * ar + gather) / 162
+assert abs(r["allreduce_us_per_call"] - want) < 1e-6 * want, (r["allreduce_us_per_call"], want)
+print(f"  {kind}: {r['allreduce_us_per_call']:.3f} us per collective at TP-8, step {r['step_ms']['mean']:.3f} ms")
+PY
+done
+# the bundled TP-8 calibration is that same fit
+check "bundled tp8 calibration = fit of the shipped log" python3 - "$TMP/fit-linear.json" models/allreduce/h100-sxm-tp8.yaml <<'PY'
+import json, re, sys
+f, text = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+lam = float(re.search(r"^lambda_us: (\S+)", text, re.M).group(1))
+beta = float(re.search(r"^beta_gbps: (\S+)", text, re.M).group(1))
+assert abs(lam - f["lambda_us"]) < 1e-3 and abs(beta - f["beta_gbps"]) < 1e-2, (lam, beta, f)
+PY
+
+# fixes found by review: each refused with one line and status 2
+expect_fail2 "slow rank outside tp" 'host.slow_rank.rank 5 is not a rank at tp 2' \
+    "$TPSIM" run scenarios/paper-additive.yaml --tp 2 --set host.slow_rank.rank=5
+expect_fail2 "--mode does not shift --set numbers" '^tpsim: --set:1:20: gpu.hbm_efficiency' \
+    "$TPSIM" run scenarios/paper-additive.yaml --mode graphs --set gpu.hbm_efficiency=2
+expect_fail2 "trace capped at 100 steps" 'at most 100 with a trace' \
+    "$TPSIM" run scenarios/paper-additive.yaml --steps 200 --trace "$TMP/big.json"
+check "no capped trace file" test ! -e "$TMP/big.json"
+expect_fail2 "hex float refused" "'0x1p-1' is not a number" \
+    "$TPSIM" run scenarios/paper-additive.yaml --set gpu.hbm_efficiency=0x1p-1
+expect_ok "slow rank inside tp" "$TPSIM" run scenarios/paper-additive.yaml --tp 2 --set host.slow_rank.rank=1 --set host.slow_rank.extra_step_us=500 --format json &&
+check "slow rank adds its 0.5 ms to every rank's step" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert abs(d["step_ms"]["mean"] - (27.745 + 0.5)) < 0.01 and abs(d["breakdown_ms"]["wait_peers"] - 0.25) < 1e-6, d' "$TMP/out"
+
+finish
