@@ -104,4 +104,6 @@ bench: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJ:.o=.d) $(SOBJ:.o=.d)
+# header dependencies of every object, tests and bench included (a stale test object built
+# against an old struct layout corrupts memory rather than failing to link)
+-include $(wildcard $(BUILD)/obj/sim/*.d $(BUILD)/obj/tests/*.d $(BUILD)/asan/sim/*.d $(BUILD)/asan/tests/*.d)

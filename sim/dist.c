@@ -39,8 +39,8 @@ double dist_std_normal(dist_rng *r)
     }
     double u, v, s;
     do { /* a uniform point in the unit disc, by rejection (accepts pi/4 of the square) */
-        u = 2.0 * pcg32_unit(&r->pcg) - 1.0;
-        v = 2.0 * pcg32_unit(&r->pcg) - 1.0;
+        u = 2.0 * pcg32_unit32(&r->pcg) - 1.0;
+        v = 2.0 * pcg32_unit32(&r->pcg) - 1.0;
         s = u * u + v * v;
     } while (s >= 1.0 || s == 0.0);
     double scale = sqrt(-2.0 * log(s) / s);

@@ -21,7 +21,10 @@ void pcg32_seed(pcg32 *rng, uint64_t seed, uint64_t stream);
 uint32_t pcg32_next(pcg32 *rng);
 /* Uniform in [0, bound), without modulo bias; bound > 0. */
 uint32_t pcg32_bounded(pcg32 *rng, uint32_t bound);
-/* Uniform double in [0, 1) with 53 random bits. */
+/* Uniform double in [0, 1) with 53 random bits (two draws). */
 double pcg32_unit(pcg32 *rng);
+/* Uniform double in [0, 1) with 32 random bits (one draw): enough resolution for
+ * sampling costs, at half the price. */
+static inline double pcg32_unit32(pcg32 *rng) { return pcg32_next(rng) * (1.0 / 4294967296.0); }
 
 #endif
