@@ -424,12 +424,19 @@ const char *cfg_file(const cfg_doc *doc) { return doc->file; }
 int cfg_set(cfg_doc *doc, const char *assignment, int index, tp_err *err)
 {
     const char *eq = strchr(assignment, '=');
+    return cfg_set_at(doc, assignment, "--set", index, eq ? (int)(eq - assignment) + 2 : 1, err);
+}
+
+int cfg_set_at(cfg_doc *doc, const char *assignment, const char *src, int line, int vcol,
+               tp_err *err)
+{
+    const char *eq = strchr(assignment, '=');
     if (!eq || eq == assignment)
         return tp_err_set(err, "--set %s: expected dotted.key=value", assignment);
-    const char *file = cfg_strdup(doc, "--set", 5);
+    const char *file = cfg_strdup(doc, src, strlen(src));
     char *path = cfg_strdup(doc, assignment, (size_t)(eq - assignment));
     if (!file || !path) return tp_err_set(err, "out of memory");
-    int vcol = (int)(eq - assignment) + 2;
+    int index = line;
     cfg_node *cur = doc->root;
     const char *walked = "";
     for (char *part = path, *dot; part; part = dot) {
@@ -480,6 +487,30 @@ int cfg_set(cfg_doc *doc, const char *assignment, int index, tp_err *err)
 }
 
 /* ---- typed access --------------------------------------------------------------- */
+
+cfg_node *cfg_find(const cfg_node *root, const char *dotted)
+{
+    char part[128];
+    const cfg_node *cur = root;
+    for (const char *p = dotted; cur && *p;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (len == 0 || len >= sizeof part) return NULL;
+        memcpy(part, p, len);
+        part[len] = '\0';
+        if (cur->kind == CFG_MAP) {
+            cur = cfg_get(cur, part);
+        } else if (cur->kind == CFG_SEQ) {
+            char *end;
+            unsigned long i = strtoul(part, &end, 10);
+            cur = *end || i >= cur->n ? NULL : cur->vals[i];
+        } else {
+            return NULL;
+        }
+        p = dot ? dot + 1 : p + len;
+    }
+    return (cfg_node *)cur;
+}
 
 cfg_node *cfg_get(const cfg_node *map, const char *key)
 {

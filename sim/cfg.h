@@ -52,6 +52,11 @@ const char *cfg_file(const cfg_doc *doc);
 /* Override a scalar: assignment is "dotted.path=value"; `index` (1-based) numbers the
  * --set flag in messages ("--set:INDEX:COL"). Sequence items are addressed by number. */
 int cfg_set(cfg_doc *doc, const char *assignment, int index, tp_err *err);
+/* The same, with the value's position given: messages about it then read "src:line:col". */
+int cfg_set_at(cfg_doc *doc, const char *assignment, const char *src, int line, int col,
+               tp_err *err);
+/* The node at a dotted path (sequence items by number), or NULL. */
+cfg_node *cfg_find(const cfg_node *root, const char *dotted);
 
 /* Lookup; NULL if absent (map must be a CFG_MAP). */
 cfg_node *cfg_get(const cfg_node *map, const char *key);

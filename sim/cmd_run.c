@@ -42,8 +42,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_kbool(&w, "fits_in_hbm", r->fits_in_hbm);
     if (cal) {
         jw_kstr(&w, "allreduce_calibration", cal->path);
-        jw_knum(&w, "allreduce_us_per_call", r->allreduces_per_step
-                    ? 1e6 * r->analytic.collective_s / (double)r->collectives_per_step : 0);
+        jw_knum(&w, "allreduce_us_per_call", 1e6 * run_allreduce_call_s(s, r));
     }
     jw_key(&w, "step_ms");
     jw_obj(&w);
@@ -86,14 +85,15 @@ static void run_print_text(const scenario *s, const run_summary *r)
         printf("graphs     one cudaGraphLaunch per step (%.1f us host) + %.2f us GPU per node\n",
                s->graph_launch.mean * 1e6, s->graph_node_s * 1e6);
     if (cal)
-        printf("all-reduce %.2f us per call (%s: lambda %.2f us, beta %.1f GB/s%s)\n",
-               1e6 * r->analytic.collective_s / (double)r->collectives_per_step, cal->path,
+        printf("all-reduce %.2f us per layer call (%s: lambda %.2f us, beta %.1f GB/s%s)\n",
+               1e6 * run_allreduce_call_s(s, r), cal->path,
                cal->has_linear ? cal->lambda_s * 1e6 : 0, cal->has_linear ? cal->beta / 1e9 : 0,
                cal->piecewise ? ", piecewise fit used" : "");
     printf("\nwhere one step goes (mean over steps and %ld rank%s):\n", r->req.tp,
            r->req.tp > 1 ? "s" : "");
     run_line("GPU compute", b->compute, step, "kernels and copies on the stream");
-    run_line("all-reduce", b->allreduce, step, "collective transfer, t = lambda + 2(k-1)/k b/beta");
+    run_line(r->collectives_per_step > r->allreduces_per_step ? "all-reduce + gather" : "all-reduce",
+             b->allreduce, step, "collective transfers, from the calibration for this k");
     run_line("wait for peers", b->wait_peers, step, "collective started, slowest rank not there yet");
     run_line("GPU idle", b->gpu_idle, step, "stream empty: waiting on the host");
     if (b->offset != 0) run_line("offset", b->offset, step, "scenario constant (the study's R0)");
@@ -193,6 +193,11 @@ int tpsim_cmd_run(int argc, char **argv)
     if (trace_path && ofile_open(&tf, trace_path, &err)) goto out;
     if (run_cell(s, &req, &sum, &detail, &err)) {
         ofile_abort(&tf);
+        goto out;
+    }
+    if (run_check_step(s, &sum, &err)) {
+        ofile_abort(&tf);
+        run_release(&detail);
         goto out;
     }
     if (trace_path) {

@@ -92,9 +92,10 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, cmd_scn_opts *so, c
     return 0;
 }
 
-/* Append the fitted values as overrides, so every sweep cell uses them. */
+/* Append the fitted values as overrides, so every sweep cell uses them; `shown` collects
+ * them for stderr once the sweep has succeeded. */
 static int sweep_fit(const char *path, cmd_scn_opts *so, const char *grid_path, char (*store)[192],
-                     tp_err *err)
+                     char *shown, size_t shown_cap, tp_err *err)
 {
     grid g;
     if (grid_load(grid_path, &g, err)) return -1;
@@ -104,15 +105,22 @@ static int sweep_fit(const char *path, cmd_scn_opts *so, const char *grid_path, 
         tp_err_set(err, "out of memory");
     } else if (val_run(path, so, &g, 15.0, rep, err) == 0) {
         int n = 0;
-        for (int i = 0; i < rep->n_fit; i++)
-            for (int j = 0; j < rep->scn.fit_params[i].n_keys && so->n_sets < CMD_MAX_SETS; j++) {
+        size_t used = 0;
+        rc = 0;
+        for (int i = 0; i < rep->n_fit && rc == 0; i++)
+            for (int j = 0; j < rep->scn.fit_params[i].n_keys; j++) {
+                if (so->n_sets == CMD_MAX_SETS) {
+                    rc = tp_err_set(err, "sweep: --fit needs %d more --set slots, at most %d in all",
+                                    rep->scn.fit_params[i].n_keys - j, CMD_MAX_SETS);
+                    break;
+                }
                 snprintf(store[n], sizeof store[n], "%s=%.17g", rep->scn.fit_params[i].keys[j],
                          rep->fitted[i]);
                 so->sets[so->n_sets++] = store[n];
-                fprintf(stderr, "sweep: fitted %s\n", store[n++]);
+                int w = snprintf(shown + used, shown_cap - used, "sweep: fitted %s\n", store[n++]);
+                if (w > 0 && (size_t)w < shown_cap - used) used += (size_t)w;
             }
         val_free(rep);
-        rc = 0;
     }
     free(rep);
     grid_free(&g);
@@ -143,18 +151,18 @@ int tpsim_cmd_sweep(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(sweep_usage, stdout), 0;
     if (sweep_parse(argc, argv, &o, &so, &path, &err)) return cmd_fail(&err);
-    if (o.fit_grid && sweep_fit(path, &so, o.fit_grid, fitted, &err)) return cmd_fail(&err);
     scenario *s = malloc(sizeof *s);
     run_summary *rows = calloc(SWEEP_MAX * 4, sizeof *rows);
     int *row_mode = calloc(SWEEP_MAX * 4, sizeof *row_mode), status = 2;
     size_t n_rows = 0, total;
+    char shown[2048] = "";
     ofile of = {0};
     FILE *out = stdout;
     if (!s || !rows || !row_mode) {
         tp_err_set(&err, "out of memory");
         goto out;
     }
-    /* defaults from the scenario for any axis not given */
+    /* defaults from the scenario for any axis not given; every axis checked before any work */
     if (cmd_load_scenario(path, &so, s, &err)) goto out;
     if (!o.n_tp) o.tps[o.n_tp++] = s->tp;
     if (!o.n_batch) o.batches[o.n_batch++] = s->batch;
@@ -165,6 +173,9 @@ int tpsim_cmd_sweep(int argc, char **argv)
         tp_err_set(&err, "sweep: %zu cells, at most %d", total, SWEEP_MAX * 4);
         goto out;
     }
+    for (size_t a = 0; a < o.n_tp; a++)
+        if (run_check_tp(s, o.tps[a], &err)) goto out;
+    if (o.fit_grid && sweep_fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;
     int show = isatty(2);
     for (int m = 0; m < o.n_modes; m++) {
         snprintf(mode_set, sizeof mode_set, "execution.mode=%s", o.modes[m] ? "graphs" : "eager");
@@ -183,7 +194,8 @@ int tpsim_cmd_sweep(int argc, char **argv)
                     if (show)
                         fprintf(stderr, "\rsweep: %zu/%zu  %s tp %ld batch %ld ctx %ld   ", n_rows + 1,
                                 total, o.modes[m] ? "graphs" : "eager", req.tp, req.batch, req.ctx);
-                    if (run_cell(s, &req, &rows[n_rows], NULL, &err)) {
+                    if (run_cell(s, &req, &rows[n_rows], NULL, &err) ||
+                        run_check_step(s, &rows[n_rows], &err)) {
                         if (show) fputc('\n', stderr);
                         goto out;
                     }
@@ -203,6 +215,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
         sweep_row(out, s, &rows[i]);
     }
     if (o.out && ofile_commit(&of, &err)) goto out;
+    fputs(shown, stderr);
     status = 0;
 out:
     if (status) {

@@ -21,7 +21,7 @@ int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
         case PROG_ALLREDUCE: s = arcal_allreduce_time(c->allreduce, op->bytes); break;
         default: s = arcal_allgather_time(c->allreduce, op->bytes); break;
         }
-        op->gpu_s = s + c->graph_node_s;
+        op->gpu_s = s + (op->graphable ? c->graph_node_s : 0.0);
         if (prog_is_collective(op))
             t.collective_s += op->gpu_s;
         else

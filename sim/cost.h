@@ -5,7 +5,8 @@
  *   copy        bytes / pcie_bw + kernel_fixed
  *   all-reduce  the calibration's t(b) = lambda + 2(k-1)/k * b / beta
  *   all-gather  lambda + (k-1)/k * b / beta
- * plus, when graph_node_s > 0 (CUDA-graph replay), that per-node overhead on every op.
+ * plus, when graph_node_s > 0 (CUDA-graph replay), that per-node overhead on every
+ * graphable op.
  * The calibration must be for the program's k (or NULL when k == 1).
  */
 #ifndef TPSIM_COST_H

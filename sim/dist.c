@@ -9,7 +9,10 @@ static const char *const dist_names[] = {"constant", "uniform", "normal", "logno
 dist dist_make(dist_kind kind, double mean, double cv)
 {
     dist d = {kind, mean, cv, 0.0, 0.0};
-    if (cv == 0.0 || mean == 0.0) d.kind = DIST_CONSTANT;
+    if (cv == 0.0 || mean == 0.0) { /* draws nothing, but remembers its kind */
+        d.a = mean;
+        return d;
+    }
     switch (d.kind) {
     case DIST_CONSTANT: d.a = mean; break;
     case DIST_UNIFORM: d.a = mean * cv * sqrt(3.0); break;         /* half-width */
@@ -52,6 +55,7 @@ double dist_std_normal(dist_rng *r)
 double dist_sample(const dist *d, dist_rng *rng)
 {
     double x;
+    if (d->cv == 0.0 || d->mean == 0.0) return d->mean;
     switch (d->kind) {
     case DIST_CONSTANT: return d->a;
     case DIST_UNIFORM: x = d->mean + d->a * (2.0 * pcg32_unit(&rng->pcg) - 1.0); break;

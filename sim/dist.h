@@ -3,10 +3,14 @@
  * Contract: a dist is a small value (kind, mean, coefficient of variation) in SECONDS.
  * dist_sample draws one non-negative value from a caller-owned pcg32:
  *   constant  -> mean
- *   uniform   -> mean +- mean*cv*sqrt(3)  (so its CV is cv), clamped at 0
- *   normal    -> N(mean, (mean*cv)^2), clamped at 0 (costs are never negative)
+ *   uniform   -> mean +- mean*cv*sqrt(3)  (so its CV is cv); cv <= DIST_UNIFORM_MAX_CV
+ *                keeps it non-negative
+ *   normal    -> N(mean, (mean*cv)^2), clamped at 0 (costs are never negative); with
+ *                cv <= DIST_NORMAL_MAX_CV the clamp moves the mean by < 0.01%
  *   lognormal -> exp(N(mu, s^2)) with s^2 = ln(1+cv^2), mu = ln(mean) - s^2/2: mean and CV exact
- * A dist with cv == 0 draws no random numbers, so jitter-free runs consume no draws.
+ * A dist with cv == 0 or mean == 0 draws no random numbers (jitter-free runs consume no
+ * draws) but keeps its kind, so a caller may rebuild it with another mean.
+ * Wider spreads belong to the lognormal, whose mean and CV stay exact at any cv.
  * Draws come from a dist_rng: a PCG32 stream plus the spare normal of the polar method
  * (Marsaglia 1964: two normals per log and sqrt, no trigonometry), owned by the caller.
  */
@@ -14,6 +18,9 @@
 #define TPSIM_DIST_H
 
 #include "pcg32.h"
+
+#define DIST_UNIFORM_MAX_CV 0.5773502691896258 /* 1/sqrt(3): the lower edge stays >= 0 */
+#define DIST_NORMAL_MAX_CV 0.25                /* 4 sigma: P(clamp) ~ 3e-5 */
 
 typedef enum dist_kind { DIST_CONSTANT, DIST_UNIFORM, DIST_NORMAL, DIST_LOGNORMAL } dist_kind;
 

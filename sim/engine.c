@@ -52,12 +52,17 @@ typedef struct eng {
     double *coll_arrival;
     engine_result *res;
     size_t slice_cap;
+    int slice_overflow;
 } eng;
 
 static void eng_slice(eng *e, uint32_t rank, engine_track track, engine_label label, int32_t op,
                       double start, double dur)
 {
-    if (!e->cfg->trace || e->res->n_slices >= e->slice_cap) return;
+    if (!e->cfg->trace) return;
+    if (e->res->n_slices >= e->slice_cap) { /* cannot happen with the bound above */
+        e->slice_overflow = 1;
+        return;
+    }
     e->res->slices[e->res->n_slices++] =
         (engine_slice){start, dur, rank, (uint32_t)e->ranks[rank].step, op, (uint8_t)track,
                        (uint8_t)label};
@@ -199,7 +204,7 @@ static int host_run(eng *e, uint32_t r, double now)
                 h->phase = PH_DRAIN;
                 break;
             }
-            if (c->graphs) {
+            if (c->graphs && e->p->ops[h->pc].graphable) {
                 if (host_spend(e, r, now, dist_sample(&c->graph_launch, &h->rng), PH_GRAPH_DONE,
                                SL_GRAPH_LAUNCH, -1, &fail))
                     return -fail;
@@ -213,9 +218,9 @@ static int host_run(eng *e, uint32_t r, double now)
             }
             break;
         case PH_GRAPH_DONE: /* the graph is one launch: its nodes enter the stream together */
-            for (; h->pc < e->p->n; h->pc++)
+            for (; h->pc < e->p->n && e->p->ops[h->pc].graphable; h->pc++)
                 if (stream_enqueue(e, r, (uint32_t)h->pc, now)) return -1;
-            h->phase = PH_DRAIN;
+            h->phase = PH_LAUNCH;
             break;
         case PH_ENQUEUE:
             if (h->st.count >= (size_t)c->queue_depth) {
@@ -289,9 +294,9 @@ int engine_run(const engine_config *c, engine_result *out, tp_err *err)
     e.coll_arrival = calloc(k, sizeof *e.coll_arrival);
     out->rank_steps = calloc((size_t)e.total_steps * k, sizeof *out->rank_steps);
     if (c->trace) {
-        /* per rank and step: a launch and an op per program entry, a wait per collective,
-         * and a handful of per-step host slices */
-        e.slice_cap = (size_t)e.total_steps * k * (2 * n + c->program->n_collectives + 8);
+        /* per rank and step at most: a launch, a queue-full block and an op per program
+         * entry, a wait per collective, and a handful of per-step host slices */
+        e.slice_cap = (size_t)e.total_steps * k * (3 * n + c->program->n_collectives + 8);
         out->slices = malloc(e.slice_cap * sizeof *out->slices);
     }
     if (!e.ranks || !e.coll_arrival || !out->rank_steps || (c->trace && !out->slices) ||
@@ -322,6 +327,10 @@ int engine_run(const engine_config *c, engine_result *out, tp_err *err)
         if (fail) goto oom;
     }
     out->events = e.q.pushed;
+    if (e.slice_overflow) {
+        tp_err_set(err, "engine: trace buffer overflow (a bug: please report)");
+        goto fail;
+    }
     for (size_t r = 0; r < k; r++)
         if (e.ranks[r].phase != PH_FINISHED) {
             tp_err_set(err, "engine: rank %zu stopped at step %ld (deadlock)", r, e.ranks[r].step);

@@ -6,8 +6,9 @@
  *    broadcast. Then, per op, the host spends a launch cost (collective launches have their
  *    own) and enqueues the op, blocking while queue_depth ops are in flight on the stream.
  *    After the last op it waits for the stream to drain (the sampled tokens copied back)
- *    and spends the per-step host cost; that ends the step. In graph mode the host spends
- *    one graph-launch cost and enqueues the whole step at once.
+ *    and spends the per-step host cost; that ends the step. In graph mode each run of
+ *    graphable ops is one graph: the host spends one graph-launch cost and enqueues the
+ *    run at once; the other ops are launched one by one as in eager mode.
  *  - a COMPUTE STREAM runs ops FIFO: an op starts when enqueued + launch_latency has passed
  *    and its predecessor has finished, and runs for its gpu_s.
  *  - a COLLECTIVE is one op on every rank's stream: a rank arrives when its op would start;

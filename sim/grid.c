@@ -15,8 +15,9 @@ static const char *const grid_columns[COL_COUNT] = {
 #define GRID_REQUIRED 5 /* the first five columns */
 #define GRID_MAX_FIELDS 32
 
-/* Split a line in place at commas; trims spaces; returns the field count. */
-static int grid_split(char *line, char **fields, int cap)
+/* Split a line in place at commas; trims spaces; records each field's 1-based column;
+ * returns the field count. */
+static int grid_split(char *line, char **fields, int *cols, int cap)
 {
     int n = 0;
     for (char *p = line;;) {
@@ -25,14 +26,15 @@ static int grid_split(char *line, char **fields, int cap)
         while (*p == ' ' || *p == '\t') p++;
         char *end = p + strlen(p);
         while (end > p && (end[-1] == ' ' || end[-1] == '\t')) *--end = '\0';
-        if (n < cap) fields[n] = p;
+        if (n < cap) fields[n] = p, cols[n] = (int)(p - line) + 1;
         n++;
         if (!comma) return n;
         p = comma + 1;
     }
 }
 
-static int grid_header(const char *path, int line, char **f, int nf, int *map, tp_err *err)
+static int grid_header(const char *path, int line, char **f, const int *col, int nf, int *map,
+                       tp_err *err)
 {
     int have[COL_COUNT];
     for (int c = 0; c < COL_COUNT; c++) have[c] = -1;
@@ -40,11 +42,13 @@ static int grid_header(const char *path, int line, char **f, int nf, int *map, t
         int c = 0;
         while (c < COL_COUNT && strcmp(f[i], grid_columns[c])) c++;
         if (c == COL_COUNT)
-            return tp_err_at(err, path, line, 0,
+            return tp_err_at(err, path, line, col[i],
                              "unknown column '%s', expected config, tp, batch, ctx, measured_ms "
                              "[, pred_compute_ms, pred_comm_ms, full_pred_ms, error_pct]",
                              f[i]);
-        if (have[c] >= 0) return tp_err_at(err, path, line, 0, "column '%s' appears twice", f[i]);
+        if (have[c] >= 0)
+            return tp_err_at(err, path, line, col[i], "column '%s' appears twice (first at column %d)",
+                             f[i], col[have[c]]);
         have[c] = i;
         map[i] = c;
     }
@@ -54,24 +58,24 @@ static int grid_header(const char *path, int line, char **f, int nf, int *map, t
     return 0;
 }
 
-static int grid_number(const char *path, int line, const char *col, const char *text, double lo,
-                       double hi, double *out, tp_err *err)
+static int grid_number(const char *path, int line, int at, const char *col, const char *text,
+                       double lo, double hi, double *out, tp_err *err)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
     if (strpbrk(text, "xXpP")) end = (char *)text; /* decimal only: no hex floats */
     if (!text[0] || *end || errno == ERANGE || !isfinite(v))
-        return tp_err_at(err, path, line, 0, "%s: '%s' is not a number", col, text);
+        return tp_err_at(err, path, line, at, "%s: '%s' is not a number", col, text);
     if (v < lo || v > hi)
-        return tp_err_at(err, path, line, 0, "%s: %g is out of range, expected %g..%g", col, v,
+        return tp_err_at(err, path, line, at, "%s: %g is out of range, expected %g..%g", col, v,
                          lo, hi);
     *out = v;
     return 0;
 }
 
-static int grid_row(const char *path, int line, char **f, int nf, const int *map, grid_cell *c,
-                    tp_err *err)
+static int grid_row(const char *path, int line, char **f, const int *at, int nf, const int *map,
+                    grid_cell *c, tp_err *err)
 {
     static const double lo[COL_COUNT] = {0, 1, 1, 1, 1e-6, 0, 0, -1e6, -1e6};
     static const double hi[COL_COUNT] = {0, 1024, 1 << 20, 1 << 24, 1e7, 1e7, 1e7, 1e7, 1e6};
@@ -85,14 +89,15 @@ static int grid_row(const char *path, int line, char **f, int nf, const int *map
         int col = map[i];
         if (col == COL_CONFIG) {
             if (!f[i][0] || strlen(f[i]) >= sizeof c->config)
-                return tp_err_at(err, path, line, 0, "config: expected a name like 'H100 TP-2'");
+                return tp_err_at(err, path, line, at[i], "config: expected a name like 'H100 TP-2'");
             snprintf(c->config, sizeof c->config, "%s", f[i]);
             continue;
         }
-        if (grid_number(path, line, grid_columns[col], f[i], lo[col], hi[col], &v, err)) return -1;
+        if (grid_number(path, line, at[i], grid_columns[col], f[i], lo[col], hi[col], &v, err))
+            return -1;
         if (col <= COL_CTX) {
             if (v != floor(v))
-                return tp_err_at(err, path, line, 0, "%s: %g is not an integer", grid_columns[col], v);
+                return tp_err_at(err, path, line, at[i], "%s: %g is not an integer", grid_columns[col], v);
             long *target = col == COL_TP ? &c->tp : col == COL_BATCH ? &c->batch : &c->ctx;
             *target = (long)v;
         } else {
@@ -100,11 +105,14 @@ static int grid_row(const char *path, int line, char **f, int nf, const int *map
         }
     }
     /* the config names its TP degree: "H100 TP-2" with tp 2 */
+    int config_at = 1;
+    for (int i = 0; i < nf; i++)
+        if (map[i] == COL_CONFIG) config_at = at[i];
     const char *tp_at = strstr(c->config, " TP-");
     char *end;
     long k = tp_at ? strtol(tp_at + 4, &end, 10) : -1;
     if (!tp_at || tp_at == c->config || *end || k != c->tp)
-        return tp_err_at(err, path, line, 0,
+        return tp_err_at(err, path, line, config_at,
                          "unknown config '%s' for tp %ld, expected 'NAME TP-%ld' (e.g. 'H100 TP-%ld')",
                          c->config, c->tp, c->tp, c->tp);
     return 0;
@@ -118,7 +126,7 @@ int grid_load(const char *path, grid *out, tp_err *err)
     if (!f) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
     char buf[4096];
     char *fields[GRID_MAX_FIELDS];
-    int map[GRID_MAX_FIELDS], ncols = 0, line = 0, rc = -1;
+    int cols[GRID_MAX_FIELDS], map[GRID_MAX_FIELDS], ncols = 0, line = 0, rc = -1;
     size_t cap = 0;
     while (fgets(buf, sizeof buf, f)) {
         line++;
@@ -131,13 +139,13 @@ int grid_load(const char *path, grid *out, tp_err *err)
         char *p = buf;
         while (*p == ' ' || *p == '\t') p++;
         if (*p == '#' || *p == '\0') continue;
-        int nf = grid_split(p, fields, GRID_MAX_FIELDS);
+        int nf = grid_split(buf, fields, cols, GRID_MAX_FIELDS);
         if (nf > GRID_MAX_FIELDS) {
             tp_err_at(err, path, line, 0, "%d fields, expected at most %d", nf, GRID_MAX_FIELDS);
             goto out;
         }
         if (!ncols) {
-            if (grid_header(path, line, fields, nf, map, err)) goto out;
+            if (grid_header(path, line, fields, cols, nf, map, err)) goto out;
             ncols = nf;
             continue;
         }
@@ -155,7 +163,7 @@ int grid_load(const char *path, grid *out, tp_err *err)
             out->cells = grown;
         }
         grid_cell *c = &out->cells[out->n];
-        if (grid_row(path, line, fields, nf, map, c, err)) goto out;
+        if (grid_row(path, line, fields, cols, nf, map, c, err)) goto out;
         const grid_cell *dup = grid_find(out, c->tp, c->batch, c->ctx);
         if (dup) {
             tp_err_at(err, path, line, 0, "duplicate cell tp %ld batch %ld ctx %ld (first at line %d)",

@@ -39,7 +39,10 @@ static int prog_add(prog *p, prog_kind kind, prog_name name, int layer, double b
         p->ops = grown;
         p->cap = cap;
     }
-    p->ops[p->n++] = (prog_op){(uint8_t)kind, (uint8_t)name, (int16_t)layer, bytes, flops, 0.0};
+    int eager_only = name == OPN_INPUT_COPY || name == OPN_LM_HEAD || name == OPN_LOGITS_GATHER ||
+                     name == OPN_SAMPLING || name == OPN_TOKENS_D2H;
+    p->ops[p->n++] =
+        (prog_op){(uint8_t)kind, (uint8_t)name, (int16_t)layer, (uint8_t)!eager_only, bytes, flops, 0.0};
     if (kind == PROG_ALLREDUCE) p->n_allreduce++;
     if (kind == PROG_ALLREDUCE || kind == PROG_ALLGATHER)
         p->n_collectives++;

@@ -10,7 +10,10 @@
  * (ar_copy is vLLM's custom all-reduce copying its input into the registered buffer.)
  * Around the layers: the step's input copies, the embedding (plus its all-reduce when
  * enabled), the final norm, lm_head (plus the logits all-gather when enabled), sampling
- * kernels, and the copy of the sampled tokens back to the host. Costs are filled later
+ * kernels, and the copy of the sampled tokens back to the host. The model forward, from
+ * the embedding to the final norm, is what vLLM captures in a CUDA graph (graphable);
+ * input copies, lm_head and its gather, the sampler and the token copy run eagerly around
+ * it (vLLM computes logits outside the graph). Costs are filled later
  * by cost_apply; prog only describes the work.
  */
 #ifndef TPSIM_PROG_H
@@ -41,6 +44,7 @@ typedef struct prog_op {
     uint8_t kind;   /* prog_kind */
     uint8_t name;   /* prog_name */
     int16_t layer;  /* decoder layer, -1 outside the layers */
+    uint8_t graphable; /* part of the model forward, which vLLM captures in a CUDA graph */
     double bytes;   /* kernel: HBM bytes read+written; copy: bytes copied; collective: message */
     double flops;
     double gpu_s;   /* GPU time, from cost_apply */

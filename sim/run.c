@@ -96,20 +96,7 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
     run_detail d;
     memset(&d, 0, sizeof d);
     const arcal *cal = req->tp > 1 ? scenario_allreduce(s, req->tp) : NULL;
-    if (req->tp > 1 && !cal) {
-        char have[128] = "";
-        size_t used = 0;
-        for (int i = 0; i < s->n_cals && used < sizeof have - 8; i++)
-            used += (size_t)snprintf(have + used, sizeof have - used, "%s%ld", i ? ", " : "",
-                                     s->cals[i].tp);
-        return tp_err_set(err,
-                          "%s: no all-reduce calibration for tp %ld (have: %s); add one to its "
-                          "allreduce list or pass --calib FILE (made by tpsim fit-allreduce)",
-                          s->path, req->tp, used ? have : "none");
-    }
-    if (s->slow_rank >= req->tp)
-        return tp_err_set(err, "%s: host.slow_rank.rank %ld is not a rank at tp %ld, expected 0..%ld",
-                          s->path, s->slow_rank, req->tp, req->tp - 1);
+    if (run_check_tp(s, req->tp, err)) return -1;
     if (prog_build(&d.program, &s->model, &s->program, req->tp, req->batch, req->ctx, err))
         return -1;
     cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,
@@ -153,6 +140,41 @@ out:
         prog_free(&d.program);
     }
     return rc;
+}
+
+int run_check_tp(const scenario *s, long tp, tp_err *err)
+{
+    if (model_check_tp(&s->model, tp, err)) return -1;
+    if (tp > 1 && !scenario_allreduce(s, tp)) {
+        char have[128] = "";
+        size_t used = 0;
+        for (int i = 0; i < s->n_cals && used < sizeof have - 8; i++)
+            used += (size_t)snprintf(have + used, sizeof have - used, "%s%ld", i ? ", " : "",
+                                     s->cals[i].tp);
+        return tp_err_set(err,
+                          "%s: no all-reduce calibration for tp %ld (have: %s); add one to its "
+                          "allreduce list or pass --calib FILE (made by tpsim fit-allreduce)",
+                          s->path, tp, used ? have : "none");
+    }
+    if (s->slow_rank >= tp)
+        return tp_err_set(err, "%s: host.slow_rank.rank: %ld is not a rank at tp %ld, expected 0..%ld",
+                          s->slow_rank_at, s->slow_rank, tp, tp - 1);
+    return 0;
+}
+
+double run_allreduce_call_s(const scenario *s, const run_summary *r)
+{
+    const arcal *cal = r->req.tp > 1 ? scenario_allreduce(s, r->req.tp) : NULL;
+    double msg = (double)r->req.batch * (double)s->model.hidden * (double)s->model.dtype_bytes;
+    return cal ? arcal_allreduce_time(cal, msg) : 0.0;
+}
+
+int run_check_step(const scenario *s, const run_summary *r, tp_err *err)
+{
+    if (r->step_min > 0) return 0;
+    return tp_err_set(err, "%s: offset_ms %g makes the step %.3f ms at tp %ld batch %ld, expected "
+                      "a step > 0", s->path, s->offset_s * 1e3, r->step_min * 1e3, r->req.tp,
+                      r->req.batch);
 }
 
 void run_release(run_detail *d)

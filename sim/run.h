@@ -50,6 +50,12 @@ run_request run_defaults(const scenario *s, run_request partial);
 int run_cell(const scenario *s, const run_request *req, run_summary *out, run_detail *detail,
              tp_err *err);
 void run_release(run_detail *detail);
+/* The time of one layer all-reduce (batch x hidden x dtype bytes) at the summary's cell. */
+double run_allreduce_call_s(const scenario *s, const run_summary *r);
+/* Refuses a summary whose step is not positive (an offset larger than the step). */
+int run_check_step(const scenario *s, const run_summary *r, tp_err *err);
+/* Can this scenario run at tp (shards the model, has a calibration, its slow rank exists)? */
+int run_check_tp(const scenario *s, long tp, tp_err *err);
 /* Linear-interpolated quantile of a sorted array. */
 double run_quantile(const double *sorted, size_t n, double q);
 

@@ -65,22 +65,48 @@ static int scn_dist(const cfg_node *map, const char *key, dist *out, tp_err *err
         return -1;
     if (kind == DIST_CONSTANT && cv != 0)
         return cfg_error(cfg_get(n, "cv"), err, "a constant has no cv, expected 0 or no cv key");
+    if (kind == DIST_UNIFORM && cv > DIST_UNIFORM_MAX_CV)
+        return cfg_error(cfg_get(n, "cv"), err,
+                         "%g is too wide for a uniform (it would go below 0), expected <= %.3f; "
+                         "use a lognormal", cv, DIST_UNIFORM_MAX_CV);
+    if (kind == DIST_NORMAL && cv > DIST_NORMAL_MAX_CV)
+        return cfg_error(cfg_get(n, "cv"), err,
+                         "%g is too wide for a normal (clamping at 0 would raise its mean), "
+                         "expected <= %.2f; use a lognormal", cv, DIST_NORMAL_MAX_CV);
     *out = dist_make((dist_kind)kind, mean * 1e-6, cv);
     return 0;
 }
 
-static int scn_fit_key(const cfg_node *n, scenario_fit_param *fp, tp_err *err)
+/* A fit key must name a number written in the scenario (so the fit has a starting value
+ * and a type), and no key may be fitted twice. */
+static int scn_fit_key(const cfg_node *root, const cfg_node *n, const scenario *s,
+                       scenario_fit_param *fp, tp_err *err)
 {
     const char *key;
+    double v;
     if (cfg_as_string(n, &key, err)) return -1;
     if (strlen(key) >= sizeof fp->keys[0]) return cfg_error(n, err, "key too long");
     if (!strcmp(key, "fit") || !strncmp(key, "fit.", 4))
         return cfg_error(n, err, "a fit parameter cannot set the fit block itself");
+    const cfg_node *target = cfg_find(root, key);
+    if (!target || target->kind != CFG_SCALAR)
+        return cfg_error(n, err, "'%s' names no scalar in this scenario, expected a numeric key "
+                         "written in the file (its value is the starting point)", key);
+    if (cfg_as_double(target, -1e300, 1e300, &v, err)) return -1;
+    for (int i = 0; i <= s->n_fit_params && i < SCN_MAX_FIT; i++) {
+        const scenario_fit_param *other = &s->fit_params[i];
+        for (int j = 0; j < other->n_keys; j++)
+            if (!strcmp(other->keys[j], key))
+                return cfg_error(n, err, "'%s' is already fitted (line %d), each key may be "
+                                 "fitted once", key, other->key_line[j]);
+    }
+    fp->key_line[fp->n_keys] = n->line;
+    fp->key_col[fp->n_keys] = n->col;
     snprintf(fp->keys[fp->n_keys++], sizeof fp->keys[0], "%s", key);
     return 0;
 }
 
-static int scn_bind_fit(const cfg_node *fit, scenario *s, tp_err *err)
+static int scn_bind_fit(const cfg_node *root, const cfg_node *fit, scenario *s, tp_err *err)
 {
     cfg_node *params, *cells;
     if (cfg_expect_map(fit, fit_keys, err) || !(params = cfg_need(fit, "params", err)) ||
@@ -100,14 +126,15 @@ static int scn_bind_fit(const cfg_node *fit, scenario *s, tp_err *err)
             return -1;
         if (fp->hi <= fp->lo)
             return cfg_error(cfg_get(p, "max"), err, "%g is not above min %g", fp->hi, fp->lo);
-        if (scn_fit_key(cfg_get(p, "key"), fp, err)) return -1;
+        s->n_fit_params = (int)i; /* the params so far, for the duplicate check */
+        if (scn_fit_key(root, cfg_get(p, "key"), s, fp, err)) return -1;
         snprintf(fp->key, sizeof fp->key, "%s", key);
         cfg_node *also = cfg_get(p, "also"); /* more keys tied to the same value */
         if (also && (also->kind != CFG_SEQ || also->n + 1 > SCN_MAX_FIT_KEYS))
             return cfg_error(also, err, "expected a list of at most %d more keys",
                              SCN_MAX_FIT_KEYS - 1);
         for (size_t j = 0; also && j < also->n; j++)
-            if (scn_fit_key(also->vals[j], fp, err)) return -1;
+            if (scn_fit_key(root, also->vals[j], s, fp, err)) return -1;
     }
     for (size_t i = 0; i < cells->n; i++) {
         const cfg_node *c = cells->vals[i];
@@ -116,9 +143,17 @@ static int scn_bind_fit(const cfg_node *fit, scenario *s, tp_err *err)
             cfg_long(c, "batch", 1, 1, 1 << 20, &fc->batch, err) ||
             cfg_long(c, "ctx", 1, 1, 1 << 24, &fc->ctx, err))
             return -1;
+        fc->line = c->line;
+        fc->col = c->col;
     }
     s->n_fit_params = (int)params->n;
     s->n_fit_cells = (int)cells->n;
+    return 0;
+}
+
+static int scn_position(const cfg_node *n, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s:%d:%d", n->file, n->line, n->col);
     return 0;
 }
 
@@ -141,6 +176,7 @@ static int scn_bind_host(const cfg_node *host, scenario *s, tp_err *err)
         double extra_us = 0;
         if (cfg_expect_map(slow, slow_keys, err) ||
             cfg_long(slow, "rank", 1, 0, 1023, &s->slow_rank, err) ||
+            scn_position(cfg_get(slow, "rank"), s->slow_rank_at, sizeof s->slow_rank_at) ||
             cfg_double(slow, "extra_step_us", 0, 0, 1e9, &extra_us, err) ||
             cfg_double(slow, "launch_factor", 0, 0, 1e6, &s->slow_launch_factor, err))
             return -1;
@@ -207,7 +243,9 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     double offset_ms = 0;
     snprintf(s.path, sizeof s.path, "%s", cfg_file(doc));
     s.tp = 1, s.batch = 1, s.ctx = 2048, s.steps = 20, s.warmup = 1;
-    s.program = (prog_opts){0, 0, 8, 6}; /* REFERENCE.md section 4: ~6-10 input copies, ~6 greedy sampler kernels */
+    /* vLLM's step unless the scenario says otherwise (REFERENCE.md section 4): the embedding
+     * all-reduce and logits gather at k > 1, ~6-10 input copies, ~6 greedy sampler kernels */
+    s.program = (prog_opts){1, 1, 8, 6};
     if (cfg_expect_map(r, scn_keys, err) || cfg_string(r, "name", 1, &name, err) ||
         cfg_string(r, "description", 0, &desc, err) ||
         cfg_source(r, 0, err) || scn_bind_files(doc, r, &s, err))
@@ -247,7 +285,7 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     }
     if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;
     s.offset_s = offset_ms * 1e-3;
-    if ((n = cfg_get(r, "fit")) && scn_bind_fit(n, &s, err)) return -1;
+    if ((n = cfg_get(r, "fit")) && scn_bind_fit(r, n, &s, err)) return -1;
     *out = s;
     return 0;
 }

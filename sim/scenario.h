@@ -30,12 +30,14 @@
 typedef struct scenario_fit_param {
     char key[128];                       /* its name: the first dotted key it sets */
     char keys[SCN_MAX_FIT_KEYS][128];    /* every scenario key it sets to the same value */
+    int key_line[SCN_MAX_FIT_KEYS], key_col[SCN_MAX_FIT_KEYS]; /* where each key is named */
     int n_keys;
     double lo, hi;
 } scenario_fit_param;
 
 typedef struct scenario_fit_cell {
     long tp, batch, ctx;
+    int line, col;
 } scenario_fit_cell;
 
 typedef struct scenario {
@@ -54,6 +56,7 @@ typedef struct scenario {
     int broadcast_wait;
     long queue_depth;
     long slow_rank;           /* -1: none */
+    char slow_rank_at[SCN_PATH_MAX + 32]; /* "file:line:col" of slow_rank.rank, for messages */
     double slow_extra_step_s, slow_launch_factor;
     /* execution mode; graph costs default to REFERENCE.md section 5's 15 us + 0.6 us/node */
     int graphs;

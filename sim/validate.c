@@ -16,27 +16,53 @@ typedef struct val_fit_ctx {
     tp_err *err;
 } val_fit_ctx;
 
-/* Bind the document with the free parameters set to x. */
+/* Bind the document with the free parameters set to x. A value the scenario refuses is
+ * reported at the fit key that set it. */
 static int val_bind(cfg_doc *doc, const cmd_scn_opts *o, const scenario *spec, const double *x,
                     scenario *out, tp_err *err)
 {
     for (int i = 0; i < spec->n_fit_params; i++)
         for (int j = 0; j < spec->fit_params[i].n_keys; j++) {
+            const scenario_fit_param *fp = &spec->fit_params[i];
             char assign[192];
-            snprintf(assign, sizeof assign, "%s=%.17g", spec->fit_params[i].keys[j], x[i]);
-            if (cfg_set(doc, assign, 0, err)) return -1;
+            snprintf(assign, sizeof assign, "%s=%.17g", fp->keys[j], x[i]);
+            if (cfg_set_at(doc, assign, spec->path, fp->key_line[j], fp->key_col[j], err))
+                return -1;
         }
-    if (scenario_bind(doc, out, err)) {
-        if (spec->n_fit_params) {
-            char inner[TP_ERR_MAX];
-            snprintf(inner, sizeof inner, "%s", err->msg);
-            return tp_err_set(err, "%s: fit: setting the free parameters failed: %s", spec->path,
-                              inner);
-        }
-        return -1;
-    }
+    if (scenario_bind(doc, out, err)) return -1;
     for (int i = 0; i < o->n_calibs; i++)
         if (scenario_add_allreduce(out, o->calibs[i], err)) return -1;
+    return 0;
+}
+
+/* The fit's values come from fitting: a --set on a fitted key would be silently lost. */
+static int val_check_sets(const cmd_scn_opts *o, const scenario *spec, tp_err *err)
+{
+    for (int k = 0; k < o->n_sets; k++) {
+        size_t len = strcspn(o->sets[k], "=");
+        for (int i = 0; i < spec->n_fit_params; i++)
+            for (int j = 0; j < spec->fit_params[i].n_keys; j++)
+                if (strlen(spec->fit_params[i].keys[j]) == len &&
+                    !strncmp(o->sets[k], spec->fit_params[i].keys[j], len))
+                    return tp_err_set(err, "--set %s: '%.*s' is a free parameter of %s's fit, its "
+                                      "value comes from fitting; change its min/max there instead",
+                                      o->sets[k], (int)len, o->sets[k], spec->path);
+    }
+    return 0;
+}
+
+/* Every fitted key must take the whole box: both bounds and a non-integer inside. */
+static int val_check_box(cfg_doc *doc, const cmd_scn_opts *o, const scenario *spec, tp_err *err)
+{
+    scenario probe;
+    double x[SCN_MAX_FIT];
+    for (int corner = 0; corner < 3; corner++) {
+        for (int i = 0; i < spec->n_fit_params; i++) {
+            const scenario_fit_param *fp = &spec->fit_params[i];
+            x[i] = corner == 0 ? fp->lo : corner == 1 ? fp->hi : fp->lo + 0.3819660113 * (fp->hi - fp->lo);
+        }
+        if (val_bind(doc, o, spec, x, &probe, err)) return -1;
+    }
     return 0;
 }
 
@@ -71,11 +97,13 @@ static int val_fit(cfg_doc *doc, const cmd_scn_opts *o, const grid *g, scenario 
     for (int i = 0; i < spec->n_fit_cells; i++) {
         const scenario_fit_cell *fc = &spec->fit_cells[i];
         if (!grid_find(g, fc->tp, fc->batch, fc->ctx))
-            return tp_err_set(err, "%s: fit cell tp %ld batch %ld ctx %ld is not in the grid %s",
-                              spec->path, fc->tp, fc->batch, fc->ctx, g->path);
+            return tp_err_at(err, spec->path, fc->line, fc->col,
+                             "fit cell tp %ld batch %ld ctx %ld is not in the grid %s", fc->tp,
+                             fc->batch, fc->ctx, g->path);
     }
     rep->n_fit = spec->n_fit_params;
     if (spec->n_fit_params == 0) return val_bind(doc, o, spec, NULL, &rep->scn, err);
+    if (val_check_sets(o, spec, err) || val_check_box(doc, o, spec, err)) return -1;
     double lo[SCN_MAX_FIT], hi[SCN_MAX_FIT];
     for (int i = 0; i < spec->n_fit_params; i++)
         lo[i] = spec->fit_params[i].lo, hi[i] = spec->fit_params[i].hi;
@@ -134,8 +162,9 @@ static int val_aggregate(val_report *r, tp_err *err)
         val_config *c = &r->configs[k];
         c->mape_pct /= c->n;
         c->heldout_mape_pct = c->n_heldout ? heldout_sum[k] / c->n_heldout : NAN;
-        /* the verdict is on held-out cells; a config with none is judged on all its cells */
-        c->pass = (c->n_heldout ? c->heldout_mape_pct : c->mape_pct) <= r->kill_switch_pct;
+        /* the verdict is on held-out cells only: an in-sample fit proves nothing */
+        c->tested = c->n_heldout > 0;
+        c->pass = c->tested && c->heldout_mape_pct <= r->kill_switch_pct;
         c->residual_ms /= c->n;
         c->residual_grid_ms = grid_resid_ok[k] ? grid_resid[k] / c->n : NAN;
         c->measured_mean_ms /= c->n;

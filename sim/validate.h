@@ -3,7 +3,8 @@
  * Contract: val_run loads the scenario (with the caller's overrides), fits its declared
  * free parameters (at most 2) on its declared calibration cells (at most 2, which must be
  * in the grid) and on nothing else, then predicts every grid cell. Per config it reports
- * MAPE over all and over held-out cells, the kill-switch verdict on the held-out MAPE,
+ * MAPE over all and over held-out cells, the kill-switch verdict on the held-out MAPE
+ * (a config without held-out cells is untested, not passed),
  * and the implied per-step residual measured - comm - compute/k (simulated comm and
  * compute; also from the grid's own prediction columns when it has them). The shrink
  * ratio is step(lowest tp) / step(next tp), the mean over batch/ctx present in both.
@@ -32,6 +33,8 @@ typedef struct val_config {
     long tp;
     int n, n_heldout;
     double mape_pct, heldout_mape_pct; /* heldout: NAN when every cell calibrates */
+    int tested;               /* it has held-out cells: a config judged only on the cells it
+                                 was fitted on is untested, never a pass */
     int pass;
     double residual_ms;       /* mean of measured - sim allreduce - sim compute */
     double residual_grid_ms;  /* the same from the grid's pred columns, NAN if absent */

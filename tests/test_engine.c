@@ -36,6 +36,7 @@ static prog synthetic(long tp, size_t n, size_t coll_every)
         p.ops[i].kind = coll ? PROG_ALLREDUCE : PROG_KERNEL;
         p.ops[i].name = coll ? OPN_ALL_REDUCE : OPN_QKV_PROJ;
         p.ops[i].layer = -1;
+        p.ops[i].graphable = 1;
         p.ops[i].gpu_s = 1e-6 * (3.0 + (double)(i % 7)) + (coll ? 20e-6 : 0);
         if (coll) p.n_collectives++, p.n_allreduce++;
         else p.n_kernels++;
@@ -195,7 +196,8 @@ static void test_graph_mode(void **state)
     const double g = 40e-6, lat = 2e-6;
     prog p = synthetic(2, 200, 10);
     engine_host h[2] = {zero_host(), zero_host()};
-    h[0].launch = h[1].launch = dist_const(50e-6); /* ignored in graph mode */
+    h[0].launch = h[1].launch = dist_const(50e-6); /* only for ops outside the graph */
+    h[0].collective = h[1].collective = dist_const(50e-6);
     engine_config c = base_config(&p, h);
     c.graphs = 1;
     c.graph_launch = dist_const(g);
@@ -205,6 +207,19 @@ static void test_graph_mode(void **state)
     assert_int_equal(engine_run(&c, &r, &err), 0);
     assert_rel(engine_at(&r, 2, 1)->dur, g + lat + sum_gpu(&p));
     assert_rel(engine_at(&r, 2, 1)->host, g);
+    engine_result_free(&r);
+    /* an eager op before and after the graph (input copy, sampler): each pays its launch */
+    p.ops[0].graphable = p.ops[p.n - 1].graphable = 0;
+    assert_int_equal(engine_run(&c, &r, &err), 0);
+    double launch = 50e-6;
+    /* op 0 starts at launch + lat; the graph is launched after it (launch + g), whose ops
+     * start behind op 0; the last op is launched once the graph is enqueued */
+    double t0 = launch + lat + p.ops[0].gpu_s, graph_enq = launch + g;
+    double graph_end = fmax(t0, graph_enq + lat);
+    for (size_t i = 1; i + 1 < p.n; i++) graph_end += p.ops[i].gpu_s;
+    double last_start = fmax(graph_end, graph_enq + launch + lat);
+    assert_rel(engine_at(&r, 2, 1)->dur, last_start + p.ops[p.n - 1].gpu_s);
+    assert_rel(engine_at(&r, 2, 1)->host, 2 * launch + g);
     engine_result_free(&r);
     prog_free(&p);
 }

@@ -79,6 +79,19 @@ assert any(e["name"] == "launch qkv_proj" for e in x)
 assert all(e["dur"] >= 0 and "step" in e["args"] for e in x)
 PY
 check "no temp file left" test -z "$(ls "$TMP" | grep '\.tmp\.')"
+# a full launch queue adds a slice per launch: nothing may be dropped (every step keeps its sync)
+expect_ok "trace, queue depth 1" "$TPSIM" run $SCN --tp 2 --steps 3 --warmup 0 --set host.launch.mean_us=5 --set host.collective.mean_us=5 \
+    --set host.queue_depth=1 --set host.step.mean_us=10 --trace "$TMP/q.json"
+check "queue-full trace complete" python3 - "$TMP/q.json" <<'PY'
+import json, sys
+x = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+for rank in (0, 1):
+    for step in (0, 1, 2):
+        mine = [e for e in x if e["pid"] == rank and e["args"]["step"] == step]
+        assert sum(e["name"] == "step host work" for e in mine) == 1, (rank, step)
+        assert sum(e["tid"] == 1 and e["name"] == "all_reduce" for e in mine) == 160, (rank, step)
+        assert sum(e["name"].startswith("launch ") for e in mine) == 1138, (rank, step)
+PY
 
 # --- an override of the calibration file via --calib drives the run
 cat >"$TMP/cal8.yaml" <<'Y'

@@ -88,28 +88,54 @@ d = json.load(open(sys.argv[1]))
 assert [c["pass"] for c in d["configs"]] == [False, False] and d["configs"][0]["kill_switch_pct"] == 7' "$TMP/out"
 
 # --- malformed grids: one line naming file:line, status 2
-bad() { # NAME PATTERN CONTENT
+bad_grid() { # NAME PATTERN CONTENT
     printf '%b' "$3" >"$TMP/bad.csv"
     expect_fail2 "grid: $1" "bad\.csv:$2" "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/bad.csv"
 }
 H='config,tp,batch,ctx,measured_ms\n'
-bad "missing column"  '1: missing column .measured_ms.' 'config,tp,batch,ctx\nH100 TP-2,2,1,2048\n'
-bad "unknown column"  '2: unknown column .speed.'        '# c\nconfig,tp,batch,ctx,measured_ms,speed\n'
-bad "repeated column" '1: column .tp. appears twice'     'config,tp,tp,batch,ctx,measured_ms\n'
-bad "non-numeric"     '2: measured_ms: .fast. is not a number' "${H}H100 TP-2,2,1,2048,fast\n"
-bad "negative time"   '2: measured_ms: -3 is out of range'  "${H}H100 TP-2,2,1,2048,-3\n"
-bad "fractional tp"   '2: tp: 2.5 is not an integer'       "${H}H100 TP-2,2.5,1,2048,27\n"
-bad "duplicate cell"  '3: duplicate cell tp 2 batch 1 ctx 2048 \(first at line 2\)' "${H}H100 TP-2,2,1,2048,27\nH100 TP-2,2,1,2048,28\n"
-bad "unknown config"  "2: unknown config 'H100 TP-4' for tp 2" "${H}H100 TP-4,2,1,2048,27\n"
-bad "config no TP"    "2: unknown config 'H100' for tp 2" "${H}H100,2,1,2048,27\n"
-bad "field count"     '2: 4 fields, expected 5'            "${H}H100 TP-2,2,1,2048\n"
-bad "no rows"         '1: no data rows'                    "${H}"
+bad_grid "missing column"  '1: missing column .measured_ms.' 'config,tp,batch,ctx\nH100 TP-2,2,1,2048\n'
+bad_grid "unknown column"  '2:33: unknown column .speed.'        '# c\nconfig,tp,batch,ctx,measured_ms,speed\n'
+bad_grid "repeated column" '1:11: column .tp. appears twice \(first at column 8\)'     'config,tp,tp,batch,ctx,measured_ms\n'
+bad_grid "non-numeric"     '2:20: measured_ms: .fast. is not a number' "${H}H100 TP-2,2,1,2048,fast\n"
+bad_grid "negative time"   '2:20: measured_ms: -3 is out of range'  "${H}H100 TP-2,2,1,2048,-3\n"
+bad_grid "fractional tp"   '2:11: tp: 2.5 is not an integer'       "${H}H100 TP-2,2.5,1,2048,27\n"
+bad_grid "duplicate cell"  '3: duplicate cell tp 2 batch 1 ctx 2048 \(first at line 2\)' "${H}H100 TP-2,2,1,2048,27\nH100 TP-2,2,1,2048,28\n"
+bad_grid "unknown config"  "2:1: unknown config 'H100 TP-4' for tp 2" "${H}H100 TP-4,2,1,2048,27\n"
+bad_grid "config no TP"    "2:1: unknown config 'H100' for tp 2" "${H}H100,2,1,2048,27\n"
+bad_grid "field count"     '2: 4 fields, expected 5'            "${H}H100 TP-2,2,1,2048\n"
+bad_grid "no rows"         '1: no data rows'                    "${H}"
 printf "${H}H100 TP-4,4,1,2048,25.6\n" >"$TMP/nocal.csv"   # the TP-2 b1 calibration cell is missing
-expect_fail2 "grid: fit cell absent" 'fit cell tp 2 batch 1 ctx 2048 is not in the grid .*nocal\.csv' \
+expect_fail2 "grid: fit cell absent" 'paper-additive\.yaml:[0-9]+:[0-9]+: fit cell tp 2 batch 1 ctx 2048 is not in the grid .*nocal\.csv' \
     "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/nocal.csv"
 expect_fail2 "grid: missing file" 'nope\.csv: cannot open' "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/nope.csv"
 expect_fail2 "validate: bad kill-switch" 'kill-switch' "$TPSIM" validate scenarios/paper-additive.yaml --kill-switch x
 expect_fail2 "validate: unknown flag" 'unknown option' "$TPSIM" validate scenarios/paper-additive.yaml --frobnicate
+
+# --- a config judged only on its calibration cells is untested, never a pass
+grep -E '^(#|config|H100 TP-2,2,1,|H100 TP-4,4,1,)' $GRID >"$TMP/only-cal.csv"
+expect_ok "only calibration cells" "$TPSIM" validate scenarios/eager-host-dispatch.yaml --grid "$TMP/only-cal.csv" --format json &&
+check "no held-out cell: untested, not pass" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(not c["tested"] and not c["pass"] for c in d["configs"]), d["configs"]' "$TMP/out"
+"$TPSIM" validate scenarios/eager-host-dispatch.yaml --grid "$TMP/only-cal.csv" >"$TMP/out" 2>&1
+check "text says untested" grep -q "UNTESTED" "$TMP/out"
+
+# --- fit keys: must name a numeric scalar of the scenario, once; the whole box must bind
+fitvariant() { # NAME KEY MIN MAX PATTERN
+    sed "s/    - {key: host.step.mean_us, min: 0, max: 10000}/    - {key: $2, min: $3, max: $4}/" \
+        scenarios/eager-host-dispatch.yaml >scenarios/.test-fit-$$.yaml
+    expect_fail2 "fit key: $1" "^tpsim: scenarios/\.test-fit-$$\.yaml:43:13: $5" \
+        "$TPSIM" validate scenarios/.test-fit-$$.yaml
+    rm -f scenarios/.test-fit-$$.yaml
+}
+fitvariant "absent"    host.nonexistent     1 100 "fit.params.1.key: 'host.nonexistent' names no scalar"
+fitvariant "a mapping" host.launch          1 100 "fit.params.1.key: 'host.launch' names no scalar"
+fitvariant "twice"     host.launch.mean_us  0 10  "fit.params.1.key: 'host.launch.mean_us' is already fitted \(line 42\)"
+fitvariant "integer"   host.queue_depth     1 100 "host.queue_depth: '[0-9.]+' is not an integer"
+fitvariant "box out of range" gpu.hbm_efficiency 0 1 "gpu.hbm_efficiency: 0 is out of range"
+expect_fail2 "--set on a fitted key" "--set host.step.mean_us=3: 'host.step.mean_us' is a free parameter" \
+    "$TPSIM" validate scenarios/eager-host-dispatch.yaml --set host.step.mean_us=3
 
 # --- a sweep row equals the matching tpsim run
 expect_ok "sweep" "$TPSIM" sweep scenarios/eager-host-dispatch.yaml --tp 2,4 --batch 1,8 --mode eager,graphs -o "$TMP/sweep.csv"
