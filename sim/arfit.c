@@ -619,48 +619,86 @@ int arfit_fit_linear(const arfit_sweep *s, const arfit_opts *o, arfit_linear_fit
     return 0;
 }
 
-/* Break positions: piece j holds points [cut[j], cut[j+1]). */
+/* Break positions: piece j holds points [at[j], at[j+1]). Breaks are searched among at most
+ * ARFIT_MAX_CANDIDATES positions (every position for a sweep of doubling sizes; evenly
+ * spaced ones for a finely stepped sweep), and each piece's fit is computed once and kept,
+ * so the search costs O(candidates^3) placements of O(1) each, not O(n^4). */
+#define ARFIT_MAX_CANDIDATES 48
+
 typedef struct cuts {
     size_t at[ARFIT_MAX_PIECES + 1];
     int pieces;
 } cuts;
 
-/* Fit every piece of one set of cuts; -1 if a piece has no positive bandwidth. */
-static int fit_cuts(const arfit_point *p, const cuts *c, int k, arfit_weight w,
-                    arfit_line *lines, double *rss)
+typedef struct seg_memo {
+    signed char state; /* 0 not yet fitted, 1 fitted, -1 no physical fit */
+    arfit_line line;
+    double rss;
+} seg_memo;
+
+typedef struct break_search {
+    const arfit_point *p;
+    size_t n, n_cand;
+    size_t cand[ARFIT_MAX_CANDIDATES + 2]; /* piece starts: 0, up to 48 more, then the end */
+    seg_memo *memo;                         /* [(n_cand + 1)^2], by candidate index */
+    int k;
+    arfit_weight w;
+} break_search;
+
+static void candidates(break_search *b)
 {
-    *rss = 0;
-    for (int j = 0; j < c->pieces; j++) {
-        size_t len = c->at[j + 1] - c->at[j];
-        if (fit_segment(p + c->at[j], len, k, w, &lines[j]) != 0) return -1;
-        *rss += rel_rss(p + c->at[j], len, k, lines[j]);
+    size_t inner = b->n - 1; /* a piece may start at positions 1 .. n-1 */
+    size_t want = inner < ARFIT_MAX_CANDIDATES ? inner : ARFIT_MAX_CANDIDATES;
+    b->cand[0] = 0;
+    b->n_cand = 1;
+    for (size_t i = 1; i <= want; i++) {
+        size_t at = 1 + (i - 1) * inner / want;
+        if (at > b->cand[b->n_cand - 1]) b->cand[b->n_cand++] = at;
     }
-    return 0;
+    b->cand[b->n_cand] = b->n; /* the end, as index n_cand */
 }
 
-/* Advance to the next set of `pieces` cuts over n points with every piece >= ARFIT_MIN_POINTS
- * long (odometer order); returns 0 when exhausted. c->at[0] = 0 and c->at[pieces] = n stay. */
-static int next_cuts(cuts *c, size_t n)
+/* The piece from candidate i to candidate j (j == n_cand: the end), fitted once. */
+static const seg_memo *segment(break_search *b, size_t i, size_t j)
 {
-    const size_t m = ARFIT_MIN_POINTS;
-    for (int j = c->pieces - 1; j >= 1; j--) {
-        size_t limit = n - (size_t)(c->pieces - j) * m; /* room for the pieces after j */
-        if (c->at[j] + 1 <= limit) {
-            c->at[j]++;
-            for (int i = j + 1; i < c->pieces; i++) c->at[i] = c->at[i - 1] + m;
-            return 1;
+    seg_memo *m = &b->memo[i * (b->n_cand + 1) + j];
+    if (m->state == 0) {
+        size_t from = b->cand[i], len = b->cand[j] - from;
+        m->state = fit_segment(b->p + from, len, b->k, b->w, &m->line) == 0 ? 1 : -1;
+        if (m->state == 1) m->rss = rel_rss(b->p + from, len, b->k, m->line);
+    }
+    return m;
+}
+
+/* Try every placement of `left` more breaks after candidate `from`; keep the best by BIC. */
+static void search_breaks(break_search *b, int pieces, int placed, size_t *idx, double rss,
+                          arfit_line *lines, double *best_bic, cuts *best, arfit_line *best_lines)
+{
+    size_t from = idx[placed];
+    if (placed == pieces - 1) { /* the last piece runs to the end */
+        if (b->n - b->cand[from] < ARFIT_MIN_POINTS) return;
+        const seg_memo *m = segment(b, from, b->n_cand);
+        if (m->state != 1) return;
+        lines[placed] = m->line;
+        /* each piece: lambda and beta; each break: its position */
+        double score = bic(rss + m->rss, b->n, 3 * pieces - 1);
+        if (score < *best_bic) {
+            *best_bic = score;
+            best->pieces = pieces;
+            for (int j = 0; j < pieces; j++) best->at[j] = b->cand[idx[j]];
+            best->at[pieces] = b->n;
+            memcpy(best_lines, lines, (size_t)pieces * sizeof *lines);
         }
+        return;
     }
-    return 0;
-}
-
-static int first_cuts(cuts *c, int pieces, size_t n)
-{
-    if ((size_t)pieces * ARFIT_MIN_POINTS > n) return 0;
-    c->pieces = pieces;
-    for (int j = 0; j < pieces; j++) c->at[j] = (size_t)j * ARFIT_MIN_POINTS;
-    c->at[pieces] = n;
-    return 1;
+    for (size_t next = from + 1; next < b->n_cand; next++) {
+        if (b->cand[next] - b->cand[from] < ARFIT_MIN_POINTS) continue;
+        const seg_memo *m = segment(b, from, next);
+        if (m->state != 1) continue;
+        lines[placed] = m->line;
+        idx[placed + 1] = next;
+        search_breaks(b, pieces, placed + 1, idx, rss + m->rss, lines, best_bic, best, best_lines);
+    }
 }
 
 int arfit_fit_piecewise(const arfit_sweep *s, const arfit_opts *o, arfit_piecewise_fit *out,
@@ -672,23 +710,16 @@ int arfit_fit_piecewise(const arfit_sweep *s, const arfit_opts *o, arfit_piecewi
     const arfit_point *p = s->points + first;
     double best_bic = INFINITY;
     cuts best = {{0}, 0};
-    arfit_line best_lines[ARFIT_MAX_PIECES];
+    arfit_line best_lines[ARFIT_MAX_PIECES], lines[ARFIT_MAX_PIECES];
+    break_search b = {.p = p, .n = n, .k = s->k, .w = o->weight};
+    candidates(&b);
+    b.memo = calloc((b.n_cand + 1) * (b.n_cand + 1), sizeof *b.memo);
+    if (!b.memo) return tp_err_set(err, "%s: out of memory", s->file);
     for (int pieces = 1; pieces <= ARFIT_MAX_PIECES; pieces++) {
-        cuts c;
-        if (!first_cuts(&c, pieces, n)) break;
-        do {
-            arfit_line lines[ARFIT_MAX_PIECES];
-            double rss;
-            if (fit_cuts(p, &c, s->k, o->weight, lines, &rss) != 0) continue;
-            /* each piece: lambda and beta; each break: its position */
-            double b = bic(rss, n, 3 * pieces - 1);
-            if (b < best_bic) {
-                best_bic = b;
-                best = c;
-                memcpy(best_lines, lines, sizeof lines);
-            }
-        } while (next_cuts(&c, n));
+        size_t idx[ARFIT_MAX_PIECES + 1] = {0};
+        search_breaks(&b, pieces, 0, idx, 0.0, lines, &best_bic, &best, best_lines);
     }
+    free(b.memo);
     if (best.pieces == 0)
         return tp_err_at(err, s->file, p[0].line, 0,
                          "times do not grow with size over the fit range: no positive "

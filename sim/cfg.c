@@ -2,6 +2,7 @@
  * arena-owned tree so overrides can be applied and every node knows its path. */
 #include "cfg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -29,6 +30,8 @@ struct cfg_doc {
     size_t bytes;  /* arena bytes handed out, capped at CFG_MAX_BYTES */
     int full;      /* an allocation was refused by that cap */
     int reported;  /* ... and the error saying so is already in err */
+    cfg_node **memo; /* during conversion: the cfg_node of each libyaml node */
+    size_t memo_n;
 };
 
 /* ---- arena ---------------------------------------------------------------------- */
@@ -234,10 +237,24 @@ static cfg_node *cfg_convert_node(cfg_doc *doc, yaml_document_t *ydoc, yaml_node
 }
 
 /* The arena cap can refuse any allocation below; the innermost node reports it, once. */
+/* An alias is the same YAML node as its anchor: convert each node once and share it, so
+ * alias repetition costs nothing (no re-expansion, no repeated duplicate-key checks). */
+static cfg_node cfg_in_progress;
+
 static cfg_node *cfg_convert(cfg_doc *doc, yaml_document_t *ydoc, yaml_node_t *y,
                              const char *path, int depth, tp_err *err)
 {
+    size_t index = (size_t)(y - ydoc->nodes.start);
+    cfg_node **memo = index < doc->memo_n ? &doc->memo[index] : NULL;
+    if (memo && *memo == &cfg_in_progress) {
+        tp_err_at(err, doc->file, (int)y->start_mark.line + 1, (int)y->start_mark.column + 1,
+                  "%s: an alias inside its own anchor, expected a tree", path);
+        return NULL;
+    }
+    if (memo && *memo) return *memo;
+    if (memo) *memo = &cfg_in_progress;
     cfg_node *n = cfg_convert_node(doc, ydoc, y, path, depth, err);
+    if (memo) *memo = n;
     if (!n && doc->full && !doc->reported) {
         doc->reported = 1;
         tp_err_at(err, doc->file, (int)y->start_mark.line + 1, (int)y->start_mark.column + 1,
@@ -324,8 +341,14 @@ static int cfg_parse(cfg_doc *doc, const char *text, size_t len, tp_err *err)
     } else if (root->type != YAML_MAPPING_NODE) {
         tp_err_at(err, doc->file, (int)root->start_mark.line + 1,
                   (int)root->start_mark.column + 1, "the top level must be a mapping (key: value)");
-    } else if ((doc->root = cfg_convert(doc, &ydoc, root, "", 0, err)) != NULL) {
-        rc = 0;
+    } else {
+        doc->memo_n = (size_t)(ydoc.nodes.top - ydoc.nodes.start);
+        doc->memo = calloc(doc->memo_n ? doc->memo_n : 1, sizeof *doc->memo);
+        if (!doc->memo) tp_err_set(err, "%s: out of memory", doc->file);
+        else if ((doc->root = cfg_convert(doc, &ydoc, root, "", 0, err)) != NULL) rc = 0;
+        free(doc->memo);
+        doc->memo = NULL;
+        doc->memo_n = 0;
     }
     yaml_document_delete(&ydoc);
     if (rc == 0) { /* a second document is refused, not silently ignored */
@@ -593,7 +616,9 @@ int cfg_as_long(const cfg_node *n, long lo, long hi, long *out, tp_err *err)
     char *end;
     errno = 0;
     long v = strtol(n->text, &end, 10);
-    if (*end || end == n->text || errno == ERANGE)
+    int plain = isdigit((unsigned char)n->text[0]) ||
+                (n->text[0] == '-' && isdigit((unsigned char)n->text[1]));
+    if (!plain || *end || end == n->text || errno == ERANGE)
         return cfg_error(n, err, "'%s' is not an integer, expected an integer in [%ld, %ld]",
                          n->text, lo, hi);
     if (v < lo || v > hi)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { COL_CONFIG, COL_TP, COL_BATCH, COL_CTX, COL_MEASURED, COL_COMPUTE, COL_COMM, COL_FULL,
        COL_ERROR, COL_COUNT };
@@ -14,6 +15,7 @@ static const char *const grid_columns[COL_COUNT] = {
     "full_pred_ms", "error_pct"};
 #define GRID_REQUIRED 5 /* the first five columns */
 #define GRID_MAX_FIELDS 32
+#define GRID_MAX_CELLS 4096 /* each cell is a simulation; the duplicate check is quadratic */
 
 /* Split a line in place at commas; trims spaces; records each field's 1-based column;
  * returns the field count. */
@@ -124,15 +126,28 @@ int grid_load(const char *path, grid *out, tp_err *err)
     snprintf(out->path, sizeof out->path, "%s", path);
     FILE *f = fopen(path, "r");
     if (!f) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    char buf[4096];
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && (S_ISDIR(sb.st_mode) || sb.st_size > (64 << 20))) {
+        fclose(f);
+        return tp_err_set(err, "%s: cannot open: %s", path,
+                          S_ISDIR(sb.st_mode) ? "is a directory, expected a CSV file"
+                                              : "larger than 64 MiB, expected a measured grid");
+    }
+    char *buf = NULL;
+    size_t buf_cap = 0;
+    ssize_t got;
     char *fields[GRID_MAX_FIELDS];
     int cols[GRID_MAX_FIELDS], map[GRID_MAX_FIELDS], ncols = 0, line = 0, rc = -1;
     size_t cap = 0;
-    while (fgets(buf, sizeof buf, f)) {
+    while ((got = getline(&buf, &buf_cap, f)) >= 0) {
         line++;
-        size_t len = strlen(buf);
-        if (len == sizeof buf - 1 && buf[len - 1] != '\n') {
-            tp_err_at(err, path, line, 0, "line longer than %zu characters", sizeof buf - 2);
+        size_t len = (size_t)got;
+        if (strlen(buf) != len) {
+            tp_err_at(err, path, line, (int)strlen(buf) + 1, "a NUL byte, expected text");
+            goto out;
+        }
+        if (len > 4096) {
+            tp_err_at(err, path, line, 0, "line longer than 4096 characters");
             goto out;
         }
         while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
@@ -151,6 +166,11 @@ int grid_load(const char *path, grid *out, tp_err *err)
         }
         if (nf != ncols) {
             tp_err_at(err, path, line, 0, "%d fields, expected %d as in the header", nf, ncols);
+            goto out;
+        }
+        if (out->n == GRID_MAX_CELLS) {
+            tp_err_at(err, path, line, 0, "more than %d cells, expected a measured grid",
+                      GRID_MAX_CELLS);
             goto out;
         }
         if (out->n == cap) {
@@ -182,6 +202,7 @@ int grid_load(const char *path, grid *out, tp_err *err)
         rc = 0;
     }
 out:
+    free(buf);
     fclose(f);
     if (rc) grid_free(out);
     return rc;

@@ -56,6 +56,12 @@ check "driver jitter kept when the base mean is 0" python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))["step_ms"]
 assert s["p99"] > s["p50"] * 1.05, s' "$TMP/out"
+expect_fail2 "seed with a hidden sign" "--seed: ' -1' is not a non-negative integer" \
+    "$TPSIM" run scenarios/paper-additive.yaml --seed " -1"
+expect_fail2 "tp written with a plus" "--tp: '\+2' is not an integer" "$TPSIM" run scenarios/paper-additive.yaml --tp +2
+expect_fail2 "YAML integer with a plus" "defaults.tp: '\+2' is not an integer" \
+    "$TPSIM" run scenarios/paper-additive.yaml --set defaults.tp=+2
+expect_fail2 "hex size" "'0x10K' is not a size" "$TPSIM" fit-allreduce $LOG --min 0x10K
 expect_ok "slow rank inside tp" "$TPSIM" run scenarios/paper-additive.yaml --tp 2 --set host.slow_rank.rank=1 --set host.slow_rank.extra_step_us=500 --format json &&
 check "slow rank adds its 0.5 ms to every rank's step" python3 -c '
 import json, sys

@@ -107,6 +107,9 @@ bad_grid "no rows"         '1: no data rows'                    "${H}"
 printf "${H}H100 TP-4,4,1,2048,25.6\n" >"$TMP/nocal.csv"   # the TP-2 b1 calibration cell is missing
 expect_fail2 "grid: fit cell absent" 'paper-additive\.yaml:[0-9]+:[0-9]+: fit cell tp 2 batch 1 ctx 2048 is not in the grid .*nocal\.csv' \
     "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/nocal.csv"
+printf 'config,tp,batch,ctx,measured_ms\nH100 TP-2,2,1,2048,30\0,junk\n' >"$TMP/nul.csv"
+expect_fail2 "grid: NUL byte" 'nul\.csv:2:22: a NUL byte' "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/nul.csv"
+expect_fail2 "grid: a directory" 'cannot open: is a directory' "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP"
 expect_fail2 "grid: missing file" 'nope\.csv: cannot open' "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/nope.csv"
 expect_fail2 "validate: bad kill-switch" 'kill-switch' "$TPSIM" validate scenarios/paper-additive.yaml --kill-switch x
 expect_fail2 "validate: unknown flag" 'unknown option' "$TPSIM" validate scenarios/paper-additive.yaml --frobnicate
