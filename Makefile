@@ -28,6 +28,8 @@ SLIB_OBJ := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRC))
 DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox
 
 .PHONY: all run test unit-test cli-test bench calibrate deps clean
+# keep test objects between builds (they are intermediates of the test binaries)
+.SECONDARY:
 
 all: $(BUILD)/tpsim
 
