@@ -41,14 +41,19 @@ int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err)
     return 0;
 }
 
-int cmd_load_scenario(const char *path, const cmd_scn_opts *o, scenario *out, tp_err *err)
+int cmd_scn_sets(const cmd_scn_opts *o, const char **sets)
 {
     /* --mode goes last, so the --set numbers in messages are the user's own */
-    const char *sets[CMD_MAX_SETS + 1];
     int n = o->n_sets;
     memcpy(sets, o->sets, (size_t)n * sizeof *sets);
     if (o->mode_set[0]) sets[n++] = o->mode_set;
-    if (scenario_load(path, sets, n, out, err)) return -1;
+    return n;
+}
+
+int cmd_load_scenario(const char *path, const cmd_scn_opts *o, scenario *out, tp_err *err)
+{
+    const char *sets[CMD_MAX_SETS + 1];
+    if (scenario_load(path, sets, cmd_scn_sets(o, sets), out, err)) return -1;
     for (int i = 0; i < o->n_calibs; i++)
         if (scenario_add_allreduce(out, o->calibs[i], err)) return -1;
     return 0;

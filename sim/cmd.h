@@ -25,6 +25,9 @@ typedef struct cmd_scn_opts {
 /* 1 if argv[*i] was one of the shared flags (consumed), 0 if not, -1 on error. */
 int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err);
 int cmd_load_scenario(const char *path, const cmd_scn_opts *o, scenario *out, tp_err *err);
+/* The overrides in the order they apply: the --set flags, then --mode. Returns the count;
+ * `sets` needs CMD_MAX_SETS + 1 entries. */
+int cmd_scn_sets(const cmd_scn_opts *o, const char **sets);
 /* Writes `key: {host, compute, allreduce, wait_peers, gpu_idle, offset}` in ms. */
 struct jw;
 struct run_breakdown;

@@ -127,11 +127,11 @@ static int sweep_fit(const char *path, cmd_scn_opts *so, const char *grid_path, 
     return rc;
 }
 
-static void sweep_row(FILE *f, const scenario *s, const run_summary *r)
+static void sweep_row(FILE *f, const scenario *s, int graphs, const run_summary *r)
 {
     const run_breakdown *b = &r->breakdown;
     fprintf(f, "%s,%s,%ld,%ld,%ld,%ld,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%zu,%zu\n",
-            s->name, s->graphs ? "graphs" : "eager", r->req.tp, r->req.batch, r->req.ctx,
+            s->name, graphs ? "graphs" : "eager", r->req.tp, r->req.batch, r->req.ctx,
             r->req.steps, (unsigned long long)r->req.seed, r->step_mean * 1e3, r->step_p50 * 1e3,
             r->step_p99 * 1e3, r->step_min * 1e3, r->step_max * 1e3, b->host * 1e3,
             b->compute * 1e3, b->allreduce * 1e3, b->wait_peers * 1e3, b->gpu_idle * 1e3,
@@ -210,10 +210,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     fprintf(out, "scenario,mode,tp,batch,ctx,steps,seed,step_ms_mean,step_ms_p50,step_ms_p99,"
                  "step_ms_min,step_ms_max,host_ms,compute_ms,allreduce_ms,wait_peers_ms,"
                  "gpu_idle_ms,offset_ms,kernels_per_step,allreduces_per_step\n");
-    for (size_t i = 0; i < n_rows; i++) {
-        s->graphs = row_mode[i];
-        sweep_row(out, s, &rows[i]);
-    }
+    for (size_t i = 0; i < n_rows; i++) sweep_row(out, s, row_mode[i], &rows[i]);
     if (o.out && ofile_commit(&of, &err)) goto out;
     fputs(shown, stderr);
     status = 0;

@@ -19,11 +19,6 @@ static const char validate_usage[] =
     "  judges each config on its held-out cells (default grid: the study's H100 grid,\n"
     "  ../validate/h100-ctx2048.csv beside the scenario's folder; kill-switch 15%%)\n";
 
-static void val_cell_label(const grid_cell *c, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s b%ld ctx%ld", c->config, c->batch, c->ctx);
-}
-
 static void val_print_text(const val_report *r)
 {
     const scenario *s = &r->scn;
@@ -81,7 +76,6 @@ static void val_print_json(const val_report *r)
 {
     const scenario *s = &r->scn;
     jw w;
-    char label[96];
     jw_init(&w, stdout, 1);
     jw_obj(&w);
     jw_kstr(&w, "scenario", s->name);
@@ -97,7 +91,6 @@ static void val_print_json(const val_report *r)
     for (size_t i = 0; i < r->n_cells; i++) {
         const val_cell *c = &r->cells[i];
         const run_breakdown *b = &c->sim.breakdown;
-        val_cell_label(c->g, label, sizeof label);
         jw_obj(&w);
         jw_kstr(&w, "config", c->g->config);
         jw_kint(&w, "tp", c->g->tp);

@@ -153,14 +153,13 @@ static void host_unblock(eng *e, uint32_t r, engine_label label, double now)
     h->waiting = 0;
 }
 
-static int host_finish_step(eng *e, uint32_t r, double now)
+static void host_finish_step(eng *e, uint32_t r, double now)
 {
     eng_rank *h = &e->ranks[r];
     h->acc.dur = now - h->acc.start;
     e->res->rank_steps[(size_t)h->step * (size_t)e->cfg->tp + r] = h->acc;
     h->step++;
     h->phase = h->step == e->total_steps ? PH_FINISHED : PH_BEGIN;
-    return 0;
 }
 
 /* Run rank r's host from `now` until it starts a timed activity or blocks. */

@@ -214,10 +214,7 @@ int val_run(const char *path, const cmd_scn_opts *o, const grid *g, double kill_
     out->kill_switch_pct = kill_switch_pct;
     scenario *spec = malloc(sizeof *spec);
     const char *sets[CMD_MAX_SETS + 1];
-    int n_sets = o->n_sets;
-    memcpy(sets, o->sets, (size_t)n_sets * sizeof *sets);
-    if (o->mode_set[0]) sets[n_sets++] = o->mode_set;
-    cfg_doc *doc = scenario_open(path, sets, n_sets, err);
+    cfg_doc *doc = scenario_open(path, sets, cmd_scn_sets(o, sets), err);
     int rc = -1;
     if (!spec || !doc) {
         if (!spec) tp_err_set(err, "out of memory");
