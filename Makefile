@@ -15,8 +15,13 @@ CFLAGS  += $(CSTD) $(WARN) -MMD -MP
 LDLIBS  := -lyaml -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-SIM_SRC  := $(sort $(wildcard sim/*.c))
+# The tpsim binary is three parts, one folder each: sim/ (engine, its inputs, run and sweep),
+# validate/ (grids, fitter, validation core, plots, the validate command) and calibrate/
+# (fit-allreduce; the GPU tools there are built by calibrate/calibrate.mk, not into tpsim).
+CAL_GPU_SRC := calibrate/cal_common.c calibrate/nccl_sweep.c calibrate/probe.c
+SIM_SRC  := $(sort $(wildcard sim/*.c validate/*.c) $(filter-out $(CAL_GPU_SRC),$(wildcard calibrate/*.c)))
 LIB_SRC  := $(filter-out sim/main.c,$(SIM_SRC))
+INC      := -Isim -Ivalidate -Icalibrate
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(patsubst tests/%.c,%,$(TEST_SRC))
 
@@ -35,11 +40,11 @@ all: $(BUILD)/tpsim
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Isim -c $< -o $@
+	$(CC) $(CFLAGS) $(INC) -c $< -o $@
 
 $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) -Isim -c $< -o $@
+	$(CC) $(CFLAGS) $(SAN) $(INC) -c $< -o $@
 
 $(BUILD)/tpsim: $(OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -108,4 +113,4 @@ clean:
 
 # header dependencies of every object, tests and bench included (a stale test object built
 # against an old struct layout corrupts memory rather than failing to link)
--include $(wildcard $(BUILD)/obj/sim/*.d $(BUILD)/obj/tests/*.d $(BUILD)/asan/sim/*.d $(BUILD)/asan/tests/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d)

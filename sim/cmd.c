@@ -14,20 +14,20 @@ int cmd_fail(const tp_err *err)
     return 2;
 }
 
-int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err)
+int cmd_scn_flag(scn_opts *o, int argc, char **argv, int *i, tp_err *err)
 {
     const char *flag = argv[*i], *v;
     if (strcmp(flag, "--set") == 0) {
         if (!(v = cli_value(argc, argv, i, err))) return -1;
-        if (o->n_sets == CMD_MAX_SETS) return tp_err_set(err, "--set: more than %d", CMD_MAX_SETS);
+        if (o->n_sets == SCN_OPTS_MAX_SETS) return tp_err_set(err, "--set: more than %d", SCN_OPTS_MAX_SETS);
         if (!strchr(v, '=')) return tp_err_set(err, "--set %s: expected dotted.key=value", v);
         o->sets[o->n_sets++] = v;
         return 1;
     }
     if (strcmp(flag, "--calib") == 0) {
         if (!(v = cli_value(argc, argv, i, err))) return -1;
-        if (o->n_calibs == CMD_MAX_CALIBS)
-            return tp_err_set(err, "--calib: more than %d", CMD_MAX_CALIBS);
+        if (o->n_calibs == SCN_OPTS_MAX_CALIBS)
+            return tp_err_set(err, "--calib: more than %d", SCN_OPTS_MAX_CALIBS);
         o->calibs[o->n_calibs++] = v;
         return 1;
     }
@@ -38,24 +38,6 @@ int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err)
         snprintf(o->mode_set, sizeof o->mode_set, "execution.mode=%s", v);
         return 1;
     }
-    return 0;
-}
-
-int cmd_scn_sets(const cmd_scn_opts *o, const char **sets)
-{
-    /* --mode goes last, so the --set numbers in messages are the user's own */
-    int n = o->n_sets;
-    memcpy(sets, o->sets, (size_t)n * sizeof *sets);
-    if (o->mode_set[0]) sets[n++] = o->mode_set;
-    return n;
-}
-
-int cmd_load_scenario(const char *path, const cmd_scn_opts *o, scenario *out, tp_err *err)
-{
-    const char *sets[CMD_MAX_SETS + 1];
-    if (scenario_load(path, sets, cmd_scn_sets(o, sets), out, err)) return -1;
-    for (int i = 0; i < o->n_calibs; i++)
-        if (scenario_add_allreduce(out, o->calibs[i], err)) return -1;
     return 0;
 }
 

@@ -3,31 +3,16 @@
  * Contract: each tpsim_cmd_X(argc, argv) takes argv[0] == "X" and returns the process exit
  * status: 0 on success, 2 on bad input with exactly one line on stderr and nothing on
  * stdout or in any output file. cmd_scn_flag consumes --set, --calib and --mode;
- * cmd_load_scenario applies them.
+ * scn_opts_load (scnopt.h) applies them.
  */
 #ifndef TPSIM_CMD_H
 #define TPSIM_CMD_H
 
 #include "err.h"
-#include "scenario.h"
-
-#define CMD_MAX_SETS 64
-#define CMD_MAX_CALIBS 16
-
-typedef struct cmd_scn_opts {
-    const char *sets[CMD_MAX_SETS + 1];
-    int n_sets;
-    const char *calibs[CMD_MAX_CALIBS];
-    int n_calibs;
-    char mode_set[64]; /* --mode as "execution.mode=...", applied after the --set flags */
-} cmd_scn_opts;
+#include "scnopt.h"
 
 /* 1 if argv[*i] was one of the shared flags (consumed), 0 if not, -1 on error. */
-int cmd_scn_flag(cmd_scn_opts *o, int argc, char **argv, int *i, tp_err *err);
-int cmd_load_scenario(const char *path, const cmd_scn_opts *o, scenario *out, tp_err *err);
-/* The overrides in the order they apply: the --set flags, then --mode. Returns the count;
- * `sets` needs CMD_MAX_SETS + 1 entries. */
-int cmd_scn_sets(const cmd_scn_opts *o, const char **sets);
+int cmd_scn_flag(scn_opts *o, int argc, char **argv, int *i, tp_err *err);
 /* Writes `key: {host, compute, allreduce, wait_peers, gpu_idle, offset}` in ms. */
 struct jw;
 struct run_breakdown;

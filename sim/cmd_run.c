@@ -120,7 +120,7 @@ static void run_print_text(const scenario *s, const run_summary *r)
 int tpsim_cmd_run(int argc, char **argv)
 {
     tp_err err = {{0}};
-    cmd_scn_opts so;
+    scn_opts so;
     memset(&so, 0, sizeof so);
     run_request req = {-1, -1, -1, -1, -1, 0, 0};
     const char *path = NULL, *trace_path = NULL, *v;
@@ -180,7 +180,7 @@ int tpsim_cmd_run(int argc, char **argv)
     run_summary sum;
     run_detail detail;
     ofile tf = {0};
-    if (cmd_load_scenario(path, &so, s, &err)) goto out;
+    if (scn_opts_load(path, &so, s, &err)) goto out;
     if (!have_seed) req.seed = s->seed;
     req = run_defaults(s, req);
     req.trace = trace_path != NULL;

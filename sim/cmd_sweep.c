@@ -48,7 +48,7 @@ static int sweep_modes(const char *text, sweep_opts *o, tp_err *err)
     return 0;
 }
 
-static int sweep_parse(int argc, char **argv, sweep_opts *o, cmd_scn_opts *so, const char **path,
+static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const char **path,
                        tp_err *err)
 {
     const char *v;
@@ -94,7 +94,7 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, cmd_scn_opts *so, c
 
 /* Append the fitted values as overrides, so every sweep cell uses them; `shown` collects
  * them for stderr once the sweep has succeeded. */
-static int sweep_fit(const char *path, cmd_scn_opts *so, const char *grid_path, char (*store)[192],
+static int sweep_fit(const char *path, scn_opts *so, const char *grid_path, char (*store)[192],
                      char *shown, size_t shown_cap, tp_err *err)
 {
     grid g;
@@ -109,9 +109,9 @@ static int sweep_fit(const char *path, cmd_scn_opts *so, const char *grid_path, 
         rc = 0;
         for (int i = 0; i < rep->n_fit && rc == 0; i++)
             for (int j = 0; j < rep->scn.fit_params[i].n_keys; j++) {
-                if (so->n_sets == CMD_MAX_SETS) {
+                if (so->n_sets == SCN_OPTS_MAX_SETS) {
                     rc = tp_err_set(err, "sweep: --fit needs %d more --set slots, at most %d in all",
-                                    rep->scn.fit_params[i].n_keys - j, CMD_MAX_SETS);
+                                    rep->scn.fit_params[i].n_keys - j, SCN_OPTS_MAX_SETS);
                     break;
                 }
                 snprintf(store[n], sizeof store[n], "%s=%.17g", rep->scn.fit_params[i].keys[j],
@@ -142,7 +142,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
 {
     tp_err err = {{0}};
     sweep_opts o;
-    cmd_scn_opts so;
+    scn_opts so;
     memset(&o, 0, sizeof o);
     memset(&so, 0, sizeof so);
     o.req = (run_request){-1, -1, -1, -1, -1, 0, 0};
@@ -163,7 +163,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
         goto out;
     }
     /* defaults from the scenario for any axis not given; every axis checked before any work */
-    if (cmd_load_scenario(path, &so, s, &err)) goto out;
+    if (scn_opts_load(path, &so, s, &err)) goto out;
     if (!o.n_tp) o.tps[o.n_tp++] = s->tp;
     if (!o.n_batch) o.batches[o.n_batch++] = s->batch;
     if (!o.n_ctx) o.ctxs[o.n_ctx++] = s->ctx;
@@ -181,7 +181,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
         snprintf(mode_set, sizeof mode_set, "execution.mode=%s", o.modes[m] ? "graphs" : "eager");
         so.sets[so.n_sets] = mode_set;
         so.n_sets++;
-        int bad = cmd_load_scenario(path, &so, s, &err);
+        int bad = scn_opts_load(path, &so, s, &err);
         so.n_sets--;
         if (bad) goto out;
         for (size_t a = 0; a < o.n_tp; a++)

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/arfit.h"
-#include "../sim/cli.h"
+#include "arfit.h"
+#include "cli.h"
 
 #define REAL_LOG "tests/data/h100-8gpu-ring-all_reduce_perf.out"
 

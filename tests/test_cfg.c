@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../sim/cfg.h"
+#include "cfg.h"
 
 /* ---------------------------------------------------------------------------------------------
  * Helpers

@@ -31,7 +31,7 @@ static int setup(void **state)
     fixture *fx = calloc(1, sizeof *fx);
     if (!fx) return -1;
     tp_err err = {{0}};
-    cmd_scn_opts opts;
+    scn_opts opts;
     memset(&opts, 0, sizeof opts);
     if (grid_load("validate/h100-ctx2048.csv", &fx->g, &err)) {
         fprintf(stderr, "grid_load: %s\n", err.msg);

@@ -14,7 +14,7 @@
 #ifndef TPSIM_VALIDATE_H
 #define TPSIM_VALIDATE_H
 
-#include "cmd.h"
+#include "scnopt.h"
 #include "grid.h"
 #include "run.h"
 #include "scenario.h"
@@ -57,7 +57,7 @@ typedef struct val_report {
     double shrink_measured, shrink_predicted;
 } val_report;
 
-int val_run(const char *scenario_path, const cmd_scn_opts *opts, const grid *g,
+int val_run(const char *scenario_path, const scn_opts *opts, const grid *g,
             double kill_switch_pct, val_report *out, tp_err *err);
 void val_free(val_report *r);
 

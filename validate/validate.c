@@ -10,7 +10,7 @@
 
 typedef struct val_fit_ctx {
     cfg_doc *doc;
-    const cmd_scn_opts *opts;
+    const scn_opts *opts;
     const grid *g;
     scenario *trial;
     tp_err *err;
@@ -18,7 +18,7 @@ typedef struct val_fit_ctx {
 
 /* Bind the document with the free parameters set to x. A value the scenario refuses is
  * reported at the fit key that set it. */
-static int val_bind(cfg_doc *doc, const cmd_scn_opts *o, const scenario *spec, const double *x,
+static int val_bind(cfg_doc *doc, const scn_opts *o, const scenario *spec, const double *x,
                     scenario *out, tp_err *err)
 {
     for (int i = 0; i < spec->n_fit_params; i++)
@@ -36,7 +36,7 @@ static int val_bind(cfg_doc *doc, const cmd_scn_opts *o, const scenario *spec, c
 }
 
 /* The fit's values come from fitting: a --set on a fitted key would be silently lost. */
-static int val_check_sets(const cmd_scn_opts *o, const scenario *spec, tp_err *err)
+static int val_check_sets(const scn_opts *o, const scenario *spec, tp_err *err)
 {
     for (int k = 0; k < o->n_sets; k++) {
         size_t len = strcspn(o->sets[k], "=");
@@ -52,7 +52,7 @@ static int val_check_sets(const cmd_scn_opts *o, const scenario *spec, tp_err *e
 }
 
 /* Every fitted key must take the whole box: both bounds and a non-integer inside. */
-static int val_check_box(cfg_doc *doc, const cmd_scn_opts *o, const scenario *spec, tp_err *err)
+static int val_check_box(cfg_doc *doc, const scn_opts *o, const scenario *spec, tp_err *err)
 {
     scenario probe;
     double x[SCN_MAX_FIT];
@@ -91,7 +91,7 @@ static double val_objective(const double *x, void *vctx, int *fail)
     return sse;
 }
 
-static int val_fit(cfg_doc *doc, const cmd_scn_opts *o, const grid *g, scenario *spec,
+static int val_fit(cfg_doc *doc, const scn_opts *o, const grid *g, scenario *spec,
                    val_report *rep, tp_err *err)
 {
     for (int i = 0; i < spec->n_fit_cells; i++) {
@@ -206,15 +206,15 @@ static void val_shrink(val_report *r)
     r->shrink_predicted = sp / n;
 }
 
-int val_run(const char *path, const cmd_scn_opts *o, const grid *g, double kill_switch_pct,
+int val_run(const char *path, const scn_opts *o, const grid *g, double kill_switch_pct,
             val_report *out, tp_err *err)
 {
     memset(out, 0, sizeof *out);
     out->g = g;
     out->kill_switch_pct = kill_switch_pct;
     scenario *spec = malloc(sizeof *spec);
-    const char *sets[CMD_MAX_SETS + 1];
-    cfg_doc *doc = scenario_open(path, sets, cmd_scn_sets(o, sets), err);
+    const char *sets[SCN_OPTS_MAX_SETS + 1];
+    cfg_doc *doc = scenario_open(path, sets, scn_opts_sets(o, sets), err);
     int rc = -1;
     if (!spec || !doc) {
         if (!spec) tp_err_set(err, "out of memory");

@@ -151,7 +151,7 @@ static void val_default_grid(const char *scenario_path, char *out, size_t cap)
 int tpsim_cmd_validate(int argc, char **argv)
 {
     tp_err err = {{0}};
-    cmd_scn_opts so;
+    scn_opts so;
     memset(&so, 0, sizeof so);
     const char *path = NULL, *grid_path = NULL, *plot_dir = NULL, *v;
     double kill = 15.0;

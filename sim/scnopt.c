@@ -1,0 +1,21 @@
+/* scnopt.c: see scnopt.h. */
+#include "scnopt.h"
+
+#include <string.h>
+
+int scn_opts_sets(const scn_opts *o, const char **sets)
+{
+    int n = o->n_sets;
+    memcpy(sets, o->sets, (size_t)n * sizeof *sets);
+    if (o->mode_set[0]) sets[n++] = o->mode_set;
+    return n;
+}
+
+int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err)
+{
+    const char *sets[SCN_OPTS_MAX_SETS + 1];
+    if (scenario_load(path, sets, scn_opts_sets(o, sets), out, err)) return -1;
+    for (int i = 0; i < o->n_calibs; i++)
+        if (scenario_add_allreduce(out, o->calibs[i], err)) return -1;
+    return 0;
+}

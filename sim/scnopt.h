@@ -1,0 +1,32 @@
+/* scnopt.h: the overrides a caller applies to a scenario file as it loads.
+ *
+ * Contract: a scn_opts holds borrowed strings (argv, or a caller's store) that must outlive
+ * it: `--set dotted.key=value` overrides in the user's order, extra all-reduce calibration
+ * files, and an execution-mode override applied after the sets (so the numbers of the
+ * user's --set flags in messages are their own). It owns no memory. The command layer
+ * fills it from flags; the engine and the validation core only read it.
+ */
+#ifndef TPSIM_SCNOPT_H
+#define TPSIM_SCNOPT_H
+
+#include "err.h"
+#include "scenario.h"
+
+#define SCN_OPTS_MAX_SETS 64
+#define SCN_OPTS_MAX_CALIBS 16
+
+typedef struct scn_opts {
+    const char *sets[SCN_OPTS_MAX_SETS + 1];
+    int n_sets;
+    const char *calibs[SCN_OPTS_MAX_CALIBS];
+    int n_calibs;
+    char mode_set[64]; /* "execution.mode=...", applied after the --set flags; "" for none */
+} scn_opts;
+
+/* The overrides in the order they apply: the sets, then the mode. Returns the count;
+ * `sets` needs SCN_OPTS_MAX_SETS + 1 entries. */
+int scn_opts_sets(const scn_opts *o, const char **sets);
+/* scenario_load with every override and calibration applied. 0, or -1 with err set. */
+int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err);
+
+#endif
