@@ -42,17 +42,6 @@ void cal_check_cuda(cudaError_t err, const char *what)
     if (err != cudaSuccess) cal_fail("%s: %s", what, cudaGetErrorString(err));
 }
 
-const char *cal_flag(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] != '\0') return NULL;
-    if (*i + 1 >= argc) cal_fail("%s needs a value", name);
-    return argv[++*i];
-}
-
 long cal_parse_long(const char *flag, const char *text, long lo, long hi)
 {
     char *end;

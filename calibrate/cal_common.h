@@ -6,7 +6,7 @@
  * polled against a deadline (cal_wait_event, cal_wait_stream), never blocking, so a wedged GPU
  * or a peer that never joins turns into an error instead of a hang. Output is collected in
  * memory and written at the end, whole, through a temporary file renamed into place.
- * No globals other than the tool name used in messages (set once by cal_set_tool).
+ * Flags go through tpsim's flag layer (sim/cli.h). No globals other than the tool name used in messages (set once by cal_set_tool).
  */
 #ifndef TPSIM_CAL_COMMON_H
 #define TPSIM_CAL_COMMON_H
@@ -25,10 +25,6 @@ void cal_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 
 /* cal_fail if err is not cudaSuccess: "what: CUDA error string". */
 void cal_check_cuda(cudaError_t err, const char *what);
-
-/* Parse "--flag value" / "--flag=value": returns the value and advances *i, or NULL if
- * argv[*i] is not this flag; cal_fail when the value is missing. */
-const char *cal_flag(int argc, char **argv, int *i, const char *name);
 
 /* Whole numbers and sizes (bytes, or K/M/G in powers of 1024); cal_fail naming the flag. */
 long cal_parse_long(const char *flag, const char *text, long lo, long hi);

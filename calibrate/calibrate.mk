@@ -62,18 +62,19 @@ $(CAL_OBJ):
 $(CAL_OBJ)/cal_common.o: calibrate/cal_common.c calibrate/cal_common.h sim/cli.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
-# the flag parsers are tpsim's own (sim/cli.c), so the tools refuse bad sizes the same way
+# the flag layer and value parsers are tpsim's own (sim/cli.c): the tools take flags and
+# refuse bad sizes the same way
 $(CAL_OBJ)/cli.o: sim/cli.c sim/cli.h sim/err.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Isim -c $< -o $@
 
 $(CAL_OBJ)/err.o: sim/err.c sim/err.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
-$(CAL_OBJ)/nccl_sweep.o: calibrate/nccl_sweep.c calibrate/cal_common.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -c $< -o $@
+$(CAL_OBJ)/nccl_sweep.o: calibrate/nccl_sweep.c calibrate/cal_common.h sim/cli.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
-$(CAL_OBJ)/probe.o: calibrate/probe.c calibrate/cal_common.h calibrate/probe_kernels.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -c $< -o $@
+$(CAL_OBJ)/probe.o: calibrate/probe.c calibrate/cal_common.h calibrate/probe_kernels.h sim/cli.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
 $(CAL_OBJ)/probe_kernels.o: calibrate/probe_kernels.cu calibrate/probe_kernels.h | $(CAL_OBJ)
 	$(CAL_NVCC) $(CAL_NVCCFLAGS) -c $< -o $@

@@ -27,7 +27,8 @@ static const char USAGE[] =
     "                           [--hardware NAME]\n"
     "Fit t = lambda + 2(k-1)/k * b/beta to an all-reduce sweep (nccl-tests all_reduce_perf\n"
     "output or a tpsim-nccl-sweep CSV). SIZE is bytes or K/M/G (powers of 1024); the default\n"
-    "range is 32K..256M. -o writes a calibration file; --fit picks the model it selects.\n";
+    "range is 32K..256M. -o writes a calibration file (-o - to stdout, instead of the report);\n"
+    "--fit picks the model it selects.\n";
 
 typedef struct fit_args {
     const char *file;
@@ -38,21 +39,6 @@ typedef struct fit_args {
     int tp;
     arfit_opts opts;
 } fit_args;
-
-/* "--name value" or "--name=value"; advances *i past what it used. NULL if not this flag. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
 
 static int parse_tp(const char *v, int *tp, tp_err *err)
 {
@@ -73,62 +59,61 @@ static int parse_choice(const char *flag, const char *v, const char *a, const ch
     return tp_err_set(err, "fit-allreduce: %s '%s' is not %s or %s", flag, v, a, b);
 }
 
-/* One flag at argv[*i]: 1 if consumed, 0 if not a known flag, -1 on a bad value. */
-static int parse_flag(int argc, char **argv, int *i, fit_args *a, tp_err *err)
-{
-    int missing = 0, c;
-    const char *v;
-    if ((v = flag_value(argc, argv, i, "--tp", &missing)))
-        return parse_tp(v, &a->tp, err) == 0 ? 1 : -1;
-    if ((v = flag_value(argc, argv, i, "--weight", &missing))) {
-        if ((c = parse_choice("--weight", v, "abs", "rel", err)) < 0) return -1;
-        a->opts.weight = c ? ARFIT_WEIGHT_REL : ARFIT_WEIGHT_ABS;
-        return 1;
-    }
-    if ((v = flag_value(argc, argv, i, "--min", &missing)))
-        return cli_size("fit-allreduce: --min", v, &a->opts.min_bytes, err) == 0 ? 1 : -1;
-    if ((v = flag_value(argc, argv, i, "--max", &missing)))
-        return cli_size("fit-allreduce: --max", v, &a->opts.max_bytes, err) == 0 ? 1 : -1;
-    if ((v = flag_value(argc, argv, i, "--fit", &missing))) {
-        if ((c = parse_choice("--fit", v, "linear", "piecewise", err)) < 0) return -1;
-        a->fit = c ? "piecewise" : "linear";
-        return 1;
-    }
-    if ((v = flag_value(argc, argv, i, "--format", &missing))) {
-        if ((c = parse_choice("--format", v, "text", "json", err)) < 0) return -1;
-        a->json = c;
-        return 1;
-    }
-    if ((v = flag_value(argc, argv, i, "--hardware", &missing))) {
-        if (!*v) return tp_err_set(err, "fit-allreduce: --hardware needs a name");
-        a->hardware = v;
-        return 1;
-    }
-    if ((v = flag_value(argc, argv, i, "-o", &missing)) ||
-        (!missing && (v = flag_value(argc, argv, i, "--output", &missing)))) {
-        if (!*v) return tp_err_set(err, "fit-allreduce: -o needs a file name");
-        a->out = v;
-        return 1;
-    }
-    if (missing) return tp_err_set(err, "fit-allreduce: %s needs a value", argv[*i]);
-    return 0;
-}
-
 /* Returns 1 when help was asked for, 0 when args are complete, -1 on error. */
 static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
 {
+    enum { F_HELP, F_TP, F_WEIGHT, F_MIN, F_MAX, F_FIT, F_FORMAT, F_HARDWARE, F_OUT };
+    static const cli_flag flags[] = {{"help", 'h', 0},   {"tp", 0, 1},     {"weight", 0, 1},
+                                     {"min", 0, 1},      {"max", 0, 1},    {"fit", 0, 1},
+                                     {"format", 0, 1},   {"hardware", 0, 1}, {"output", 'o', 1},
+                                     {NULL, 0, 0}};
     *a = (fit_args){.fit = "linear", .opts = arfit_default_opts()};
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;
-        int r = parse_flag(argc, argv, &i, a, err);
-        if (r < 0) return -1;
-        if (r > 0) continue;
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return tp_err_set(err, "fit-allreduce: unknown option '%s' (see --help)", argv[i]);
-        if (a->file)
-            return tp_err_set(err, "fit-allreduce: one sweep file only, got '%s' and '%s'",
-                              a->file, argv[i]);
-        a->file = argv[i];
+    cli_args ca;
+    const char *v;
+    int f, c;
+    if (cli_begin(&ca, "fit-allreduce", "tpsim fit-allreduce --help", flags, argc, argv, err))
+        return -1;
+    while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
+        switch (f) {
+        case CLI_ERROR: return -1;
+        case CLI_OPERAND:
+            if (a->file)
+                return tp_err_set(err, "fit-allreduce: one sweep file only, got '%s' and '%s'",
+                                  a->file, v);
+            a->file = v;
+            break;
+        case F_HELP: return 1;
+        case F_TP:
+            if (parse_tp(v, &a->tp, err)) return -1;
+            break;
+        case F_WEIGHT:
+            if ((c = parse_choice("--weight", v, "abs", "rel", err)) < 0) return -1;
+            a->opts.weight = c ? ARFIT_WEIGHT_REL : ARFIT_WEIGHT_ABS;
+            break;
+        case F_MIN:
+        case F_MAX:
+            if (cli_size(f == F_MIN ? "fit-allreduce: --min" : "fit-allreduce: --max", v,
+                         f == F_MIN ? &a->opts.min_bytes : &a->opts.max_bytes, err))
+                return -1;
+            break;
+        case F_FIT:
+            if ((c = parse_choice("--fit", v, "linear", "piecewise", err)) < 0) return -1;
+            a->fit = c ? "piecewise" : "linear";
+            break;
+        case F_FORMAT:
+            if ((c = parse_choice("--format", v, "text", "json", err)) < 0) return -1;
+            a->json = c;
+            break;
+        case F_HARDWARE:
+            if (!*v) return tp_err_set(err, "fit-allreduce: --hardware needs a name");
+            a->hardware = v;
+            break;
+        case F_OUT:
+            if (!*v) return tp_err_set(err, "fit-allreduce: %s needs a file name", ca.shown);
+            a->out = v;
+            break;
+        default: break;
+        }
     }
     if (!a->file) return tp_err_set(err, "fit-allreduce: no sweep file given (see --help)");
     if (a->opts.min_bytes > a->opts.max_bytes)
@@ -291,15 +276,19 @@ int tpsim_cmd_fit_allreduce(int argc, char **argv)
     if (ok) {
         ok = arfit_fit_linear(&s, &a.opts, &lin, &err) == 0 &&
              arfit_fit_piecewise(&s, &a.opts, &pw, &err) == 0 &&
-             (!a.out || write_atomically(&a, &s, &lin, &pw, &err) == 0);
-        if (ok) {
+             (!a.out || cli_is_stdout(a.out) || write_atomically(&a, &s, &lin, &pw, &err) == 0);
+        if (ok && cli_is_stdout(a.out)) {
+            /* -o -: the calibration file is the output; the report is not printed */
+            ok = arfit_write_calibration(stdout, &s, &a.opts, &lin, &pw, a.fit, a.hardware) == 0;
+            if (!ok) tp_err_set(&err, "fit-allreduce: writing to stdout failed");
+        } else if (ok) {
             if (a.json) print_json(&a, &s, &lin, &pw);
             else print_text(&a, &s, &lin, &pw);
         }
         arfit_sweep_free(&s);
     }
     if (!ok) {
-        fprintf(stderr, "%s\n", err.msg);
+        fprintf(stderr, "tpsim: %s\n", err.msg);
         return EXIT_BAD_INPUT;
     }
     return fflush(stdout) == 0 ? 0 : EXIT_BAD_INPUT;

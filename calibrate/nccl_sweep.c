@@ -25,13 +25,14 @@
 #include <nccl.h>
 
 #include "cal_common.h"
+#include "cli.h"
 
 #define MAX_GPUS 64
 #define MAX_ITERS 100000
 
 static const char USAGE[] =
     "usage: tpsim-nccl-sweep [--gpus K] [--min SIZE] [--max SIZE] [--iters N] [--warmup N]\n"
-    "                        [--dtype bf16|fp16|fp32] [--timeout SECONDS] [-o FILE]\n"
+    "                        [--dtype bf16|fp16|fp32] [--timeout SECONDS] [-o FILE|-]\n"
     "All-reduce (sum, out-of-place) over K GPUs of this node, sizes doubling from --min\n"
     "(default 32K) to --max (default 256M); CSV for `tpsim fit-allreduce`.\n";
 
@@ -87,30 +88,35 @@ static void parse_args(int argc, char **argv, sweep_args *a)
 {
     *a = (sweep_args){.gpus = 0, .min_bytes = 32 * 1024, .max_bytes = 256u * 1024 * 1024,
                       .iters = 20, .warmup = 5, .dtype = DT_BF16, .timeout_s = 120};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+    enum { F_HELP, F_GPUS, F_MIN, F_MAX, F_ITERS, F_WARMUP, F_DTYPE, F_TIMEOUT, F_OUT };
+    static const cli_flag flags[] = {{"help", 'h', 0},  {"gpus", 0, 1},    {"min", 0, 1},
+                                     {"max", 0, 1},     {"iters", 0, 1},   {"warmup", 0, 1},
+                                     {"dtype", 0, 1},   {"timeout", 0, 1}, {"output", 'o', 1},
+                                     {NULL, 0, 0}};
+    cli_args ca;
+    tp_err err;
+    const char *v;
+    int f;
+    if (cli_begin(&ca, NULL, "tpsim-nccl-sweep --help", flags, argc, argv, &err)) cal_fail("%s", err.msg);
+    while ((f = cli_next(&ca, &v, &err)) != CLI_DONE) {
+        switch (f) {
+        case CLI_ERROR: cal_fail("%s", err.msg);
+        case CLI_OPERAND: cal_fail("unexpected argument '%s' (see --help)", v);
+        case F_HELP:
             fputs(USAGE, stdout);
-            exit(0);
-        } else if ((v = cal_flag(argc, argv, &i, "--gpus"))) {
-            a->gpus = (int)cal_parse_long("--gpus", v, 2, MAX_GPUS);
-        } else if ((v = cal_flag(argc, argv, &i, "--min"))) {
-            a->min_bytes = cal_parse_size("--min", v);
-        } else if ((v = cal_flag(argc, argv, &i, "--max"))) {
-            a->max_bytes = cal_parse_size("--max", v);
-        } else if ((v = cal_flag(argc, argv, &i, "--iters"))) {
-            a->iters = (int)cal_parse_long("--iters", v, 1, MAX_ITERS);
-        } else if ((v = cal_flag(argc, argv, &i, "--warmup"))) {
-            a->warmup = (int)cal_parse_long("--warmup", v, 0, MAX_ITERS);
-        } else if ((v = cal_flag(argc, argv, &i, "--dtype"))) {
-            a->dtype = parse_dtype(v);
-        } else if ((v = cal_flag(argc, argv, &i, "--timeout"))) {
-            a->timeout_s = cal_parse_double("--timeout", v, 1, 86400);
-        } else if ((v = cal_flag(argc, argv, &i, "-o"))) {
-            if (!*v) cal_fail("-o needs a file name");
-            a->out = v;
-        } else {
-            cal_fail("unknown argument '%s' (see --help)", argv[i]);
+            exit(fflush(stdout) == 0 ? 0 : CAL_EXIT_FAIL);
+        case F_GPUS: a->gpus = (int)cal_parse_long("--gpus", v, 2, MAX_GPUS); break;
+        case F_MIN: a->min_bytes = cal_parse_size("--min", v); break;
+        case F_MAX: a->max_bytes = cal_parse_size("--max", v); break;
+        case F_ITERS: a->iters = (int)cal_parse_long("--iters", v, 1, MAX_ITERS); break;
+        case F_WARMUP: a->warmup = (int)cal_parse_long("--warmup", v, 0, MAX_ITERS); break;
+        case F_DTYPE: a->dtype = parse_dtype(v); break;
+        case F_TIMEOUT: a->timeout_s = cal_parse_double("--timeout", v, 1, 86400); break;
+        case F_OUT:
+            if (!*v) cal_fail("%s needs a file name", ca.shown);
+            a->out = cli_is_stdout(v) ? NULL : v;
+            break;
+        default: break;
         }
     }
     size_t es = dtype_size(a->dtype);

@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include "cal_common.h"
+#include "cli.h"
 #include "probe_kernels.h"
 
 #define RUNS 7                   /* repeats of each measurement; the median is kept */
@@ -38,7 +39,7 @@
 
 static const char USAGE[] =
     "usage: tpsim-probe [--device N] [--bytes SIZE] [--nominal-gbps X] [--bf16-tflops X]\n"
-    "                   [--pcie-gbps X] [--name NAME] [--timeout SECONDS] [-o FILE]\n"
+    "                   [--pcie-gbps X] [--name NAME] [--timeout SECONDS] [-o FILE|-]\n"
     "Measures kernel-launch, CUDA-graph, synchronisation and HBM-read costs of one GPU and\n"
     "writes a models/hw/ hardware file (see calibrate/README.md).\n";
 
@@ -77,31 +78,39 @@ static const gpu_spec *lookup_spec(const char *name)
 static void parse_args(int argc, char **argv, probe_args *a)
 {
     *a = (probe_args){.read_bytes = (size_t)2 << 30, .timeout_s = 60};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+    enum { F_HELP, F_DEVICE, F_BYTES, F_NOMINAL, F_TFLOPS, F_PCIE, F_NAME, F_TIMEOUT, F_OUT };
+    static const cli_flag flags[] = {{"help", 'h', 0},        {"device", 0, 1},
+                                     {"bytes", 0, 1},         {"nominal-gbps", 0, 1},
+                                     {"bf16-tflops", 0, 1},   {"pcie-gbps", 0, 1},
+                                     {"name", 0, 1},          {"timeout", 0, 1},
+                                     {"output", 'o', 1},      {NULL, 0, 0}};
+    cli_args ca;
+    tp_err err;
+    const char *v;
+    int f;
+    if (cli_begin(&ca, NULL, "tpsim-probe --help", flags, argc, argv, &err)) cal_fail("%s", err.msg);
+    while ((f = cli_next(&ca, &v, &err)) != CLI_DONE) {
+        switch (f) {
+        case CLI_ERROR: cal_fail("%s", err.msg);
+        case CLI_OPERAND: cal_fail("unexpected argument '%s' (see --help)", v);
+        case F_HELP:
             fputs(USAGE, stdout);
-            exit(0);
-        } else if ((v = cal_flag(argc, argv, &i, "--device"))) {
-            a->device = (int)cal_parse_long("--device", v, 0, 1023);
-        } else if ((v = cal_flag(argc, argv, &i, "--bytes"))) {
-            a->read_bytes = cal_parse_size("--bytes", v);
-        } else if ((v = cal_flag(argc, argv, &i, "--nominal-gbps"))) {
-            a->nominal_gbps = cal_parse_double("--nominal-gbps", v, 1, 1e6);
-        } else if ((v = cal_flag(argc, argv, &i, "--bf16-tflops"))) {
-            a->bf16_tflops = cal_parse_double("--bf16-tflops", v, 1, 1e6);
-        } else if ((v = cal_flag(argc, argv, &i, "--pcie-gbps"))) {
-            a->pcie_gbps = cal_parse_double("--pcie-gbps", v, 1, 1e4);
-        } else if ((v = cal_flag(argc, argv, &i, "--name"))) {
+            exit(fflush(stdout) == 0 ? 0 : CAL_EXIT_FAIL);
+        case F_DEVICE: a->device = (int)cal_parse_long("--device", v, 0, 1023); break;
+        case F_BYTES: a->read_bytes = cal_parse_size("--bytes", v); break;
+        case F_NOMINAL: a->nominal_gbps = cal_parse_double("--nominal-gbps", v, 1, 1e6); break;
+        case F_TFLOPS: a->bf16_tflops = cal_parse_double("--bf16-tflops", v, 1, 1e6); break;
+        case F_PCIE: a->pcie_gbps = cal_parse_double("--pcie-gbps", v, 1, 1e4); break;
+        case F_NAME:
             if (!*v) cal_fail("--name needs a value");
             a->name = v;
-        } else if ((v = cal_flag(argc, argv, &i, "--timeout"))) {
-            a->timeout_s = cal_parse_double("--timeout", v, 1, 86400);
-        } else if ((v = cal_flag(argc, argv, &i, "-o"))) {
-            if (!*v) cal_fail("-o needs a file name");
-            a->out = v;
-        } else {
-            cal_fail("unknown argument '%s' (see --help)", argv[i]);
+            break;
+        case F_TIMEOUT: a->timeout_s = cal_parse_double("--timeout", v, 1, 86400); break;
+        case F_OUT:
+            if (!*v) cal_fail("%s needs a file name", ca.shown);
+            a->out = cli_is_stdout(v) ? NULL : v;
+            break;
+        default: break;
         }
     }
     if (a->read_bytes < MIN_READ_BYTES) cal_fail("--bytes must be at least 1G (HBM, not cache)");

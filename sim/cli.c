@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,13 +78,118 @@ int cli_list(const char *flag, const char *text, long lo, long hi, long *out, si
     }
 }
 
-const char *cli_value(int argc, char **argv, int *i, tp_err *err)
+/* getopt_long returns a one-letter flag as its letter, a long-only one as CLI_LONG + index. */
+#define CLI_LONG 256
+
+int cli_begin(cli_args *p, const char *cmd, const char *help, const cli_flag *flags, int argc,
+              char **argv, tp_err *err)
 {
-    if (*i + 1 >= argc) {
-        tp_err_set(err, "%s: missing value", argv[*i]);
-        return NULL;
+    memset(p, 0, sizeof *p);
+    p->cmd = cmd, p->help = help, p->flags = flags, p->argc = argc, p->argv = argv;
+    /* '-': operands come back in order (code 1), so --set and operands keep the user's order;
+     * ':': a missing value is told apart from an unknown flag */
+    size_t nl = 0;
+    p->letters[nl++] = '-';
+    p->letters[nl++] = ':';
+    int n = 0;
+    for (; flags[n].name; n++) {
+        if (n == CLI_MAX_FLAGS) return tp_err_set(err, "%s: more than %d flags", cmd, CLI_MAX_FLAGS);
+        p->opts[n] = (struct option){flags[n].name, flags[n].takes_value ? required_argument
+                                                                          : no_argument,
+                                     NULL, CLI_LONG + n};
+        if (flags[n].letter) {
+            p->letters[nl++] = flags[n].letter;
+            if (flags[n].takes_value) p->letters[nl++] = ':';
+        }
     }
-    return argv[++*i];
+    p->opts[n] = (struct option){NULL, 0, NULL, 0};
+    p->letters[nl] = '\0';
+    optind = 0; /* glibc: a full restart, for a second pass in one process */
+    opterr = 0; /* the messages are ours, one line each */
+    return 0;
+}
+
+/* The table index of getopt's code (letter or CLI_LONG + index), or -1. */
+static int cli_index(const cli_args *p, int code)
+{
+    if (code >= CLI_LONG) return code - CLI_LONG;
+    for (int i = 0; code > 0 && p->flags[i].name; i++)
+        if (p->flags[i].letter == code) return i;
+    return -1;
+}
+
+static void cli_show(cli_args *p, int idx)
+{
+    const char *a = optind > 0 && optind <= p->argc ? p->argv[optind - 1] : "";
+    const cli_flag *f = &p->flags[idx];
+    /* as written: "-o" for the letter, "--name" for the long form (even when abbreviated) */
+    if (f->letter && a[0] == '-' && a[1] != '-')
+        snprintf(p->shown, sizeof p->shown, "-%c", f->letter);
+    else
+        snprintf(p->shown, sizeof p->shown, "--%s", f->name);
+}
+
+int cli_next(cli_args *p, const char **value, tp_err *err)
+{
+    *value = NULL;
+    if (p->after_dashes) {
+        if (optind >= p->argc) return CLI_DONE;
+        *value = p->argv[optind++];
+        return CLI_OPERAND;
+    }
+    int code = getopt_long(p->argc, p->argv, p->letters, p->opts, NULL);
+    if (code == -1) { /* the end, or "--": the rest are operands */
+        p->after_dashes = 1;
+        return cli_next(p, value, err);
+    }
+    if (code == 1) {
+        *value = optarg;
+        return CLI_OPERAND;
+    }
+    int idx = cli_index(p, code == ':' || code == '?' ? optopt : code);
+    if (code == ':' && idx >= 0) {
+        cli_show(p, idx);
+        tp_err_set(err, "%s: missing value", p->shown);
+        return CLI_ERROR;
+    }
+    if (code == '?' && idx >= 0 && optopt >= CLI_LONG) {
+        tp_err_set(err, "--%s takes no value", p->flags[idx].name);
+        return CLI_ERROR;
+    }
+    if (code == '?' || code == ':' || idx < 0) {
+        char what[80];
+        const char *a = optind > 0 && optind <= p->argc ? p->argv[optind - 1] : "";
+        if (optopt > 0 && optopt < CLI_LONG)
+            snprintf(what, sizeof what, "-%c", optopt);
+        else
+            snprintf(what, sizeof what, "%.*s", (int)strcspn(a, "="), a);
+        char amb[160] = "";
+        size_t len = strlen(what), used = 0;
+        int matches = 0;
+        for (int i = 0; len > 2 && what[1] == '-' && p->flags[i].name; i++)
+            if (strncmp(p->flags[i].name, what + 2, len - 2) == 0 && used < sizeof amb) {
+                int w = snprintf(amb + used, sizeof amb - used, "%s--%s", matches ? ", " : "",
+                                 p->flags[i].name);
+                used += w > 0 ? (size_t)w : 0;
+                matches++;
+            }
+        if (matches > 1) {
+            tp_err_set(err, "%s%s'%s' is ambiguous: %s", p->cmd ? p->cmd : "", p->cmd ? ": " : "",
+                       what, amb);
+            return CLI_ERROR;
+        }
+        tp_err_set(err, "%s%sunknown option '%s'%s%s%s", p->cmd ? p->cmd : "", p->cmd ? ": " : "",
+                   what, p->help ? " (see " : "", p->help ? p->help : "", p->help ? ")" : "");
+        return CLI_ERROR;
+    }
+    cli_show(p, idx);
+    *value = p->flags[idx].takes_value ? optarg : NULL;
+    return idx;
+}
+
+int cli_is_stdout(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
 }
 
 int cli_size(const char *what, const char *text, double *bytes, tp_err *err)

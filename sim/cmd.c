@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "jw.h"
 #include "run.h"
 
@@ -14,25 +13,21 @@ int cmd_fail(const tp_err *err)
     return 2;
 }
 
-int cmd_scn_flag(scn_opts *o, int argc, char **argv, int *i, tp_err *err)
+int cmd_scn_flag(scn_opts *o, const char *name, const char *v, tp_err *err)
 {
-    const char *flag = argv[*i], *v;
-    if (strcmp(flag, "--set") == 0) {
-        if (!(v = cli_value(argc, argv, i, err))) return -1;
+    if (strcmp(name, "set") == 0) {
         if (o->n_sets == SCN_OPTS_MAX_SETS) return tp_err_set(err, "--set: more than %d", SCN_OPTS_MAX_SETS);
         if (!strchr(v, '=')) return tp_err_set(err, "--set %s: expected dotted.key=value", v);
         o->sets[o->n_sets++] = v;
         return 1;
     }
-    if (strcmp(flag, "--calib") == 0) {
-        if (!(v = cli_value(argc, argv, i, err))) return -1;
+    if (strcmp(name, "calib") == 0) {
         if (o->n_calibs == SCN_OPTS_MAX_CALIBS)
             return tp_err_set(err, "--calib: more than %d", SCN_OPTS_MAX_CALIBS);
         o->calibs[o->n_calibs++] = v;
         return 1;
     }
-    if (strcmp(flag, "--mode") == 0) {
-        if (!(v = cli_value(argc, argv, i, err))) return -1;
+    if (strcmp(name, "mode") == 0) {
         if (strcmp(v, "eager") && strcmp(v, "graphs"))
             return tp_err_set(err, "--mode: '%s', expected eager or graphs", v);
         snprintf(o->mode_set, sizeof o->mode_set, "execution.mode=%s", v);

@@ -2,8 +2,9 @@
  *
  * Contract: each tpsim_cmd_X(argc, argv) takes argv[0] == "X" and returns the process exit
  * status: 0 on success, 2 on bad input with exactly one line on stderr and nothing on
- * stdout or in any output file. cmd_scn_flag consumes --set, --calib and --mode;
- * scn_opts_load (scnopt.h) applies them.
+ * stdout or in any output file. Flags go through the flag layer (cli.h); CMD_SCN_FLAGS are
+ * the scenario flags every simulating command takes, cmd_scn_flag records them and
+ * scn_opts_load (scnopt.h) applies them. `tpsim help CMD` is `tpsim CMD --help`.
  */
 #ifndef TPSIM_CMD_H
 #define TPSIM_CMD_H
@@ -11,8 +12,11 @@
 #include "err.h"
 #include "scnopt.h"
 
-/* 1 if argv[*i] was one of the shared flags (consumed), 0 if not, -1 on error. */
-int cmd_scn_flag(scn_opts *o, int argc, char **argv, int *i, tp_err *err);
+/* Entries of a command's flag table (cli.h): --set, --calib, --mode. */
+#define CMD_SCN_FLAGS {"set", 0, 1}, {"calib", 0, 1}, {"mode", 0, 1}
+/* 1 if the flag named `name` (without dashes) is one of them and value was recorded, 0 if it
+ * is not one of them, -1 on a bad value. */
+int cmd_scn_flag(scn_opts *o, const char *name, const char *value, tp_err *err);
 /* Writes `key: {host, compute, allreduce, wait_peers, gpu_idle, offset}` in ms. */
 struct jw;
 struct run_breakdown;

@@ -126,48 +126,46 @@ int tpsim_cmd_run(int argc, char **argv)
     const char *path = NULL, *trace_path = NULL, *v;
     int json = 0, have_seed = 0;
     long lv;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int used = cmd_scn_flag(&so, argc, argv, &i, &err);
-        if (used < 0) return cmd_fail(&err);
-        if (used) continue;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    enum { F_HELP, F_TP, F_BATCH, F_CTX, F_STEPS, F_WARMUP, F_SEED, F_FORMAT, F_TRACE };
+    static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},     {"batch", 0, 1},
+                                     {"ctx", 0, 1},     {"steps", 0, 1},  {"warmup", 0, 1},
+                                     {"seed", 0, 1},    {"format", 0, 1}, {"trace", 0, 1},
+                                     CMD_SCN_FLAGS,     {NULL, 0, 0}};
+    cli_args ca;
+    int f;
+    if (cli_begin(&ca, "run", "tpsim run --help", flags, argc, argv, &err)) return cmd_fail(&err);
+    while ((f = cli_next(&ca, &v, &err)) != CLI_DONE) {
+        long *target = f == F_TP ? &req.tp : f == F_BATCH ? &req.batch : f == F_CTX ? &req.ctx
+                     : f == F_STEPS ? &req.steps : f == F_WARMUP ? &req.warmup : NULL;
+        if (f == CLI_ERROR) {
+            return cmd_fail(&err);
+        } else if (f == CLI_OPERAND) {
+            if (path) {
+                tp_err_set(&err, "run: a second scenario '%s', expected one", v);
+                return cmd_fail(&err);
+            }
+            path = v;
+        } else if (f == F_HELP) {
             fputs(run_usage, stdout);
             return 0;
-        }
-        long *target = !strcmp(a, "--tp")       ? &req.tp
-                       : !strcmp(a, "--batch")  ? &req.batch
-                       : !strcmp(a, "--ctx")    ? &req.ctx
-                       : !strcmp(a, "--steps")  ? &req.steps
-                       : !strcmp(a, "--warmup") ? &req.warmup
-                                                : NULL;
-        if (target) {
-            long lo = target == &req.warmup ? 0 : 1;
-            long hi = target == &req.tp ? 1024 : target == &req.ctx ? (1L << 24) : 1000000;
-            if (!(v = cli_value(argc, argv, &i, &err)) || cli_long(a, v, lo, hi, &lv, &err))
-                return cmd_fail(&err);
+        } else if (target) {
+            long lo = f == F_WARMUP ? 0 : 1;
+            long hi = f == F_TP ? 1024 : f == F_CTX ? (1L << 24) : 1000000;
+            if (cli_long(ca.shown, v, lo, hi, &lv, &err)) return cmd_fail(&err);
             *target = lv;
-        } else if (!strcmp(a, "--seed")) {
-            if (!(v = cli_value(argc, argv, &i, &err)) || cli_u64(a, v, &req.seed, &err))
-                return cmd_fail(&err);
+        } else if (f == F_SEED) {
+            if (cli_u64(ca.shown, v, &req.seed, &err)) return cmd_fail(&err);
             have_seed = 1;
-        } else if (!strcmp(a, "--format")) {
-            if (!(v = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
+        } else if (f == F_FORMAT) {
             if (strcmp(v, "text") && strcmp(v, "json")) {
                 tp_err_set(&err, "--format: '%s', expected text or json", v);
                 return cmd_fail(&err);
             }
             json = !strcmp(v, "json");
-        } else if (!strcmp(a, "--trace")) {
-            if (!(trace_path = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
-        } else if (a[0] == '-' && a[1]) {
-            tp_err_set(&err, "run: unknown option '%s' (see tpsim run --help)", a);
+        } else if (f == F_TRACE) {
+            trace_path = v;
+        } else if (cmd_scn_flag(&so, flags[f].name, v, &err) < 0) {
             return cmd_fail(&err);
-        } else if (path) {
-            tp_err_set(&err, "run: a second scenario '%s', expected one", a);
-            return cmd_fail(&err);
-        } else {
-            path = a;
         }
     }
     if (!path) {

@@ -16,7 +16,7 @@
 static const char sweep_usage[] =
     "usage: tpsim sweep SCENARIO [--tp 1,2,4,8] [--batch 1,2,4,8] [--ctx 2048,...]\n"
     "                   [--mode eager,graphs] [--steps N] [--warmup N] [--seed S]\n"
-    "                   [--fit GRID] [-o FILE.csv] [--set key=value]... [--calib FILE]...\n"
+    "                   [--fit GRID] [-o FILE.csv|-] [--set key=value]... [--calib FILE]...\n"
     "  --fit GRID first fits the scenario's declared parameters on its declared cells of GRID\n"
     "  (as tpsim validate does) and sweeps with the fitted values.\n";
 
@@ -48,44 +48,48 @@ static int sweep_modes(const char *text, sweep_opts *o, tp_err *err)
     return 0;
 }
 
+/* 1 when --help was asked for, 0 when the command line is complete, -1 on error. */
 static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const char **path,
                        tp_err *err)
 {
+    enum { F_HELP, F_TP, F_BATCH, F_CTX, F_MODE, F_STEPS, F_WARMUP, F_SEED, F_FIT, F_OUT };
+    /* sweep's --mode takes a list, so it comes before the shared single --mode */
+    static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},    {"batch", 0, 1},
+                                     {"ctx", 0, 1},     {"mode", 0, 1},  {"steps", 0, 1},
+                                     {"warmup", 0, 1},  {"seed", 0, 1},  {"fit", 0, 1},
+                                     {"output", 'o', 1}, {"set", 0, 1},  {"calib", 0, 1},
+                                     {NULL, 0, 0}};
     const char *v;
     long lv;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--mode")) { /* sweep's --mode takes a list, not the shared single mode */
-            if (!(v = cli_value(argc, argv, &i, err)) || sweep_modes(v, o, err)) return -1;
-            continue;
-        }
-        int used = cmd_scn_flag(so, argc, argv, &i, err);
-        if (used < 0) return -1;
-        if (used) continue;
-        if (!strcmp(a, "--tp") || !strcmp(a, "--batch") || !strcmp(a, "--ctx")) {
-            long *dst = !strcmp(a, "--tp") ? o->tps : !strcmp(a, "--batch") ? o->batches : o->ctxs;
-            size_t *n = !strcmp(a, "--tp") ? &o->n_tp : !strcmp(a, "--batch") ? &o->n_batch : &o->n_ctx;
-            long hi = !strcmp(a, "--tp") ? 1024 : !strcmp(a, "--ctx") ? (1L << 24) : (1L << 20);
-            if (!(v = cli_value(argc, argv, &i, err)) || cli_list(a, v, 1, hi, dst, SWEEP_MAX, n, err))
-                return -1;
-        } else if (!strcmp(a, "--steps") || !strcmp(a, "--warmup")) {
-            int steps = !strcmp(a, "--steps");
-            if (!(v = cli_value(argc, argv, &i, err)) || cli_long(a, v, steps, 1000000, &lv, err))
-                return -1;
-            *(steps ? &o->req.steps : &o->req.warmup) = lv;
-        } else if (!strcmp(a, "--seed")) {
-            if (!(v = cli_value(argc, argv, &i, err)) || cli_u64(a, v, &o->req.seed, err)) return -1;
+    cli_args ca;
+    int f;
+    if (cli_begin(&ca, "sweep", "tpsim sweep --help", flags, argc, argv, err)) return -1;
+    while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
+        if (f == CLI_ERROR) return -1;
+        if (f == CLI_OPERAND) {
+            if (*path) return tp_err_set(err, "sweep: a second scenario '%s', expected one", v);
+            *path = v;
+        } else if (f == F_HELP) {
+            return 1;
+        } else if (f == F_MODE) {
+            if (sweep_modes(v, o, err)) return -1;
+        } else if (f == F_TP || f == F_BATCH || f == F_CTX) {
+            long *dst = f == F_TP ? o->tps : f == F_BATCH ? o->batches : o->ctxs;
+            size_t *n = f == F_TP ? &o->n_tp : f == F_BATCH ? &o->n_batch : &o->n_ctx;
+            long hi = f == F_TP ? 1024 : f == F_CTX ? (1L << 24) : (1L << 20);
+            if (cli_list(ca.shown, v, 1, hi, dst, SWEEP_MAX, n, err)) return -1;
+        } else if (f == F_STEPS || f == F_WARMUP) {
+            if (cli_long(ca.shown, v, f == F_STEPS, 1000000, &lv, err)) return -1;
+            *(f == F_STEPS ? &o->req.steps : &o->req.warmup) = lv;
+        } else if (f == F_SEED) {
+            if (cli_u64(ca.shown, v, &o->req.seed, err)) return -1;
             o->have_seed = 1;
-        } else if (!strcmp(a, "--fit")) {
-            if (!(o->fit_grid = cli_value(argc, argv, &i, err))) return -1;
-        } else if (!strcmp(a, "-o")) {
-            if (!(o->out = cli_value(argc, argv, &i, err))) return -1;
-        } else if (a[0] == '-' && a[1]) {
-            return tp_err_set(err, "sweep: unknown option '%s' (see tpsim sweep --help)", a);
-        } else if (*path) {
-            return tp_err_set(err, "sweep: a second scenario '%s', expected one", a);
-        } else {
-            *path = a;
+        } else if (f == F_FIT) {
+            o->fit_grid = v;
+        } else if (f == F_OUT) {
+            o->out = cli_is_stdout(v) ? NULL : v;
+        } else if (cmd_scn_flag(so, flags[f].name, v, err) < 0) {
+            return -1;
         }
     }
     if (!*path) return tp_err_set(err, "sweep: missing SCENARIO (see tpsim sweep --help)");
@@ -148,9 +152,9 @@ int tpsim_cmd_sweep(int argc, char **argv)
     o.req = (run_request){-1, -1, -1, -1, -1, 0, 0};
     const char *path = NULL;
     char fitted[SCN_MAX_FIT * SCN_MAX_FIT_KEYS][192], mode_set[32];
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(sweep_usage, stdout), 0;
-    if (sweep_parse(argc, argv, &o, &so, &path, &err)) return cmd_fail(&err);
+    int parsed = sweep_parse(argc, argv, &o, &so, &path, &err);
+    if (parsed > 0) return fputs(sweep_usage, stdout), 0;
+    if (parsed < 0) return cmd_fail(&err);
     scenario *s = malloc(sizeof *s);
     run_summary *rows = calloc(SWEEP_MAX * 4, sizeof *rows);
     int *row_mode = calloc(SWEEP_MAX * 4, sizeof *row_mode), status = 2;

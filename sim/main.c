@@ -17,7 +17,31 @@ static const char usage[] =
     "  sweep SCENARIO [...]      what-if grid over tp, batch, ctx, mode to CSV (--help)\n"
     "  fit-allreduce FILE [...]  fit t = lambda + 2(k-1)/k b/beta to an all-reduce sweep\n"
     "                            (all_reduce_perf stdout or tpsim-nccl-sweep CSV)\n"
-    "  --help, --version\n";
+    "  help COMMAND              that command's help (same as tpsim COMMAND --help)\n"
+    "  --help, --version\n"
+    "\n"
+    "Flags take --name value or --name=value; -- ends the flags; -o - writes to stdout.\n"
+    "Exit status: 0 done, 1 ran but the configuration does not fit in HBM (run),\n"
+    "2 bad input (one line on stderr).\n";
+
+typedef struct tpsim_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} tpsim_command;
+
+static const tpsim_command commands[] = {
+    {"run", tpsim_cmd_run},
+    {"validate", tpsim_cmd_validate},
+    {"sweep", tpsim_cmd_sweep},
+    {"fit-allreduce", tpsim_cmd_fit_allreduce},
+};
+
+static const tpsim_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, name)) return &commands[i];
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -26,6 +50,16 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") && argc > 2) { /* tpsim help CMD == tpsim CMD --help */
+        const tpsim_command *c = find_command(argv[2]);
+        if (!c || argc > 3) {
+            fprintf(stderr, "tpsim: help: %s '%s' (see tpsim --help)\n",
+                    c ? "one command, got also" : "unknown command", argv[c ? 3 : 2]);
+            return 2;
+        }
+        char *help_argv[] = {argv[2], "--help", NULL};
+        return c->run(2, help_argv);
+    }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
         return 0;
@@ -34,10 +68,8 @@ int main(int argc, char **argv)
         printf("tpsim %s\n", TPSIM_VERSION);
         return 0;
     }
-    if (!strcmp(cmd, "run")) return tpsim_cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "validate")) return tpsim_cmd_validate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sweep")) return tpsim_cmd_sweep(argc - 1, argv + 1);
-    if (!strcmp(cmd, "fit-allreduce")) return tpsim_cmd_fit_allreduce(argc - 1, argv + 1);
+    const tpsim_command *c = find_command(cmd);
+    if (c) return c->run(argc - 1, argv + 1);
     fprintf(stderr, "tpsim: unknown command '%s' (see tpsim --help)\n", cmd);
     return 2;
 }

@@ -156,33 +156,37 @@ int tpsim_cmd_validate(int argc, char **argv)
     const char *path = NULL, *grid_path = NULL, *plot_dir = NULL, *v;
     double kill = 15.0;
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int used = cmd_scn_flag(&so, argc, argv, &i, &err);
-        if (used < 0) return cmd_fail(&err);
-        if (used) continue;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT };
+    static const cli_flag flags[] = {{"help", 'h', 0},   {"grid", 0, 1},   {"plot", 0, 1},
+                                     {"kill-switch", 0, 1}, {"format", 0, 1}, CMD_SCN_FLAGS,
+                                     {NULL, 0, 0}};
+    cli_args ca;
+    int f;
+    if (cli_begin(&ca, "validate", "tpsim validate --help", flags, argc, argv, &err))
+        return cmd_fail(&err);
+    while ((f = cli_next(&ca, &v, &err)) != CLI_DONE) {
+        if (f == CLI_ERROR) {
+            return cmd_fail(&err);
+        } else if (f == CLI_OPERAND) {
+            if (path)
+                return tp_err_set(&err, "validate: a second scenario '%s', expected one", v),
+                       cmd_fail(&err);
+            path = v;
+        } else if (f == F_HELP) {
             fputs(validate_usage, stdout);
             return 0;
-        } else if (!strcmp(a, "--grid")) {
-            if (!(grid_path = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
-        } else if (!strcmp(a, "--plot")) {
-            if (!(plot_dir = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
-        } else if (!strcmp(a, "--kill-switch")) {
-            if (!(v = cli_value(argc, argv, &i, &err)) || cli_double(a, v, 0.001, 1000, &kill, &err))
-                return cmd_fail(&err);
-        } else if (!strcmp(a, "--format")) {
-            if (!(v = cli_value(argc, argv, &i, &err))) return cmd_fail(&err);
+        } else if (f == F_GRID) {
+            grid_path = v;
+        } else if (f == F_PLOT) {
+            plot_dir = v;
+        } else if (f == F_KILL) {
+            if (cli_double(ca.shown, v, 0.001, 1000, &kill, &err)) return cmd_fail(&err);
+        } else if (f == F_FORMAT) {
             if (strcmp(v, "text") && strcmp(v, "json"))
                 return tp_err_set(&err, "--format: '%s', expected text or json", v), cmd_fail(&err);
             json = !strcmp(v, "json");
-        } else if (a[0] == '-' && a[1]) {
-            return tp_err_set(&err, "validate: unknown option '%s' (see tpsim validate --help)", a),
-                   cmd_fail(&err);
-        } else if (path) {
-            return tp_err_set(&err, "validate: a second scenario '%s', expected one", a), cmd_fail(&err);
-        } else {
-            path = a;
+        } else if (cmd_scn_flag(&so, flags[f].name, v, &err) < 0) {
+            return cmd_fail(&err);
         }
     }
     if (!path)

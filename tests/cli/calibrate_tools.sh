@@ -27,13 +27,13 @@ expect_fail2 "sweep --gpus x" "^tpsim-nccl-sweep: --gpus 'x'" run "$SWEEP" --gpu
 expect_fail2 "sweep bad size" "^tpsim-nccl-sweep: --min '32Q' is not a size" run "$SWEEP" --min 32Q
 expect_fail2 "sweep odd size" "not a whole number of bf16 elements" run "$SWEEP" --min 3
 expect_fail2 "sweep min above max" "--min is above --max" run "$SWEEP" --min 1M --max 64K
-expect_fail2 "sweep unknown flag" "unknown argument '--bogus'" run "$SWEEP" --bogus
+expect_fail2 "sweep unknown flag" "unknown option '--bogus'" run "$SWEEP" --bogus
 expect_fail2 "sweep bad dtype" "--dtype 'int8'" run "$SWEEP" --dtype int8
 expect_fail2 "sweep bad iters" "--iters '0'" run "$SWEEP" --iters 0
-expect_fail2 "sweep value missing" "--max needs a value" run "$SWEEP" --max
+expect_fail2 "sweep value missing" "--max: missing value" run "$SWEEP" --max
 expect_fail2 "probe bad size" "^tpsim-probe: --bytes 'lots' is not a size" run "$PROBE" --bytes lots
 expect_fail2 "probe small size" "at least 1G" run "$PROBE" --bytes 64M
-expect_fail2 "probe unknown flag" "unknown argument '--gpus'" run "$PROBE" --gpus 2
+expect_fail2 "probe unknown flag" "unknown option '--gpus'" run "$PROBE" --gpus 2
 expect_fail2 "probe bad device" "--device '-1'" run "$PROBE" --device -1
 expect_fail2 "probe bad nominal" "--nominal-gbps 'fast'" run "$PROBE" --nominal-gbps fast
 check "sweep --help" quiet run "$SWEEP" --help

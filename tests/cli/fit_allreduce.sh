@@ -73,7 +73,7 @@ no_file() { check "$1: no output file" test ! -e "$BAD"; check "$1: no temp file
 expect_fail2 "mixed k via --tp" "$LOG:6: .*mixed k" "$TPSIM" fit-allreduce "$LOG" --tp 4 -o "$BAD"
 no_file "mixed k"
 for f in tests/data/arfit-bad-*; do
-    expect_fail2 "${f##*/}" "^${f}:[0-9]+(:[0-9]+)?: " "$TPSIM" fit-allreduce "$f" -o "$BAD"
+    expect_fail2 "${f##*/}" "^tpsim: ${f}:[0-9]+(:[0-9]+)?: " "$TPSIM" fit-allreduce "$f" -o "$BAD"
     no_file "${f##*/}"
 done
 expect_fail2 "too few in range" 'too few points' "$TPSIM" fit-allreduce "$LOG" --min 2G --max 4G -o "$BAD"
@@ -87,7 +87,7 @@ expect_fail2 "bad fit" "--fit 'spline'" "$TPSIM" fit-allreduce "$LOG" --fit spli
 expect_fail2 "bad format" "--format 'xml'" "$TPSIM" fit-allreduce "$LOG" --format xml
 expect_fail2 "bad tp" "--tp 'x'" "$TPSIM" fit-allreduce "$LOG" --tp x
 expect_fail2 "min above max" 'above' "$TPSIM" fit-allreduce "$LOG" --min 1M --max 64K
-expect_fail2 "value missing" '--max needs a value' "$TPSIM" fit-allreduce "$LOG" --max
+expect_fail2 "value missing" '^tpsim: --max: missing value' "$TPSIM" fit-allreduce "$LOG" --max
 expect_fail2 "two files" 'one sweep file' "$TPSIM" fit-allreduce "$LOG" "$LOG"
 expect_fail2 "unwritable dir" 'cannot create' "$TPSIM" fit-allreduce "$LOG" -o "$TMP/no/such/dir/x.yaml"
 no_file "option errors"
