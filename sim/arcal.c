@@ -5,13 +5,97 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "nccltune.h"
 
 static const char *const arcal_keys[] = {"kind",      "hardware",  "tp",        "fit",
                                          "lambda_us", "beta_gbps", "pieces",    "r2",
                                          "band_bias_pct", "n_points", "min_bytes", "max_bytes",
                                          "weight",    "piecewise_r2", "piecewise_band_bias_pct",
-                                         "source",    NULL};
+                                         "source",    "graph",     "tuner",     "custom",
+                                         NULL};
 static const char *const piece_keys[] = {"from_bytes", "lambda_us", "beta_gbps", NULL};
+
+static const char *const graph_keys[] = {"lambda_us", "source", NULL};
+static const char *const tuner_keys[] = {"nccl_version", "algorithms", "channels",
+                                         "bw_per_channel_gbps", "nvls_busbw_gbps", "launch_us",
+                                         "graph_launch_us", "source", NULL};
+static const char *const custom_keys[] = {"vllm", "one_stage", "two_stage", "source", NULL};
+static const char *const line_keys[] = {"latency_us", "gbps", NULL};
+
+static int arcal_read_graph(const cfg_node *g, arcal *c, tp_err *err)
+{
+    double lam = 0;
+    if (cfg_expect_map(g, graph_keys, err) || cfg_double(g, "lambda_us", 1, 0, 1e6, &lam, err) ||
+        cfg_source(g, 1, err))
+        return -1;
+    c->has_graph_lambda = 1;
+    c->graph_lambda_s = lam * 1e-6;
+    return 0;
+}
+
+static int arcal_read_tuner(const cfg_node *t, arcal *c, tp_err *err)
+{
+    arcal_tuner u = {0};
+    const char *ver;
+    double launch_us = 0, graph_us = -1;
+    cfg_node *an;
+    if (cfg_expect_map(t, tuner_keys, err) || cfg_string(t, "nccl_version", 1, &ver, err) ||
+        !(an = cfg_need(t, "algorithms", err)) ||
+        cfg_double(t, "channels", 1, 1, 64, &u.channels, err) ||
+        cfg_double(t, "bw_per_channel_gbps", 1, 1e-3, 1e4, &u.bw_per_channel_gbps, err) ||
+        cfg_double(t, "nvls_busbw_gbps", 0, 0, 1e5, &u.nvls_busbw_gbps, err) ||
+        cfg_double(t, "launch_us", 1, 0, 1e6, &launch_us, err) ||
+        cfg_double(t, "graph_launch_us", 0, 0, 1e6, &graph_us, err) || cfg_source(t, 1, err))
+        return -1;
+    if (!nt_find(ver))
+        return cfg_error(cfg_get(t, "nccl_version"), err, "'%s' is not in the tuner table, expected "
+                         "one of %s", ver, nt_versions());
+    if (u.channels != (double)(long)u.channels)
+        return cfg_error(cfg_get(t, "channels"), err, "%g, expected a whole number of channels",
+                         u.channels);
+    if (an->kind != CFG_SEQ || an->n == 0)
+        return cfg_error(an, err, "expected a non-empty list of ring, tree, nvls");
+    for (size_t i = 0; i < an->n; i++) {
+        const char *name;
+        if (cfg_as_string(an->vals[i], &name, err)) return -1;
+        int a = nt_algo_parse(name);
+        if (a < 0) return cfg_error(an->vals[i], err, "'%s', expected ring, tree or nvls", name);
+        if (a == NT_NVLS && u.nvls_busbw_gbps <= 0)
+            return cfg_error(an->vals[i], err, "nvls needs nvls_busbw_gbps > 0 (its bus bandwidth)");
+        u.algos |= NT_ALGO_BIT(a);
+    }
+    snprintf(u.nccl_version, sizeof u.nccl_version, "%s", ver);
+    u.launch_s = launch_us * 1e-6;
+    u.graph_launch_s = graph_us < 0 ? -1 : graph_us * 1e-6;
+    u.valid = 1;
+    c->tuner = u;
+    return 0;
+}
+
+static int arcal_read_line(const cfg_node *m, const char *key, arcal_line *out, tp_err *err)
+{
+    cfg_node *n = cfg_get(m, key);
+    double lat = 0, gbps = 0;
+    if (!n) return 0;
+    if (cfg_expect_map(n, line_keys, err) || cfg_double(n, "latency_us", 1, 0, 1e6, &lat, err) ||
+        cfg_double(n, "gbps", 1, 1e-3, 1e6, &gbps, err))
+        return -1;
+    *out = (arcal_line){1, lat * 1e-6, gbps * 1e9};
+    return 0;
+}
+
+static int arcal_read_custom(const cfg_node *m, arcal *c, tp_err *err)
+{
+    const char *ver;
+    if (cfg_expect_map(m, custom_keys, err) || cfg_string(m, "vllm", 1, &ver, err) ||
+        arcal_read_line(m, "one_stage", &c->custom[0], err) ||
+        arcal_read_line(m, "two_stage", &c->custom[1], err) || cfg_source(m, 1, err))
+        return -1;
+    if (!c->custom[0].valid && !c->custom[1].valid)
+        return cfg_error(m, err, "expected one_stage and/or two_stage {latency_us, gbps}");
+    snprintf(c->custom_vllm, sizeof c->custom_vllm, "%s", ver);
+    return 0;
+}
 
 static int arcal_read_pieces(const cfg_node *seq, arcal *c, tp_err *err)
 {
@@ -77,7 +161,12 @@ int arcal_load(const char *path, arcal *out, tp_err *err)
         goto out;
     }
     if (pn && arcal_read_pieces(pn, &c, err)) goto out;
+    if (((pn = cfg_get(r, "graph")) && arcal_read_graph(pn, &c, err)) ||
+        ((pn = cfg_get(r, "tuner")) && arcal_read_tuner(pn, &c, err)) ||
+        ((pn = cfg_get(r, "custom")) && arcal_read_custom(pn, &c, err)))
+        goto out;
     snprintf(c.path, sizeof c.path, "%s", path);
+    snprintf(c.named_at, sizeof c.named_at, "%s", path);
     snprintf(c.hardware, sizeof c.hardware, "%s", hw);
     *out = c;
     rc = 0;
@@ -104,6 +193,13 @@ double arcal_allreduce_time(const arcal *c, double bytes)
     double lambda_s, beta, k = (double)c->tp;
     arcal_coeffs(c, bytes, &lambda_s, &beta);
     return lambda_s + 2.0 * (k - 1.0) / k * bytes / beta;
+}
+
+double arcal_allreduce_lambda(const arcal *c, double bytes)
+{
+    double lambda_s, beta;
+    arcal_coeffs(c, bytes, &lambda_s, &beta);
+    return lambda_s;
 }
 
 double arcal_allgather_time(const arcal *c, double bytes)

@@ -4,8 +4,15 @@
  * Contract: one file calibrates one (hardware, k). `fit: linear` is the study's Equation 1,
  * t(b) = lambda + 2(k-1)/k * b / beta. `fit: piecewise` carries pieces, each applying from
  * its from_bytes up to the next piece's, with its own lambda and beta (protocol changes).
- * A piecewise file may also carry the linear lambda_us/beta_gbps for comparison. Values are
- * caller-owned; times in seconds, bandwidths in bytes/s.
+ * A piecewise file may also carry the linear lambda_us/beta_gbps for comparison. Optional
+ * blocks feed the other collective models (sim/coll.h), each with its own source:
+ *   graph:  {lambda_us}   nccl-fit's lambda when the all-reduce is replayed from a CUDA graph
+ *   tuner:  {nccl_version, algorithms, channels, bw_per_channel_gbps, nvls_busbw_gbps,
+ *            launch_us, graph_launch_us}   nccl-tuner's inputs (sim/nccltune.h)
+ *   custom: {vllm, one_stage: {latency_us, gbps}, two_stage: {...}}   vLLM's custom
+ *            all-reduce kernel, t = latency + b / bandwidth per stage
+ * `hardware:` and `tp:` say what was measured: a scenario on other hardware must borrow it
+ * explicitly (scenario.h). Values are caller-owned; times in seconds, bandwidths in bytes/s.
  */
 #ifndef TPSIM_ARCAL_H
 #define TPSIM_ARCAL_H
@@ -20,8 +27,24 @@ typedef struct arcal_piece {
     double beta; /* bytes/s */
 } arcal_piece;
 
+/* t(b) = latency + b / bw, for one kernel variant; valid = 0 when the file has none. */
+typedef struct arcal_line {
+    int valid;
+    double latency_s, bw;
+} arcal_line;
+
+typedef struct arcal_tuner {
+    int valid;
+    char nccl_version[16];
+    unsigned algos;              /* NT_ALGO_BIT set */
+    double channels, bw_per_channel_gbps, nvls_busbw_gbps;
+    double launch_s;             /* per call, outside NCCL's model (eager) */
+    double graph_launch_s;       /* the same under a CUDA graph; < 0: not measured */
+} arcal_tuner;
+
 typedef struct arcal {
     char path[256];
+    char named_at[320];          /* where it was named (scenario file:line:col, or the path) */
     char hardware[64];
     long tp;
     int piecewise;      /* which fit t() uses */
@@ -29,11 +52,18 @@ typedef struct arcal {
     double lambda_s, beta;
     int n_pieces;
     arcal_piece pieces[ARCAL_MAX_PIECES];
+    int has_graph_lambda;        /* graph.lambda_us given */
+    double graph_lambda_s;
+    arcal_tuner tuner;
+    char custom_vllm[48];        /* the vLLM version whose kernel was measured */
+    arcal_line custom[2];        /* [0] one-stage, [1] two-stage */
 } arcal;
 
 int arcal_load(const char *path, arcal *out, tp_err *err);
 /* All-reduce of b bytes over the calibration's k ranks. */
 double arcal_allreduce_time(const arcal *c, double bytes);
+/* The latency term of that time (the fit's lambda, or its piece's). */
+double arcal_allreduce_lambda(const arcal *c, double bytes);
 /* All-gather producing b bytes in total: a ring moves (k-1)/k of it, half an all-reduce. */
 double arcal_allgather_time(const arcal *c, double bytes);
 

@@ -27,6 +27,10 @@ int cmd_scn_flag(scn_opts *o, const char *name, const char *v, tp_err *err)
         o->calibs[o->n_calibs++] = v;
         return 1;
     }
+    if (strcmp(name, "allow-foreign-calib") == 0) {
+        o->allow_foreign_calib = 1;
+        return 1;
+    }
     if (strcmp(name, "mode") == 0) {
         if (strcmp(v, "eager") && strcmp(v, "graphs"))
             return tp_err_set(err, "--mode: '%s', expected eager or graphs", v);

@@ -13,11 +13,11 @@
 static const char run_usage[] =
     "usage: tpsim run SCENARIO [--tp K] [--batch B] [--ctx C] [--steps N] [--warmup N]\n"
     "                 [--seed S] [--set key=value]... [--calib FILE]... [--mode eager|graphs]\n"
-    "                 [--format text|json] [--trace FILE]\n";
+    "                 [--format text|json] [--trace FILE] [--allow-foreign-calib]\n";
 
 static void run_print_json(const scenario *s, const run_summary *r)
 {
-    const arcal *cal = r->req.tp > 1 ? scenario_allreduce(s, r->req.tp) : NULL;
+    const arcal *cal = r->calibration;
     const run_breakdown *b = &r->breakdown;
     jw w;
     jw_init(&w, stdout, 1);
@@ -41,8 +41,28 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_knum(&w, "kv_cache_gb_per_rank", r->kv_bytes / 1e9);
     jw_kbool(&w, "fits_in_hbm", r->fits_in_hbm);
     if (cal) {
+        const coll_cost *cc = &r->allreduce_call;
         jw_kstr(&w, "allreduce_calibration", cal->path);
         jw_knum(&w, "allreduce_us_per_call", 1e6 * run_allreduce_call_s(s, r));
+        jw_key(&w, "calibration");
+        jw_obj(&w);
+        jw_kstr(&w, "hardware", cal->hardware);
+        jw_kint(&w, "tp", cal->tp);
+        jw_kstr(&w, "model", coll_model_names[s->allreduce_model]);
+        jw_kstr(&w, "source", cal->path);
+        jw_kbool(&w, "foreign", r->calibration_borrowed != NULL);
+        if (r->calibration_borrowed) jw_kstr(&w, "borrowed_by", r->calibration_borrowed);
+        jw_end_obj(&w);
+        jw_key(&w, "allreduce");
+        jw_obj(&w);
+        jw_kstr(&w, "model", cc->model);
+        jw_kstr(&w, "algo", cc->algo);
+        jw_kstr(&w, "proto", cc->proto);
+        jw_kbool(&w, "copy_in", cc->copy_in);
+        jw_knum(&w, "latency_us", cc->latency_s * 1e6);
+        jw_knum(&w, "body_us", cc->body_s * 1e6);
+        jw_knum(&w, "us", cc->total_s * 1e6);
+        jw_end_obj(&w);
     }
     jw_key(&w, "step_ms");
     jw_obj(&w);
@@ -65,7 +85,7 @@ static void run_line(const char *what, double s, double step, const char *note)
 static void run_print_text(const scenario *s, const run_summary *r)
 {
     const run_breakdown *b = &r->breakdown;
-    const arcal *cal = r->req.tp > 1 ? scenario_allreduce(s, r->req.tp) : NULL;
+    const arcal *cal = r->calibration;
     double step = r->step_mean;
     printf("tpsim run %s: %s on %s, TP-%ld, batch %ld, ctx %ld, %s mode\n", s->name, s->model.name,
            s->hw.name, r->req.tp, r->req.batch, r->req.ctx, s->graphs ? "CUDA-graph" : "eager");
@@ -84,11 +104,22 @@ static void run_print_text(const scenario *s, const run_summary *r)
     if (s->graphs)
         printf("graphs     one cudaGraphLaunch per step (%.1f us host) + %.2f us GPU per node\n",
                s->graph_launch.mean * 1e6, s->graph_node_s * 1e6);
-    if (cal)
-        printf("all-reduce %.2f us per layer call (%s: lambda %.2f us, beta %.1f GB/s%s)\n",
-               1e6 * run_allreduce_call_s(s, r), cal->path,
-               cal->has_linear ? cal->lambda_s * 1e6 : 0, cal->has_linear ? cal->beta / 1e9 : 0,
-               cal->piecewise ? ", piecewise fit used" : "");
+    if (cal) {
+        const coll_cost *cc = &r->allreduce_call;
+        int has_proto = strcmp(cc->proto, "-") != 0;
+        printf("all-reduce %.2f us per layer call (collective.allreduce %s: %s %s%s%s; %s)\n",
+               cc->total_s * 1e6, coll_model_names[s->allreduce_model], cc->model, cc->algo,
+               has_proto ? "/" : "", has_proto ? cc->proto : "",
+               cc->copy_in ? "eager copy-in launched as its own op" : "no copy-in op");
+        printf("calibration %s: %s, tp %ld", cal->path, cal->hardware, cal->tp);
+        if (cal->has_linear)
+            printf(", lambda %.2f us, beta %.1f GB/s%s", cal->lambda_s * 1e6, cal->beta / 1e9,
+                   cal->piecewise ? ", piecewise fit used" : "");
+        printf("\n");
+        if (r->calibration_borrowed)
+            printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n", cal->hardware,
+                   s->hw.name, r->calibration_borrowed);
+    }
     printf("\nwhere one step goes (mean over steps and %ld rank%s):\n", r->req.tp,
            r->req.tp > 1 ? "s" : "");
     run_line("GPU compute", b->compute, step, "kernels and copies on the stream");

@@ -3,8 +3,10 @@
 
 int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
 {
-    if (p->n_collectives && (!c->allreduce || c->allreduce->tp != p->tp))
+    const arcal *cal = c->allreduce.cal;
+    if (p->n_collectives && (!cal || cal->tp != p->tp))
         return tp_err_set(err, "no all-reduce calibration for tp %ld", p->tp);
+    if (p->n_collectives && coll_check(&c->allreduce, err)) return -1;
     double hbm = c->hbm_bw * c->hbm_eff, flops = c->peak_flops * c->flops_eff;
     cost_totals t = {0, 0};
     for (size_t i = 0; i < p->n; i++) {
@@ -18,8 +20,8 @@ int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
         }
         case PROG_H2D:
         case PROG_D2H: s = op->bytes / c->pcie_bw + c->kernel_fixed_s; break;
-        case PROG_ALLREDUCE: s = arcal_allreduce_time(c->allreduce, op->bytes); break;
-        default: s = arcal_allgather_time(c->allreduce, op->bytes); break;
+        case PROG_ALLREDUCE: s = coll_allreduce(&c->allreduce, op->bytes, c->graphs).total_s; break;
+        default: s = arcal_allgather_time(cal, op->bytes); break;
         }
         op->gpu_s = s + (op->graphable ? c->graph_node_s : 0.0);
         if (prog_is_collective(op))

@@ -3,8 +3,8 @@
  * Contract: cost_apply sets every op's gpu_s:
  *   kernel      max(bytes / (hbm_bw * hbm_eff), flops / (peak * flops_eff)) + kernel_fixed
  *   copy        bytes / pcie_bw + kernel_fixed
- *   all-reduce  the calibration's t(b) = lambda + 2(k-1)/k * b / beta
- *   all-gather  lambda + (k-1)/k * b / beta
+ *   all-reduce  coll_allreduce(the scenario's collective model, b, mode).total_s (coll.h)
+ *   all-gather  the calibration's NCCL ring: lambda + (k-1)/k * b / beta
  * plus, when graph_node_s > 0 (CUDA-graph replay), that per-node overhead on every
  * graphable op.
  * The calibration must be for the program's k (or NULL when k == 1).
@@ -13,6 +13,7 @@
 #define TPSIM_COST_H
 
 #include "arcal.h"
+#include "coll.h"
 #include "err.h"
 #include "hw.h"
 #include "prog.h"
@@ -23,7 +24,8 @@ typedef struct cost_params {
     double pcie_bw;
     double kernel_fixed_s;
     double graph_node_s;
-    const arcal *allreduce;
+    int graphs;            /* the step is replayed from a CUDA graph */
+    coll_setup allreduce;  /* model and calibration (cal NULL when k == 1) */
 } cost_params;
 
 typedef struct cost_totals {

@@ -68,13 +68,15 @@ static int prog_norm(prog *p, prog_name name, int layer, double batch, double hi
 }
 
 /* The all-reduce of a layer's output: vLLM copies it into the registered buffer first. */
-static int prog_allreduce(prog *p, prog_name name, int layer, double msg)
+static int prog_allreduce(prog *p, const prog_opts *o, prog_name name, int layer, double msg)
 {
-    if (prog_add(p, PROG_KERNEL, OPN_AR_COPY, layer, 2.0 * msg, 0.0)) return -1;
+    if (!o->allreduce_no_copy && prog_add(p, PROG_KERNEL, OPN_AR_COPY, layer, 2.0 * msg, 0.0))
+        return -1;
     return prog_add(p, PROG_ALLREDUCE, name, layer, msg, 0.0);
 }
 
-static int prog_layer(prog *p, const model_arch *m, long tp, double B, double ctx, int layer)
+static int prog_layer(prog *p, const prog_opts *o, const model_arch *m, long tp, double B,
+                      double ctx, int layer)
 {
     double d = (double)m->dtype_bytes, H = (double)m->hidden, hd = (double)m->head_dim;
     double q_heads = (double)(m->heads / tp), kv_heads = (double)model_kv_heads_per_rank(m, tp);
@@ -92,12 +94,12 @@ static int prog_layer(prog *p, const model_arch *m, long tp, double B, double ct
                  d * (2.0 * B * ctx * kv_heads * hd + 2.0 * B * q_heads * hd),
                  4.0 * B * q_heads * hd * ctx) ||
         prog_gemm(p, OPN_O_PROJ, layer, B, q_heads * hd, H, d) ||
-        (sharded && prog_allreduce(p, OPN_ALL_REDUCE, layer, msg)) ||
+        (sharded && prog_allreduce(p, o, OPN_ALL_REDUCE, layer, msg)) ||
         prog_norm(p, OPN_POST_LAYERNORM, layer, B, H, d) ||
         prog_gemm(p, OPN_GATE_UP, layer, B, H, 2.0 * inter, d) ||
         prog_add(p, PROG_KERNEL, OPN_SILU_MUL, layer, d * 3.0 * B * inter, 4.0 * B * inter) ||
         prog_gemm(p, OPN_DOWN_PROJ, layer, B, inter, H, d) ||
-        (sharded && prog_allreduce(p, OPN_ALL_REDUCE, layer, msg)))
+        (sharded && prog_allreduce(p, o, OPN_ALL_REDUCE, layer, msg)))
         return -1;
     return 0;
 }
@@ -120,8 +122,9 @@ int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long b
     fail = fail || prog_add(p, PROG_KERNEL, OPN_EMBEDDING, -1, d * 2.0 * B * H, 0.0);
     p->weight_bytes += d * vocab_shard * H; /* the embedding table is sharded by vocab too */
     if (sharded && o->embedding_allreduce)
-        fail = fail || prog_allreduce(p, OPN_EMBED_ALLREDUCE, -1, B * H * d);
-    for (long l = 0; l < m->layers && !fail; l++) fail = prog_layer(p, m, tp, B, (double)ctx, (int)l);
+        fail = fail || prog_allreduce(p, o, OPN_EMBED_ALLREDUCE, -1, B * H * d);
+    for (long l = 0; l < m->layers && !fail; l++)
+        fail = prog_layer(p, o, m, tp, B, (double)ctx, (int)l);
     fail = fail || prog_norm(p, OPN_FINAL_NORM, -1, B, H, d) ||
            prog_gemm(p, OPN_LM_HEAD, -1, B, H, vocab_shard, d);
     if (sharded && o->logits_gather)

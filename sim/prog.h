@@ -7,7 +7,8 @@
  *   input_layernorm qkv_proj rotary_emb reshape_and_cache attention o_proj
  *   ar_copy all_reduce post_attention_layernorm gate_up_proj silu_and_mul down_proj
  *   ar_copy all_reduce                                  (14 launches, 2 all-reduces)
- * (ar_copy is vLLM's custom all-reduce copying its input into the registered buffer.)
+ * (ar_copy is vLLM's custom all-reduce copying its input into the registered buffer in
+ * eager mode; absent with allreduce_no_copy.)
  * Around the layers: the step's input copies, the embedding (plus its all-reduce when
  * enabled), the final norm, lm_head (plus the logits all-gather when enabled), sampling
  * kernels, and the copy of the sampled tokens back to the host. The model forward, from
@@ -55,6 +56,8 @@ typedef struct prog_opts {
     int logits_gather;       /* the lm_head logits all-gather at k > 1 */
     long input_copies;       /* host->device copies preparing the step's inputs */
     long sampling_kernels;   /* kernels of the sampler (greedy ~6, top-p up to ~20) */
+    int allreduce_no_copy;   /* the all-reduce reads its input in place (NCCL, or vLLM's
+                                custom all-reduce under a CUDA graph): no ar_copy launch */
 } prog_opts;
 
 typedef struct prog {

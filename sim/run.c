@@ -88,6 +88,11 @@ static int run_summarise(const scenario *s, const engine_result *res, run_summar
     return 0;
 }
 
+coll_setup run_coll_setup(const scenario *s, const arcal *cal)
+{
+    return (coll_setup){s->allreduce_model, cal, coll_sm_of(s->hw.name)};
+}
+
 int run_cell(const scenario *s, const run_request *req, run_summary *out, run_detail *detail,
              tp_err *err)
 {
@@ -95,13 +100,25 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
     out->req = *req;
     run_detail d;
     memset(&d, 0, sizeof d);
-    const arcal *cal = req->tp > 1 ? scenario_allreduce(s, req->tp) : NULL;
-    if (run_check_tp(s, req->tp, err)) return -1;
-    if (prog_build(&d.program, &s->model, &s->program, req->tp, req->batch, req->ctx, err))
+    const arcal *cal = NULL;
+    const char *borrowed = NULL;
+    if (run_check_tp(s, req->tp, err) ||
+        (req->tp > 1 && scenario_calibration(s, req->tp, &cal, &borrowed, err)))
         return -1;
+    coll_setup coll = run_coll_setup(s, cal);
+    prog_opts po = s->program;
+    if (cal) {
+        /* the copy-in is launched only where vLLM's custom all-reduce runs eagerly */
+        double msg = (double)req->batch * (double)s->model.hidden * (double)s->model.dtype_bytes;
+        out->allreduce_call = coll_allreduce(&coll, msg, s->graphs);
+        po.allreduce_no_copy = !out->allreduce_call.copy_in;
+    }
+    out->calibration = cal;
+    out->calibration_borrowed = borrowed;
+    if (prog_build(&d.program, &s->model, &po, req->tp, req->batch, req->ctx, err)) return -1;
     cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,
                       s->hw.pcie_bw,    s->kernel_fixed_s, s->graphs ? s->graph_node_s : 0.0,
-                      cal};
+                      s->graphs,        coll};
     engine_host *hosts = calloc((size_t)req->tp, sizeof *hosts);
     int rc = -1;
     if (!hosts) {
@@ -145,6 +162,14 @@ out:
 int run_check_tp(const scenario *s, long tp, tp_err *err)
 {
     if (model_check_tp(&s->model, tp, err)) return -1;
+    const arcal *cal;
+    const char *borrowed;
+    if (tp > 1 && scenario_allreduce(s, tp)) {
+        coll_setup coll;
+        if (scenario_calibration(s, tp, &cal, &borrowed, err)) return -1;
+        coll = run_coll_setup(s, cal);
+        if (coll_check(&coll, err)) return -1;
+    }
     if (tp > 1 && !scenario_allreduce(s, tp)) {
         char have[128] = "";
         size_t used = 0;
@@ -164,9 +189,8 @@ int run_check_tp(const scenario *s, long tp, tp_err *err)
 
 double run_allreduce_call_s(const scenario *s, const run_summary *r)
 {
-    const arcal *cal = r->req.tp > 1 ? scenario_allreduce(s, r->req.tp) : NULL;
-    double msg = (double)r->req.batch * (double)s->model.hidden * (double)s->model.dtype_bytes;
-    return cal ? arcal_allreduce_time(cal, msg) : 0.0;
+    (void)s;
+    return r->calibration ? r->allreduce_call.total_s : 0.0;
 }
 
 int run_check_step(const scenario *s, const run_summary *r, tp_err *err)

@@ -38,6 +38,9 @@ typedef struct run_summary {
     cost_totals analytic; /* sum of op GPU times per step */
     double weight_bytes, kv_bytes; /* per rank */
     int fits_in_hbm;               /* weights + KV cache within the GPU's HBM */
+    const arcal *calibration;      /* the all-reduce calibration used (NULL at k = 1) */
+    const char *calibration_borrowed; /* NULL, "calibration_from" or "--allow-foreign-calib" */
+    coll_cost allreduce_call;      /* one layer all-reduce (batch x hidden) at this cell */
 } run_summary;
 
 typedef struct run_detail {
@@ -52,9 +55,12 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
 void run_release(run_detail *detail);
 /* The time of one layer all-reduce (batch x hidden x dtype bytes) at the summary's cell. */
 double run_allreduce_call_s(const scenario *s, const run_summary *r);
+/* The collective model set-up for the scenario at its calibration for k. */
+coll_setup run_coll_setup(const scenario *s, const arcal *cal);
 /* Refuses a summary whose step is not positive (an offset larger than the step). */
 int run_check_step(const scenario *s, const run_summary *r, tp_err *err);
-/* Can this scenario run at tp (shards the model, has a calibration, its slow rank exists)? */
+/* Can this scenario run at tp (shards the model, has a calibration of its own hardware or
+ * one it borrows, the collective model's inputs, its slow rank exists)? */
 int run_check_tp(const scenario *s, long tp, tp_err *err);
 /* Linear-interpolated quantile of a sorted array. */
 double run_quantile(const double *sorted, size_t n, double q);

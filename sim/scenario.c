@@ -7,7 +7,8 @@
 static const char *const scn_keys[] = {"name",    "description", "model",     "hardware",
                                        "allreduce", "defaults",  "gpu",       "program",
                                        "host",    "execution",   "offset_ms", "fit",
-                                       "source",  NULL};
+                                       "source",  "collective", "calibration_from", NULL};
+static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
 static const char *const gpu_keys[] = {"hbm_efficiency", "flops_efficiency", "kernel_fixed_us",
                                        "launch_latency_us", NULL};
@@ -228,6 +229,7 @@ static int scn_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_err *
         if (scenario_allreduce(s, c.tp))
             return cfg_error(an->vals[i], err, "a second calibration for tp %ld, expected one per k",
                              c.tp);
+        scn_position(an->vals[i], c.named_at, sizeof c.named_at);
         s->cals[s->n_cals++] = c;
     }
     return 0;
@@ -245,7 +247,7 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     s.tp = 1, s.batch = 1, s.ctx = 2048, s.steps = 20, s.warmup = 1;
     /* vLLM's step unless the scenario says otherwise (REFERENCE.md section 4): the embedding
      * all-reduce and logits gather at k > 1, ~6-10 input copies, ~6 greedy sampler kernels */
-    s.program = (prog_opts){1, 1, 8, 6};
+    s.program = (prog_opts){1, 1, 8, 6, 0};
     if (cfg_expect_map(r, scn_keys, err) || cfg_string(r, "name", 1, &name, err) ||
         cfg_string(r, "description", 0, &desc, err) ||
         cfg_source(r, 0, err) || scn_bind_files(doc, r, &s, err))
@@ -286,6 +288,20 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;
     s.offset_s = offset_ms * 1e-3;
     if ((n = cfg_get(r, "fit")) && scn_bind_fit(r, n, &s, err)) return -1;
+    if ((n = cfg_get(r, "collective"))) {
+        cfg_node *m;
+        int model = 0;
+        if (cfg_expect_map(n, collective_keys, err) || !(m = cfg_need(n, "allreduce", err)) ||
+            cfg_as_choice(m, coll_model_names, &model, err))
+            return -1;
+        s.allreduce_model = (coll_model)model;
+    }
+    const char *from = NULL;
+    if (cfg_string(r, "calibration_from", 0, &from, err)) return -1;
+    if (from && (!from[0] || strlen(from) >= sizeof s.calibration_from))
+        return cfg_error(cfg_get(r, "calibration_from"), err,
+                         "expected the hardware name a calibration file states (hardware:)");
+    if (from) snprintf(s.calibration_from, sizeof s.calibration_from, "%s", from);
     *out = s;
     return 0;
 }
@@ -317,6 +333,27 @@ const arcal *scenario_allreduce(const scenario *s, long tp)
     for (int i = 0; i < s->n_cals; i++)
         if (s->cals[i].tp == tp) return &s->cals[i];
     return NULL;
+}
+
+int scenario_calibration(const scenario *s, long tp, const arcal **out, const char **how_borrowed,
+                         tp_err *err)
+{
+    const arcal *c = scenario_allreduce(s, tp);
+    *out = c;
+    *how_borrowed = NULL;
+    if (!c || !strcmp(c->hardware, s->hw.name)) return 0;
+    if (s->calibration_from[0] && !strcmp(c->hardware, s->calibration_from)) {
+        *how_borrowed = "calibration_from";
+        return 0;
+    }
+    if (s->allow_foreign_calib) {
+        *how_borrowed = "--allow-foreign-calib";
+        return 0;
+    }
+    return tp_err_set(err, "%s: the tp %ld all-reduce calibration was measured on %s, the scenario "
+                      "runs on %s; expected a calibration for %s, or calibration_from: %s in the "
+                      "scenario, or --allow-foreign-calib", c->named_at, tp, c->hardware,
+                      s->hw.name, s->hw.name, c->hardware);
 }
 
 int scenario_add_allreduce(scenario *s, const char *path, tp_err *err)

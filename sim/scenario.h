@@ -15,6 +15,7 @@
 
 #include "arcal.h"
 #include "cfg.h"
+#include "coll.h"
 #include "dist.h"
 #include "err.h"
 #include "hw.h"
@@ -47,6 +48,9 @@ typedef struct scenario {
     hw_spec hw;
     arcal cals[SCN_MAX_CALS];
     int n_cals;
+    coll_model allreduce_model;     /* collective.allreduce (coll.h); nccl-fit by default */
+    char calibration_from[64];      /* the hardware whose calibrations it borrows, "" if none */
+    int allow_foreign_calib;        /* --allow-foreign-calib: any hardware's calibrations */
     /* GPU cost knobs (scenario value, else the hardware file's) */
     double hbm_eff, flops_eff, kernel_fixed_s, launch_latency_s;
     prog_opts program;
@@ -77,6 +81,12 @@ cfg_doc *scenario_open(const char *path, const char *const *sets, int n_sets, tp
 int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err);
 /* The calibration for k ranks, or NULL. */
 const arcal *scenario_allreduce(const scenario *s, long tp);
+/* The calibration for k ranks, refused (-1, one line) when it was measured on other
+ * hardware and the scenario does not borrow it (calibration_from: HW or
+ * --allow-foreign-calib). *how_borrowed is NULL for its own hardware's, else
+ * "calibration_from" or "--allow-foreign-calib". */
+int scenario_calibration(const scenario *s, long tp, const arcal **out, const char **how_borrowed,
+                         tp_err *err);
 /* Add (or replace, same k) a calibration file given on the command line. */
 int scenario_add_allreduce(scenario *s, const char *path, tp_err *err);
 

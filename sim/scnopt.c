@@ -11,11 +11,17 @@ int scn_opts_sets(const scn_opts *o, const char **sets)
     return n;
 }
 
+int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err)
+{
+    for (int i = 0; i < o->n_calibs; i++)
+        if (scenario_add_allreduce(s, o->calibs[i], err)) return -1;
+    s->allow_foreign_calib = o->allow_foreign_calib;
+    return 0;
+}
+
 int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err)
 {
     const char *sets[SCN_OPTS_MAX_SETS + 1];
     if (scenario_load(path, sets, scn_opts_sets(o, sets), out, err)) return -1;
-    for (int i = 0; i < o->n_calibs; i++)
-        if (scenario_add_allreduce(out, o->calibs[i], err)) return -1;
-    return 0;
+    return scn_opts_apply(o, out, err);
 }

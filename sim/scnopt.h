@@ -21,11 +21,14 @@ typedef struct scn_opts {
     const char *calibs[SCN_OPTS_MAX_CALIBS];
     int n_calibs;
     char mode_set[64]; /* "execution.mode=...", applied after the --set flags; "" for none */
+    int allow_foreign_calib; /* --allow-foreign-calib */
 } scn_opts;
 
 /* The overrides in the order they apply: the sets, then the mode. Returns the count;
  * `sets` needs SCN_OPTS_MAX_SETS + 1 entries. */
 int scn_opts_sets(const scn_opts *o, const char **sets);
+/* Apply the command-line calibrations and --allow-foreign-calib to a bound scenario. */
+int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err);
 /* scenario_load with every override and calibration applied. 0, or -1 with err set. */
 int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err);
 

@@ -333,7 +333,7 @@ static void test_70b_program_shape(void **state)
     model_arch m;
     tp_err err;
     assert_int_equal(model_load("models/llama-3.1-70b.yaml", &m, &err), 0);
-    prog_opts o = {0, 0, 8, 6};
+    prog_opts o = {0, 0, 8, 6, 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 2048, &err), 0);
     assert_int_equal(p.n_allreduce, 160);
@@ -361,7 +361,7 @@ static void test_70b_weight_bytes(void **state)
     model_arch m;
     tp_err err;
     assert_int_equal(model_load("models/llama-3.1-70b.yaml", &m, &err), 0);
-    prog_opts o = {0, 0, 0, 0};
+    prog_opts o = {0, 0, 0, 0, 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 1, &err), 0);
     double gemm = 0;

@@ -30,9 +30,7 @@ static int val_bind(cfg_doc *doc, const scn_opts *o, const scenario *spec, const
                 return -1;
         }
     if (scenario_bind(doc, out, err)) return -1;
-    for (int i = 0; i < o->n_calibs; i++)
-        if (scenario_add_allreduce(out, o->calibs[i], err)) return -1;
-    return 0;
+    return scn_opts_apply(o, out, err);
 }
 
 /* The fit's values come from fitting: a --set on a fitted key would be silently lost. */

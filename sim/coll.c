@@ -1,0 +1,104 @@
+/* coll.c: see coll.h. vLLM's rules: research-sources.md sections 2.2 and 2.3. */
+#include "coll.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "nccltune.h"
+
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+#define VLLM_CA_MAX_SIZE (8 * MIB) /* CustomAllreduce max_size default, 8192 * 1024 */
+
+const char *const coll_model_names[] = {"nccl-fit", "nccl-tuner", "vllm-custom", "auto", NULL};
+
+int coll_sm_of(const char *hw)
+{
+    static const struct { const char *prefix; int sm; } known[] = {
+        {"H100", 90}, {"H200", 90}, {"H800", 90}, {"H20", 90}, {"GB200", 100},
+        {"B200", 100}, {"B300", 103}, {"A100", 80}, {"A800", 80},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strncmp(hw, known[i].prefix, strlen(known[i].prefix))) return known[i].sm;
+    return 0;
+}
+
+static int coll_vllm_ws(long k) { return k == 2 || k == 4 || k == 6 || k == 8; }
+
+double coll_vllm_custom_max(long k, int sm, int with_symm_mem_cap)
+{
+    /* all_reduce_utils.py CUSTOM_ALL_REDUCE_MAX_SIZES, columns ws 2, 4, 6, 8 */
+    static const struct { int sm; double cap[4]; } caps[] = {
+        {90, {64 * MIB, 32 * MIB, 512 * KIB, 256 * KIB}},
+        {100, {2 * MIB, 2 * MIB, 1 * MIB, 1 * MIB}},
+        {103, {4 * MIB, 4 * MIB, 8 * MIB, 4 * MIB}},
+    };
+    double max = VLLM_CA_MAX_SIZE;
+    if (with_symm_mem_cap && coll_vllm_ws(k))
+        for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+            if (caps[i].sm == sm && caps[i].cap[k / 2 - 1] < max) max = caps[i].cap[k / 2 - 1];
+    return max;
+}
+
+int coll_vllm_one_stage(long k, double bytes)
+{
+    return k == 2 || (k <= 4 && bytes < 512 * KIB) || (k <= 8 && bytes < 256 * KIB);
+}
+
+static nt_inputs coll_tuner_inputs(const arcal *c)
+{
+    return (nt_inputs){nt_find(c->tuner.nccl_version), c->tp, c->tuner.channels,
+                       c->tuner.bw_per_channel_gbps, c->tuner.nvls_busbw_gbps, c->tuner.algos};
+}
+
+int coll_check(const coll_setup *s, tp_err *err)
+{
+    const arcal *c = s->cal;
+    const char *name = coll_model_names[s->model];
+    if (s->model == COLL_NCCL_TUNER && !c->tuner.valid)
+        return tp_err_set(err, "%s: collective.allreduce is nccl-tuner but the calibration has no "
+                          "tuner block (channels, bw_per_channel_gbps: tpsim fit-allreduce --tuner)",
+                          c->named_at);
+    int custom = s->model == COLL_VLLM_CUSTOM || (s->model == COLL_AUTO && coll_vllm_ws(c->tp));
+    if (s->model == COLL_VLLM_CUSTOM && !coll_vllm_ws(c->tp))
+        return tp_err_set(err, "%s: collective.allreduce is vllm-custom but vLLM's custom all-reduce "
+                          "runs at tp 2, 4, 6 or 8, not %ld; use nccl-fit, nccl-tuner or auto",
+                          c->named_at, c->tp);
+    if (custom && (!c->custom[0].valid || (c->tp > 2 && !c->custom[1].valid)))
+        return tp_err_set(err, "%s: collective.allreduce is %s, which runs vLLM's custom all-reduce "
+                          "at tp %ld, but the calibration has no custom %s {latency_us, gbps}",
+                          c->named_at, name, c->tp, c->custom[0].valid ? "two_stage" : "one_stage");
+    return 0;
+}
+
+static coll_cost coll_nccl(const arcal *c, double bytes, int graphs, int use_tuner)
+{
+    if (use_tuner && c->tuner.valid) {
+        nt_inputs in = coll_tuner_inputs(c);
+        nt_choice ch = nt_pick(&in, bytes);
+        double over = graphs && c->tuner.graph_launch_s >= 0 ? c->tuner.graph_launch_s : c->tuner.launch_s;
+        double lat = ch.lat_us * 1e-6 + over, total = ch.time_us * 1e-6 + over;
+        return (coll_cost){"nccl-tuner", nt_algo_name(ch.algo), nt_proto_name(ch.proto), 0, lat,
+                           total - lat, total};
+    }
+    double lam = arcal_allreduce_lambda(c, bytes), body = arcal_allreduce_time(c, bytes) - lam;
+    if (graphs && c->has_graph_lambda) lam = c->graph_lambda_s;
+    return (coll_cost){"nccl-fit", c->piecewise ? "ring-fit-piecewise" : "ring-fit", "-", 0, lam,
+                       body, lam + body};
+}
+
+coll_cost coll_allreduce(const coll_setup *s, double bytes, int graphs)
+{
+    const arcal *c = s->cal;
+    if (s->model == COLL_NCCL_FIT) return coll_nccl(c, bytes, graphs, 0);
+    if (s->model == COLL_NCCL_TUNER) return coll_nccl(c, bytes, graphs, 1);
+    int capped = s->model == COLL_AUTO;
+    if (!coll_vllm_ws(c->tp) || fmod(bytes, 16.0) != 0 ||
+        bytes >= coll_vllm_custom_max(c->tp, s->sm, capped))
+        return coll_nccl(c, bytes, graphs, 1);
+    int one = coll_vllm_one_stage(c->tp, bytes);
+    const arcal_line *l = &c->custom[one ? 0 : 1];
+    double body = bytes / l->bw;
+    return (coll_cost){"vllm-custom", one ? "one-stage" : "two-stage", "-", !graphs, l->latency_s,
+                       body, l->latency_s + body};
+}

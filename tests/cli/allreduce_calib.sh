@@ -1,0 +1,74 @@
+# allreduce_calib.sh: calibrations are per hardware and k. A scenario on other hardware than
+# its all-reduce calibration is refused (one line, status 2) unless it borrows explicitly
+# (calibration_from: HW, or --allow-foreign-calib), and then every report says so.
+source tests/cli/lib.sh
+H200="$TMP/h200.yaml"
+sed -e 's|\.\./models|'"$PWD"'/models|g' -e 's|hw/h100-sxm.yaml|hw/h200.yaml|' \
+    scenarios/eager-host-dispatch.yaml >"$H200"
+grep -q 'hw/h200.yaml' "$H200" || bad "fixture: the H200 scenario was not made"
+
+# --- refused: the calibration says H100 SXM, the hardware H200 SXM
+expect_fail2 "foreign calibration refused" \
+    "h200.yaml:[0-9]+:[0-9]+: the tp 4 all-reduce calibration was measured on H100 SXM, the scenario runs on H200 SXM; .*calibration_from: H100 SXM.*--allow-foreign-calib" \
+    "$TPSIM" run "$H200" --tp 4
+expect_fail2 "validate refuses it too" "measured on H100 SXM" "$TPSIM" validate "$H200" \
+    --grid validate/h100-ctx2048.csv
+expect_fail2 "sweep refuses it too" "measured on H100 SXM" "$TPSIM" sweep "$H200" --tp 2,4
+# borrowing from the wrong hardware is still refused
+expect_fail2 "calibration_from names other hardware" "measured on H100 SXM" \
+    "$TPSIM" run "$H200" --tp 4 --set calibration_from=A100
+
+# --- the explicit override: calibration_from in the scenario
+expect_ok "calibration_from" "$TPSIM" run "$H200" --tp 4 --set "calibration_from=H100 SXM" --format json &&
+check "json says foreign, borrowed by calibration_from" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["calibration"]
+assert d["hardware"] == "H200 SXM", d["hardware"]
+assert (c["hardware"], c["tp"], c["model"]) == ("H100 SXM", 4, "nccl-fit"), c
+assert c["source"].endswith("models/allreduce/h100-sxm-tp4.yaml"), c
+assert c["foreign"] is True and c["borrowed_by"] == "calibration_from", c
+PY
+expect_ok "calibration_from text" "$TPSIM" run "$H200" --tp 4 --set "calibration_from=H100 SXM"
+check "text report says FOREIGN" grep -q "FOREIGN: measured on H100 SXM, used for H200 SXM (calibration_from)" "$TMP/out"
+
+# --- the flag
+expect_ok "--allow-foreign-calib" "$TPSIM" run "$H200" --tp 2 --allow-foreign-calib --format json &&
+check "json: borrowed by the flag" python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["calibration"]
+assert c["foreign"] is True and c["borrowed_by"] == "--allow-foreign-calib" and c["tp"] == 2, c
+' "$TMP/out"
+
+# --- its own hardware: not foreign, and the block names the collective model in use
+expect_ok "own hardware" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 8 \
+    --set collective.allreduce=vllm-custom --format json &&
+check "json: own calibration, model vllm-custom" python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["calibration"]
+assert c["foreign"] is False and "borrowed_by" not in c and c["model"] == "vllm-custom", c
+assert (c["hardware"], c["tp"]) == ("H100 SXM", 8), c
+' "$TMP/out"
+
+# --- a --calib file measured elsewhere is refused at its path
+cat >"$TMP/a100-tp4.yaml" <<'Y'
+kind: allreduce-calibration
+hardware: A100 SXM
+tp: 4
+fit: linear
+lambda_us: 30
+beta_gbps: 200
+source: {how: "test fixture", where: "tests/cli/allreduce_calib.sh"}
+Y
+expect_fail2 "--calib from other hardware" "a100-tp4.yaml: the tp 4 all-reduce calibration was measured on A100 SXM, the scenario runs on H100 SXM" \
+    "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --calib "$TMP/a100-tp4.yaml"
+expect_ok "--calib foreign allowed" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 \
+    --calib "$TMP/a100-tp4.yaml" --allow-foreign-calib --format json &&
+check "json: the A100 calibration, foreign" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); c = d["calibration"]
+assert c["hardware"] == "A100 SXM" and c["borrowed_by"] == "--allow-foreign-calib", c
+assert abs(d["allreduce_us_per_call"] - (30 + 2 * 3 / 4 * 16384 / 200e9 * 1e6)) < 1e-6, d
+' "$TMP/out"
+
+finish
