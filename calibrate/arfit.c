@@ -1,6 +1,8 @@
 /* arfit.c: parse all-reduce sweeps and fit Equation 1 to them; see arfit.h. */
 #include "arfit.h"
 
+#include "num.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -49,25 +51,19 @@ static void copy_plain(char *dst, size_t len, const char *src)
     trim_right(dst);
 }
 
-/* A whole token as a finite double. */
+/* A whole token as a finite double (plain decimal: see num.h). */
 static int parse_double(const char *tok, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(tok, &end);
-    if (end == tok || *end != '\0' || errno == ERANGE || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
+    return num_double(tok, -HUGE_VAL, HUGE_VAL, out) == NUM_OK ? 0 : -1;
 }
 
 /* A whole token of decimal digits (a byte count or element count). */
 static int parse_count(const char *tok, double *out)
 {
-    if (!*tok) return -1;
-    for (const char *p = tok; *p; p++)
-        if (!isdigit((unsigned char)*p)) return -1;
-    if (strlen(tok) > 18) return -1;
-    *out = (double)strtoull(tok, NULL, 10);
+    uint64_t v = 0;
+    *out = 0;
+    if (strlen(tok) > 18 || num_u64(tok, &v) != NUM_OK) return -1;
+    *out = (double)v;
     return 0;
 }
 
@@ -164,9 +160,14 @@ static int check_size(parse_state *st, const char *tok, int col, double *bytes, 
 static int parse_rank_line(parse_state *st, const char *body, tp_err *err)
 {
     const char *p = skip_space(body + strlen("Rank"));
-    char *end;
-    long rank = strtol(p, &end, 10);
-    if (end == p)
+    char num[24] = "";
+    size_t len = strspn(p, "0123456789");
+    long rank = -1;
+    if (len < sizeof num) {
+        memcpy(num, p, len);
+        num[len] = '\0';
+    }
+    if (num_long(num, 0, 1 << 20, &rank) != NUM_OK)
         return tp_err_at(err, st->s->file, st->line, 0, "rank line without a rank number");
     if (st->s->n > 0 || (rank == 0 && st->ranks > 0))
         return tp_err_at(err, st->s->file, st->line, 0,

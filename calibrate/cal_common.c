@@ -5,6 +5,7 @@
 #include "cal_common.h"
 
 #include "cli.h"
+#include "num.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -44,20 +45,16 @@ void cal_check_cuda(cudaError_t err, const char *what)
 
 long cal_parse_long(const char *flag, const char *text, long lo, long hi)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || errno || v < lo || v > hi)
+    long v;
+    if (num_long(text, lo, hi, &v) != NUM_OK)
         cal_fail("%s '%s' is not a whole number in %ld..%ld", flag, text, lo, hi);
     return v;
 }
 
 double cal_parse_double(const char *flag, const char *text, double lo, double hi)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end || errno || !(v >= lo && v <= hi))
+    double v;
+    if (num_double(text, lo, hi, &v) != NUM_OK)
         cal_fail("%s '%s' is not a number in %g..%g", flag, text, lo, hi);
     return v;
 }

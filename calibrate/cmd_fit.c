@@ -10,6 +10,7 @@
 #endif
 #include "arfit.h"
 #include "cli.h"
+#include "num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,10 +43,8 @@ typedef struct fit_args {
 
 static int parse_tp(const char *v, int *tp, tp_err *err)
 {
-    char *end;
-    errno = 0;
-    long k = strtol(v, &end, 10);
-    if (end == v || *end || errno || k < 2 || k > 4096)
+    long k;
+    if (num_long(v, 2, 4096, &k) != NUM_OK)
         return tp_err_set(err, "fit-allreduce: --tp '%s' is not a whole number >= 2", v);
     *tp = (int)k;
     return 0;

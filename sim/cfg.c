@@ -6,12 +6,15 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
+
+#include "num.h"
 
 /* Limits beside cfg.h's: a mapping's duplicate-key check is quadratic in its entries, and
  * alias expansion copies text, so both are capped to keep a hostile file fast and small. */
@@ -476,10 +479,8 @@ int cfg_set_at(cfg_doc *doc, const char *assignment, const char *src, int line, 
                              here, walked, part);
         cfg_node *next = NULL;
         if (cur->kind == CFG_SEQ) {
-            char *end;
-            errno = 0;
-            unsigned long i = strtoul(part, &end, 10);
-            if (*end || end == part || errno || i >= cur->n)
+            long i;
+            if (num_long(part, 0, (long)cur->n - 1, &i) != NUM_OK)
                 return tp_err_at(err, file, index, 1,
                                  "%s: '%s' is a list of %zu, expected an index 0..%zu", here,
                                  walked, cur->n, cur->n ? cur->n - 1 : 0);
@@ -524,9 +525,8 @@ cfg_node *cfg_find(const cfg_node *root, const char *dotted)
         if (cur->kind == CFG_MAP) {
             cur = cfg_get(cur, part);
         } else if (cur->kind == CFG_SEQ) {
-            char *end;
-            unsigned long i = strtoul(part, &end, 10);
-            cur = *end || i >= cur->n ? NULL : cur->vals[i];
+            long i;
+            cur = num_long(part, 0, (long)cur->n - 1, &i) != NUM_OK ? NULL : cur->vals[i];
         } else {
             return NULL;
         }
@@ -596,11 +596,8 @@ int cfg_as_double(const cfg_node *n, double lo, double hi, double *out, tp_err *
                          n->kind != CFG_SCALAR ? cfg_kind_name(n->kind)
                          : n->text[0]          ? "a quoted string"
                                                : "nothing");
-    char *end;
-    errno = 0;
-    double v = strtod(n->text, &end);
-    if (strpbrk(n->text, "xXpP")) end = (char *)n->text; /* decimal only: no hex floats */
-    if (*end || end == n->text || errno == ERANGE || !isfinite(v))
+    double v;
+    if (num_double(n->text, -HUGE_VAL, HUGE_VAL, &v) != NUM_OK)
         return cfg_error(n, err, "'%s' is not a number, expected a number in [%g, %g]", n->text,
                          lo, hi);
     if (v < lo || v > hi)
@@ -613,17 +610,13 @@ int cfg_as_long(const cfg_node *n, long lo, long hi, long *out, tp_err *err)
 {
     if (n->kind != CFG_SCALAR || n->quoted || !n->text[0])
         return cfg_error(n, err, "expected an integer in [%ld, %ld]", lo, hi);
-    char *end;
-    errno = 0;
-    long v = strtol(n->text, &end, 10);
-    int plain = isdigit((unsigned char)n->text[0]) ||
-                (n->text[0] == '-' && isdigit((unsigned char)n->text[1]));
-    if (!plain || *end || end == n->text || errno == ERANGE)
+    long v;
+    if (num_long(n->text, LONG_MIN, LONG_MAX, &v) == NUM_SYNTAX)
         return cfg_error(n, err, "'%s' is not an integer, expected an integer in [%ld, %ld]",
                          n->text, lo, hi);
-    if (v < lo || v > hi)
-        return cfg_error(n, err, "%ld is out of range, expected an integer in [%ld, %ld]", v, lo,
-                         hi);
+    if (num_long(n->text, lo, hi, &v) != NUM_OK)
+        return cfg_error(n, err, "%s is out of range, expected an integer in [%ld, %ld]", n->text,
+                         lo, hi);
     *out = v;
     return 0;
 }

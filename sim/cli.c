@@ -1,53 +1,37 @@
 /* cli.c: see cli.h. */
 #include "cli.h"
 
+#include "num.h"
+
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* strtol and friends skip leading space and take a '+': a flag's number is written plainly. */
-static int cli_plain(const char *text)
-{
-    return isdigit((unsigned char)text[0]) ||
-           ((text[0] == '-' || text[0] == '.') && (isdigit((unsigned char)text[1]) || text[1] == '.'));
-}
-
 int cli_long(const char *flag, const char *text, long lo, long hi, long *out, tp_err *err)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (!cli_plain(text) || *end || errno == ERANGE)
+    num_status st = num_long(text, lo, hi, out);
+    if (st == NUM_SYNTAX)
         return tp_err_set(err, "%s: '%s' is not an integer, expected %ld..%ld", flag, text, lo, hi);
-    if (v < lo || v > hi)
-        return tp_err_set(err, "%s: %ld is out of range, expected %ld..%ld", flag, v, lo, hi);
-    *out = v;
+    if (st == NUM_RANGE)
+        return tp_err_set(err, "%s: %s is out of range, expected %ld..%ld", flag, text, lo, hi);
     return 0;
 }
 
 int cli_u64(const char *flag, const char *text, uint64_t *out, tp_err *err)
 {
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)text[0]))
-        return tp_err_set(err, "%s: '%s' is not a non-negative integer", flag, text);
-    unsigned long long v = strtoull(text, &end, 10);
-    if (*end || errno == ERANGE)
+    num_status st = num_u64(text, out);
+    if (st == NUM_SYNTAX) return tp_err_set(err, "%s: '%s' is not a non-negative integer", flag, text);
+    if (st == NUM_RANGE)
         return tp_err_set(err, "%s: '%s' is not a non-negative integer below 2^64", flag, text);
-    *out = (uint64_t)v;
     return 0;
 }
 
 int cli_double(const char *flag, const char *text, double lo, double hi, double *out, tp_err *err)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (strpbrk(text, "xXpP") || !cli_plain(text)) end = (char *)text; /* decimal, as written */
-    if (!text[0] || *end || errno == ERANGE || !isfinite(v))
+    double v;
+    if (num_double(text, -HUGE_VAL, HUGE_VAL, &v) != NUM_OK)
         return tp_err_set(err, "%s: '%s' is not a number, expected %g..%g", flag, text, lo, hi);
     if (v < lo || v > hi)
         return tp_err_set(err, "%s: %g is out of range, expected %g..%g", flag, v, lo, hi);
@@ -194,15 +178,16 @@ int cli_is_stdout(const char *path)
 
 int cli_size(const char *what, const char *text, double *bytes, tp_err *err)
 {
-    const char *p = text;
-    char *end;
-    if (!p || !isdigit((unsigned char)*p))
+    /* the number, then an optional unit: digits and '.' only (no sign, no exponent) */
+    char num[64];
+    size_t n = text ? strspn(text, "0123456789.") : 0;
+    if (!text || n == 0 || n >= sizeof num)
         return tp_err_set(err, "%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", what,
-                          p ? p : "");
-    errno = 0;
-    double v = strtod(p, &end);
-    if (strpbrk(p, "xXpP")) end = (char *)p; /* decimal sizes only, as nccl-tests writes them */
-    double unit = 1;
+                          text ? text : "");
+    memcpy(num, text, n);
+    num[n] = '\0';
+    const char *end = text + n;
+    double v, unit = 1;
     switch (toupper((unsigned char)*end)) {
     case 'K': unit = 1024.0; end++; break;
     case 'M': unit = 1024.0 * 1024; end++; break;
@@ -213,11 +198,11 @@ int cli_size(const char *what, const char *text, double *bytes, tp_err *err)
         end += 2;
     else if (toupper((unsigned char)*end) == 'B')
         end++;
-    v *= unit;
-    if (*end != '\0' || errno == ERANGE || !isfinite(v))
+    num_status st = num_double(num, 0, 1e15, &v);
+    if (*end != '\0' || st == NUM_SYNTAX)
         return tp_err_set(err, "%s '%s' is not a size (bytes, or with K/M/G: 32K, 256M)", what,
                           text);
-    if (v <= 0 || v != floor(v) || v > 1e15)
+    if (st != NUM_OK || (v *= unit) <= 0 || v != floor(v) || v > 1e15)
         return tp_err_set(err, "%s '%s' is not a positive whole number of bytes", what, text);
     *bytes = v;
     return 0;

@@ -1,6 +1,8 @@
 /* grid.c: see grid.h. */
 #include "grid.h"
 
+#include "num.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,11 +65,8 @@ static int grid_header(const char *path, int line, char **f, const int *col, int
 static int grid_number(const char *path, int line, int at, const char *col, const char *text,
                        double lo, double hi, double *out, tp_err *err)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (strpbrk(text, "xXpP")) end = (char *)text; /* decimal only: no hex floats */
-    if (!text[0] || *end || errno == ERANGE || !isfinite(v))
+    double v;
+    if (num_double(text, -HUGE_VAL, HUGE_VAL, &v) != NUM_OK)
         return tp_err_at(err, path, line, at, "%s: '%s' is not a number", col, text);
     if (v < lo || v > hi)
         return tp_err_at(err, path, line, at, "%s: %g is out of range, expected %g..%g", col, v,
@@ -111,9 +110,8 @@ static int grid_row(const char *path, int line, char **f, const int *at, int nf,
     for (int i = 0; i < nf; i++)
         if (map[i] == COL_CONFIG) config_at = at[i];
     const char *tp_at = strstr(c->config, " TP-");
-    char *end;
-    long k = tp_at ? strtol(tp_at + 4, &end, 10) : -1;
-    if (!tp_at || tp_at == c->config || *end || k != c->tp)
+    long k = -1;
+    if (!tp_at || tp_at == c->config || num_long(tp_at + 4, 1, 1024, &k) != NUM_OK || k != c->tp)
         return tp_err_at(err, path, line, config_at,
                          "unknown config '%s' for tp %ld, expected 'NAME TP-%ld' (e.g. 'H100 TP-%ld')",
                          c->config, c->tp, c->tp, c->tp);

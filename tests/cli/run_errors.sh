@@ -199,7 +199,7 @@ expect_fail2 "non-integer --tp" "^tpsim: --tp: 'two' is not an integer, expected
 expect_fail2 "fractional --tp" "^tpsim: --tp: '2\.0' is not an integer" "$TPSIM" run "$S" --tp 2.0
 expect_fail2 "empty --tp" "^tpsim: --tp: '' is not an integer" "$TPSIM" run "$S" --tp ''
 expect_fail2 "--tp 0" "^tpsim: --tp: 0 is out of range, expected 1\.\.1024" "$TPSIM" run "$S" --tp 0
-expect_fail2 "--tp huge" "^tpsim: --tp: '99999999999999999999' is not an integer" "$TPSIM" run "$S" --tp 99999999999999999999
+expect_fail2 "--tp huge" "^tpsim: --tp: 99999999999999999999 is out of range, expected 1..1024" "$TPSIM" run "$S" --tp 99999999999999999999
 expect_fail2 "--steps 0" "^tpsim: --steps: 0 is out of range" "$TPSIM" run "$S" --steps 0
 expect_fail2 "--seed negative" "^tpsim: --seed: '-1' is not a non-negative integer" "$TPSIM" run "$S" --seed -1
 expect_fail2 "bad --format" "^tpsim: --format: 'xml', expected text or json" "$TPSIM" run "$S" --format xml
