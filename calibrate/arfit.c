@@ -2,6 +2,7 @@
 #include "arfit.h"
 
 #include "num.h"
+#include "rfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -398,31 +399,11 @@ int arfit_parse(const char *text, const char *file, int tp, arfit_sweep *out, tp
 int arfit_parse_file(const char *path, int tp, arfit_sweep *out, tp_err *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    int rc = 0;
-    while (buf) {
-        n += fread(buf + n, 1, cap - 1 - n, f);
-        if (n < cap - 1) break;
-        char *bigger = cap < ((size_t)1 << 30) ? realloc(buf, 2 * cap) : NULL;
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    if (!buf) rc = tp_err_set(err, "%s: too large or out of memory", path);
-    else if (ferror(f)) rc = tp_err_set(err, "%s: read error", path);
-    else if (memchr(buf, '\0', n)) rc = tp_err_set(err, "%s: binary data, not a sweep", path);
-    fclose(f);
-    if (rc == 0) {
-        buf[n] = '\0';
-        rc = arfit_parse(buf, path, tp, out, err);
-    }
+    char *buf;
+    size_t n;
+    if (rfile_read(path, (size_t)64 << 20, "an all-reduce sweep", &buf, &n, err)) return -1;
+    int rc = memchr(buf, '\0', n) ? tp_err_set(err, "%s: binary data, not a sweep", path)
+                                  : arfit_parse(buf, path, tp, out, err);
     free(buf);
     return rc;
 }

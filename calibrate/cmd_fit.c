@@ -2,23 +2,19 @@
  *
  * Reads a sweep, fits the linear and piecewise models, prints both (text or JSON) and, with -o,
  * writes the calibration file a scenario can name. Errors: exactly one line on stderr, nothing
- * on stdout, exit 2, and no output file (it is written to a temporary file in the same
- * directory and renamed into place only once complete).
+ * on stdout, exit 2, and no output file (ofile.h: written whole, committed only after the
+ * report reached stdout).
  */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fchmod */
-#endif
 #include "arfit.h"
 #include "cli.h"
 #include "num.h"
+#include "ofile.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define EXIT_BAD_INPUT 2
 
@@ -226,39 +222,6 @@ static void print_json(const fit_args *a, const arfit_sweep *s, const arfit_line
     printf("}\n");
 }
 
-/* ---------------------------------------------------------------------------------------------
- * The calibration file, written whole or not at all
- * ------------------------------------------------------------------------------------------- */
-
-static int write_atomically(const fit_args *a, const arfit_sweep *s, const arfit_linear_fit *lin,
-                            const arfit_piecewise_fit *pw, tp_err *err)
-{
-    char tmp[4096];
-    const char *slash = strrchr(a->out, '/');
-    int dir_len = slash ? (int)(slash - a->out + 1) : 0;
-    if (snprintf(tmp, sizeof tmp, "%.*s.%s.tmp.XXXXXX", dir_len, a->out,
-                 slash ? slash + 1 : a->out) >= (int)sizeof tmp)
-        return tp_err_set(err, "%s: output path too long", a->out);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return tp_err_set(err, "%s: cannot create: %s", a->out, strerror(errno));
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        return tp_err_set(err, "%s: cannot write: %s", a->out, strerror(errno));
-    }
-    fchmod(fd, 0644); /* mkstemp's 0600 would hide a calibration meant to be shared */
-    int bad = arfit_write_calibration(f, s, &a->opts, lin, pw, a->fit, a->hardware) != 0;
-    bad |= fflush(f) != 0 || fsync(fd) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, a->out) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return tp_err_set(err, "%s: cannot write: %s", a->out, strerror(e));
-    }
-    return 0;
-}
-
 int tpsim_cmd_fit_allreduce(int argc, char **argv)
 {
     tp_err err = {{0}};
@@ -271,24 +234,37 @@ int tpsim_cmd_fit_allreduce(int argc, char **argv)
     arfit_sweep s;
     arfit_linear_fit lin;
     arfit_piecewise_fit pw;
+    /* The calibration file goes through ofile (whole or not at all) and is committed only once
+     * the report has reached stdout: a failed run leaves no file. */
+    ofile of = {0};
     int ok = r == 0 && arfit_parse_file(a.file, a.tp, &s, &err) == 0;
     if (ok) {
         ok = arfit_fit_linear(&s, &a.opts, &lin, &err) == 0 &&
-             arfit_fit_piecewise(&s, &a.opts, &pw, &err) == 0 &&
-             (!a.out || cli_is_stdout(a.out) || write_atomically(&a, &s, &lin, &pw, &err) == 0);
-        if (ok && cli_is_stdout(a.out)) {
+             arfit_fit_piecewise(&s, &a.opts, &pw, &err) == 0;
+        int to_stdout = a.out && cli_is_stdout(a.out);
+        if (ok && a.out && !to_stdout) {
+            ok = ofile_open(&of, a.out, &err) == 0;
+            if (ok && arfit_write_calibration(of.f, &s, &a.opts, &lin, &pw, a.fit, a.hardware) != 0)
+                ok = tp_err_set(&err, "%s: cannot write the calibration", a.out) == 0;
+        }
+        if (ok && to_stdout) {
             /* -o -: the calibration file is the output; the report is not printed */
             ok = arfit_write_calibration(stdout, &s, &a.opts, &lin, &pw, a.fit, a.hardware) == 0;
             if (!ok) tp_err_set(&err, "fit-allreduce: writing to stdout failed");
         } else if (ok) {
             if (a.json) print_json(&a, &s, &lin, &pw);
             else print_text(&a, &s, &lin, &pw);
+            if (fflush(stdout) != 0 || ferror(stdout))
+                ok = tp_err_set(&err, "fit-allreduce: cannot write to stdout: %s",
+                                strerror(errno)) == 0;
         }
+        if (ok && a.out && !to_stdout) ok = ofile_commit(&of, &err) == 0;
+        ofile_abort(&of);
         arfit_sweep_free(&s);
     }
     if (!ok) {
         fprintf(stderr, "tpsim: %s\n", err.msg);
         return EXIT_BAD_INPUT;
     }
-    return fflush(stdout) == 0 ? 0 : EXIT_BAD_INPUT;
+    return 0;
 }

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
 #include "num.h"
+#include "rfile.h"
 
 /* Limits beside cfg.h's: a mapping's duplicate-key check is quadratic in its entries, and
  * alias expansion copies text, so both are capped to keep a hostile file fast and small. */
@@ -390,43 +390,11 @@ cfg_doc *cfg_load_string(const char *name, const char *text, size_t len, tp_err 
 
 cfg_doc *cfg_load(const char *path, tp_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    /* fopen takes a directory and only the read fails: say so as "cannot open", which a
+    char *buf;
+    size_t len;
+    /* a config bigger than 64 MiB is not a config; a directory is "cannot open", which a
      * scenario reports at the line naming the file */
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        tp_err_set(err, "%s: cannot open: is a directory, expected a YAML file", path);
-        return NULL;
-    }
-    size_t cap = 8192, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            if (cap >= (64u << 20)) { /* a config bigger than 64 MiB is not a config */
-                free(buf);
-                fclose(f);
-                tp_err_set(err, "%s: file larger than 64 MiB, expected a YAML config", path);
-                return NULL;
-            }
-            char *grown = realloc(buf, cap *= 2);
-            if (!grown) free(buf);
-            buf = grown;
-        }
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (!buf || failed) {
-        free(buf);
-        tp_err_set(err, "%s: cannot read%s", path, buf ? "" : " (out of memory)");
-        return NULL;
-    }
+    if (rfile_read(path, (size_t)64 << 20, "a YAML file", &buf, &len, err)) return NULL;
     cfg_doc *doc = cfg_load_string(path, buf, len, err);
     free(buf);
     return doc;

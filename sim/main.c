@@ -1,4 +1,5 @@
 /* main.c: the tpsim command line: dispatch to a subcommand. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ static const tpsim_command *find_command(const char *name)
     return NULL;
 }
 
-int main(int argc, char **argv)
+static int tpsim_main(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -72,4 +73,20 @@ int main(int argc, char **argv)
     if (c) return c->run(argc - 1, argv + 1);
     fprintf(stderr, "tpsim: unknown command '%s' (see tpsim --help)\n", cmd);
     return 2;
+}
+
+/* A report that did not reach stdout (a full disk, /dev/full, a closed pipe) is a failure,
+ * not a silent success: checked once, here, for every command. */
+int main(int argc, char **argv)
+{
+    int status = tpsim_main(argc, argv);
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) bad = 1, e = errno;
+    if (bad && status == 0) { /* a failed command has said why already */
+        fprintf(stderr, "tpsim: cannot write to stdout%s%s\n", e ? ": " : "", e ? strerror(e) : "");
+        return 2;
+    }
+    return status;
 }

@@ -1,8 +1,21 @@
-/* ofile.h: output files that appear whole or not at all.
+/* ofile.h: output files that appear whole or not at all, and never clobber what they must not.
  *
- * Contract: ofile_open creates "PATH.tmp.XXXXXX" beside PATH; the caller writes to
- * o->f, then ofile_commit flushes, closes and renames it over PATH (0 on success), or
- * ofile_abort removes it. A failed run therefore never leaves a partial output file.
+ * Contract: ofile_open prepares PATH; the caller writes to o->f, then ofile_commit finishes
+ * (0 on success) or ofile_abort gives up. By what PATH is:
+ *   - absent or a regular file: the output goes to "PATH.tmp.XXXXXX" beside it; commit
+ *     flushes, fsyncs, renames it over PATH and fsyncs the directory, so PATH holds the old
+ *     content or the whole new one, never a part. A replaced file keeps its permission bits;
+ *     a new one gets 0666 less the umask.
+ *   - a symlink to a file: the same on the file it resolves to; the link stays a link.
+ *   - a device, FIFO or socket (/dev/null, /dev/full, a pipe): written in place, never
+ *     replaced; a FIFO with no reader is refused, not waited on.
+ *   - a directory, a dangling symlink, or one of this run's inputs (rfile.h: same device
+ *     and inode, e.g. `sweep S -o S`): refused.
+ * Errors: one line in err, -1, and no file left behind. While a temporary file exists it is
+ * registered with a signal guard (installed by the first ofile_open; signals the process
+ * ignores stay ignored): SIGINT, SIGTERM, SIGHUP and SIGXFSZ remove it, then the signal is
+ * re-raised with its default action, so the exit status is the signal's (SIGXFSZ first
+ * prints one line). The guard's registry (OFILE_MAX_LIVE paths) is process-wide state.
  */
 #ifndef TPSIM_OFILE_H
 #define TPSIM_OFILE_H
@@ -11,14 +24,21 @@
 
 #include "err.h"
 
+#define OFILE_PATH_MAX 4096
+#define OFILE_MAX_LIVE 16
+
 typedef struct ofile {
     FILE *f;
-    char path[1024];
-    char tmp[1040];
+    int in_place; /* a device/FIFO/socket written directly */
+    int slot;     /* the signal guard's slot for tmp, -1 if none */
+    char path[OFILE_PATH_MAX];       /* as the user wrote it, for messages */
+    char target[OFILE_PATH_MAX];     /* the file replaced: path, or what its symlink names */
+    char tmp[OFILE_PATH_MAX + 16];   /* "" when in place */
 } ofile;
 
 int ofile_open(ofile *o, const char *path, tp_err *err);
 int ofile_commit(ofile *o, tp_err *err);
+/* Safe on a zeroed ofile and after commit (does nothing then). */
 void ofile_abort(ofile *o);
 
 #endif

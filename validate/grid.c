@@ -2,13 +2,13 @@
 #include "grid.h"
 
 #include "num.h"
+#include "rfile.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 enum { COL_CONFIG, COL_TP, COL_BATCH, COL_CTX, COL_MEASURED, COL_COMPUTE, COL_COMM, COL_FULL,
        COL_ERROR, COL_COUNT };
@@ -122,14 +122,18 @@ int grid_load(const char *path, grid *out, tp_err *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", path);
-    FILE *f = fopen(path, "r");
-    if (!f) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && (S_ISDIR(sb.st_mode) || sb.st_size > (64 << 20))) {
-        fclose(f);
-        return tp_err_set(err, "%s: cannot open: %s", path,
-                          S_ISDIR(sb.st_mode) ? "is a directory, expected a CSV file"
-                                              : "larger than 64 MiB, expected a measured grid");
+    char *text;
+    size_t text_len;
+    if (rfile_read(path, (size_t)16 << 20, "a CSV grid", &text, &text_len, err)) return -1;
+    /* the bounded read above has the whole file; getline walks it as a stream */
+    if (text_len == 0) {
+        free(text);
+        return tp_err_at(err, path, 1, 0, "empty file, expected config,tp,batch,ctx,measured_ms,...");
+    }
+    FILE *f = fmemopen(text, text_len, "r");
+    if (!f) {
+        free(text);
+        return tp_err_set(err, "%s: out of memory", path);
     }
     char *buf = NULL;
     size_t buf_cap = 0;
@@ -202,6 +206,7 @@ int grid_load(const char *path, grid *out, tp_err *err)
 out:
     free(buf);
     fclose(f);
+    free(text);
     if (rc) grid_free(out);
     return rc;
 }

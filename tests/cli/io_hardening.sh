@@ -42,4 +42,85 @@ if [ -x build/tpsim-probe ] && [ -x build/tpsim-nccl-sweep ]; then
         build/tpsim-nccl-sweep --timeout inf
 fi
 
+# --- outputs ------------------------------------------------------------------------------
+# a scenario in $TMP naming the repository's models by absolute path
+ROOT=$(pwd)
+sed "s#\.\./models#$ROOT/models#" "$S" >"$TMP/s.yaml"
+cp "$TMP/s.yaml" "$TMP/s.orig"
+SW=(sweep "$TMP/s.yaml" --tp 2 --batch 1 --steps 2 --warmup 0)
+expect_fail2 "sweep S -o S" "^tpsim: $TMP/s\.yaml: is one of this run's inputs, refusing to overwrite it" \
+    "$TPSIM" "${SW[@]}" -o "$TMP/s.yaml"
+check "scenario untouched" cmp -s "$TMP/s.yaml" "$TMP/s.orig"
+ln -s "$ROOT/models/llama-3.1-70b.yaml" "$TMP/model-link.yaml"
+expect_fail2 "sweep -o a link to the model" "model-link\.yaml: is one of this run's inputs" \
+    "$TPSIM" "${SW[@]}" -o "$TMP/model-link.yaml"
+check "model still a file" test -f "$ROOT/models/llama-3.1-70b.yaml" -a -L "$TMP/model-link.yaml"
+expect_fail2 "validate --grid G, sweep -o G via --fit" "g\.csv: is one of this run's inputs" \
+    bash -c "cp '$GRID' '$TMP/g.csv' && exec '$TPSIM' ${SW[*]} --fit '$TMP/g.csv' -o '$TMP/g.csv'"
+expect_fail2 "sweep -o /dev/full" "^tpsim: /dev/full: cannot write: No space left on device" \
+    "$TPSIM" "${SW[@]}" -o /dev/full
+check "/dev/full still a device" test -c /dev/full
+expect_ok "sweep -o /dev/null" "$TPSIM" "${SW[@]}" -o /dev/null
+check "/dev/null still a device" test -c /dev/null
+echo old >"$TMP/real.csv"
+ln -s real.csv "$TMP/link.csv"
+expect_ok "sweep -o a symlink" "$TPSIM" "${SW[@]}" -o "$TMP/link.csv"
+check "link stays a link" test -L "$TMP/link.csv"
+check "written through the link" grep -q '^scenario,' "$TMP/real.csv"
+expect_ok "sweep under umask 077" bash -c "umask 077 && exec '$TPSIM' ${SW[*]} -o '$TMP/private.csv'"
+check "umask 077 gives 600" test "$(stat -c %a "$TMP/private.csv")" = 600
+expect_ok "sweep under umask 002" bash -c "umask 002 && exec '$TPSIM' ${SW[*]} -o '$TMP/shared.csv'"
+check "umask 002 gives 664" test "$(stat -c %a "$TMP/shared.csv")" = 664
+mkfifo "$TMP/out.fifo"
+expect_fail2 "output FIFO with no reader" "out\.fifo: cannot write: a FIFO with no reader" \
+    timeout 20 "$TPSIM" "${SW[@]}" -o "$TMP/out.fifo"
+check "no temporary files left" bash -c "! ls -A '$TMP' | grep -q '\.tmp\.'"
+
+# SIGXFSZ: a trace past the file size limit: one line, killed by the signal, nothing left
+{ ( ulimit -f 8; exec "$TPSIM" run "$TMP/s.yaml" --trace "$TMP/big.json" ) >"$TMP/out" 2>"$TMP/err"
+  rc=$?; } 2>/dev/null # (the shell's own "File size limit exceeded" note)
+check "SIGXFSZ kills with the signal (status $rc)" test "$rc" -eq $((128 + 25))
+check "SIGXFSZ says one line" test "$(grep -c 'file size limit' "$TMP/err")" -eq 1
+check "SIGXFSZ leaves no trace and no temporary" bash -c "! ls -A '$TMP' | grep -q 'big\.json'"
+
+# --- failed stdout writes -------------------------------------------------------------------
+for args in "run $TMP/s.yaml --steps 2" "validate $S" "sweep $TMP/s.yaml --steps 2" "--help" \
+            "validate --help" "fit-allreduce $LOG"; do
+    # shellcheck disable=SC2086
+    expect_fail2 "stdout /dev/full: $args" "cannot write to stdout: No space left on device" \
+        bash -c "exec '$TPSIM' $args >/dev/full"
+done
+expect_fail2 "fit-allreduce -o with stdout /dev/full" "cannot write to stdout" \
+    bash -c "exec '$TPSIM' fit-allreduce '$LOG' -o '$TMP/cal.yaml' >/dev/full"
+check "fit-allreduce wrote no -o file" test ! -e "$TMP/cal.yaml"
+
+# --- inputs: a FIFO with no writer ends with one line, for every kind of input ---------------
+mkfifo "$TMP/in.fifo"
+sed "s#^model: .*#model: $TMP/in.fifo#" "$TMP/s.yaml" >"$TMP/fifo-model.yaml"
+sed "s#^hardware: .*#hardware: $TMP/in.fifo#" "$TMP/s.yaml" >"$TMP/fifo-hw.yaml"
+kinds=(scenario model hardware calib grid log fit)
+cmds=("run $TMP/in.fifo" "run $TMP/fifo-model.yaml" "run $TMP/fifo-hw.yaml"
+      "run $TMP/s.yaml --calib $TMP/in.fifo" "validate $TMP/s.yaml --grid $TMP/in.fifo"
+      "fit-allreduce $TMP/in.fifo" "sweep $TMP/s.yaml --fit $TMP/in.fifo")
+start=$SECONDS
+for i in "${!kinds[@]}"; do
+    # shellcheck disable=SC2086
+    ( timeout 30 "$TPSIM" ${cmds[$i]} >"$TMP/fifo.$i.out" 2>"$TMP/fifo.$i.err"; echo $? >"$TMP/fifo.$i.rc" ) &
+done
+wait
+check "FIFO inputs end within the time bound ($((SECONDS - start)) s)" test $((SECONDS - start)) -lt 25
+for i in "${!kinds[@]}"; do
+    rc=$(cat "$TMP/fifo.$i.rc")
+    check "FIFO ${kinds[$i]}: status 2 (got $rc)" test "$rc" -eq 2
+    check "FIFO ${kinds[$i]}: one line naming the FIFO" \
+        bash -c "[ \$(wc -l <'$TMP/fifo.$i.err') -eq 1 ] && grep -q 'in\.fifo' '$TMP/fifo.$i.err' && grep -q 'no end of input within' '$TMP/fifo.$i.err'"
+done
+start=$SECONDS
+expect_fail2 "--grid /dev/zero" "^tpsim: /dev/zero: more than 16 MiB of input, expected a CSV grid" \
+    timeout 20 "$TPSIM" validate "$S" --grid /dev/zero
+check "--grid /dev/zero refused quickly" test $((SECONDS - start)) -lt 5
+expect_fail2 "scenario /dev/zero" "^tpsim: /dev/zero: more than 64 MiB of input" timeout 20 "$TPSIM" run /dev/zero
+expect_fail2 "nccl log /dev/urandom" "^tpsim: /dev/urandom: |^/dev/urandom" timeout 20 "$TPSIM" fit-allreduce /dev/urandom
+expect_ok "scenario from a pipe" bash -c "exec '$TPSIM' run /dev/stdin --steps 2 <'$TMP/s.yaml'"
+
 finish

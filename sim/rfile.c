@@ -1,0 +1,136 @@
+/* rfile.c: see rfile.h. */
+#include "rfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct rfile_id {
+    dev_t dev;
+    ino_t ino;
+} rfile_inputs[RFILE_MAX_INPUTS];
+static size_t rfile_n_inputs;
+
+static void rfile_remember(const struct stat *st)
+{
+    if (rfile_is_input(st) || rfile_n_inputs == RFILE_MAX_INPUTS) return;
+    rfile_inputs[rfile_n_inputs++] = (struct rfile_id){st->st_dev, st->st_ino};
+}
+
+int rfile_is_input(const struct stat *st)
+{
+    if (!S_ISREG(st->st_mode)) return 0;
+    for (size_t i = 0; i < rfile_n_inputs; i++)
+        if (rfile_inputs[i].dev == st->st_dev && rfile_inputs[i].ino == st->st_ino) return 1;
+    return 0;
+}
+
+/* "64 MiB" or "1000 bytes", for messages. */
+static const char *rfile_size_text(size_t cap, char *out, size_t n)
+{
+    if (cap >= ((size_t)1 << 20) && cap % ((size_t)1 << 20) == 0)
+        snprintf(out, n, "%zu MiB", cap >> 20);
+    else
+        snprintf(out, n, "%zu bytes", cap);
+    return out;
+}
+
+static long rfile_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read fd to end of input into *buf; regular files block, others are polled against the
+ * deadline. Returns 0, or -1 with err set. */
+static int rfile_slurp(int fd, int regular, const char *path, size_t cap, const char *what,
+                       char **buf, size_t *len, tp_err *err)
+{
+    size_t size = 0, room = 8192;
+    char *data = malloc(room + 1);
+    long deadline = rfile_now_ms() + RFILE_TIMEOUT_MS;
+    /* A FIFO reads 0 bytes (end of input) while no writer has opened it yet: for anything
+     * not regular, end of input counts only when poll(2) has said so since the last read. */
+    int polled = regular;
+    if (!data) return tp_err_set(err, "%s: out of memory", path);
+    for (;;) {
+        if (size == room) {
+            size_t bigger = room * 2 > cap + 1 ? cap + 1 : room * 2;
+            char *grown = bigger > room ? realloc(data, bigger + 1) : NULL;
+            if (!grown) {
+                free(data);
+                return tp_err_set(err, "%s: out of memory", path);
+            }
+            data = grown;
+            room = bigger;
+        }
+        ssize_t got = read(fd, data + size, room - size);
+        if (got > 0) {
+            polled = regular;
+            size += (size_t)got;
+            if (size > cap) {
+                char sz[32];
+                free(data);
+                return tp_err_set(err, "%s: more than %s of input, expected %s", path,
+                                  rfile_size_text(cap, sz, sizeof sz), what);
+            }
+            continue;
+        }
+        if (got == 0 && polled) break;
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0 && (regular || errno != EAGAIN)) {
+            int e = errno;
+            free(data);
+            return tp_err_set(err, "%s: cannot read: %s", path, strerror(e));
+        }
+        long left = deadline - rfile_now_ms();
+        struct pollfd p = {fd, POLLIN, 0};
+        polled = 1;
+        if (left <= 0 || poll(&p, 1, (int)left) == 0) {
+            free(data);
+            return tp_err_set(err,
+                              "%s: no end of input within %d s (a FIFO nobody writes to?), "
+                              "expected %s",
+                              path, RFILE_TIMEOUT_MS / 1000, what);
+        }
+    }
+    data[size] = '\0';
+    *buf = data;
+    *len = size;
+    return 0;
+}
+
+int rfile_read(const char *path, size_t cap, const char *what, char **buf, size_t *len,
+               tp_err *err)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    int rc = -1;
+    if (fstat(fd, &st) != 0) {
+        tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        tp_err_set(err, "%s: cannot open: is a directory, expected %s", path, what);
+    } else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > cap) {
+        char sz[32];
+        tp_err_set(err, "%s: larger than %s, expected %s", path, rfile_size_text(cap, sz, sizeof sz),
+                   what);
+    } else {
+        int regular = S_ISREG(st.st_mode);
+        /* a regular file reads as it always does; O_NONBLOCK only matters for the others */
+        if (regular) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        rc = rfile_slurp(fd, regular, path, cap, what, buf, len, err);
+        if (rc == 0 && regular) rfile_remember(&st);
+    }
+    close(fd);
+    return rc;
+}

@@ -1,0 +1,34 @@
+/* rfile.h: every input file (scenario, model, hardware, calibration, grid, sweep log, trace)
+ * is read whole through here, bounded in size and in time.
+ *
+ * Contract: rfile_read reads `path` into a new NUL-terminated buffer (*buf, *len; the caller
+ * frees it) or fills err with one line and returns -1. `what` names the expected content in
+ * messages ("a YAML file"). A directory is refused ("cannot open: is a directory"). A regular
+ * file larger than `cap` bytes is refused before it is read. Anything else (FIFO, pipe,
+ * character device, socket) is opened non-blocking, so a FIFO with no writer does not hang
+ * in open(2), and read with poll(2) until end of input: past `cap` bytes or RFILE_TIMEOUT_MS
+ * in all it is refused (so /dev/zero, /dev/urandom and a FIFO nobody writes to all end
+ * with one line).
+ *
+ * Inputs are remembered: each regular file read is recorded (device, inode) for the life of
+ * the process, and rfile_is_input says whether a file is one of them, so an output about
+ * to replace an input can be refused (ofile.h). This record is the module's one piece of
+ * process-wide state; it holds RFILE_MAX_INPUTS distinct files (more are not recorded).
+ */
+#ifndef TPSIM_RFILE_H
+#define TPSIM_RFILE_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "err.h"
+
+#define RFILE_TIMEOUT_MS 5000
+#define RFILE_MAX_INPUTS 256
+
+int rfile_read(const char *path, size_t cap, const char *what, char **buf, size_t *len,
+               tp_err *err);
+/* 1 if st (from stat(2)) is a regular file this process has read through rfile_read. */
+int rfile_is_input(const struct stat *st);
+
+#endif

@@ -1,0 +1,300 @@
+/* test_ofile.c: output files (ofile.h) and bounded input reads (rfile.h): a new file appears
+ * whole with the umask's mode; a replaced file keeps its mode; a symlink is written through;
+ * devices are written in place (and /dev/full fails at commit); inputs, directories, dangling
+ * links and FIFOs with no reader are refused; signals remove the temporary file and kill
+ * with the signal; the reader caps sizes and refuses directories. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ofile.h"
+#include "rfile.h"
+
+typedef struct fixture {
+    char dir[64];
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    if (!fx) return -1;
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/tpsim-test-ofile.XXXXXX");
+    if (!mkdtemp(fx->dir)) return -1;
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx->dir);
+    if (system(cmd) != 0) return -1;
+    free(fx);
+    return 0;
+}
+
+static void in_dir(const fixture *fx, const char *name, char *out, size_t n)
+{
+    snprintf(out, n, "%s/%s", fx->dir, name);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void assert_content(const char *path, const char *want)
+{
+    char buf[256] = "";
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    assert_string_equal(buf, want);
+}
+
+/* How many entries the fixture directory holds (a leftover temporary file counts). */
+static int count_entries(const fixture *fx)
+{
+    DIR *d = opendir(fx->dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static void test_new_file_umask(void **state)
+{
+    fixture *fx = *state;
+    char p[128];
+    in_dir(fx, "new.csv", p, sizeof p);
+    mode_t old = umask(077);
+    ofile o;
+    tp_err e;
+    assert_int_equal(ofile_open(&o, p, &e), 0);
+    fputs("a,b\n", o.f);
+    struct stat st;
+    assert_int_equal(stat(p, &st), -1); /* not there until commit */
+    assert_int_equal(ofile_commit(&o, &e), 0);
+    umask(old);
+    assert_content(p, "a,b\n");
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600); /* 0666 less umask 077 */
+    umask(022);
+    char q[128];
+    in_dir(fx, "new2.csv", q, sizeof q);
+    assert_int_equal(ofile_open(&o, q, &e), 0);
+    assert_int_equal(ofile_commit(&o, &e), 0);
+    umask(old);
+    assert_int_equal(stat(q, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
+    assert_int_equal(count_entries(fx), 2);
+}
+
+static void test_replace_keeps_mode_and_inode_changes(void **state)
+{
+    fixture *fx = *state;
+    char p[128];
+    in_dir(fx, "old.yaml", p, sizeof p);
+    write_text(p, "old\n");
+    assert_int_equal(chmod(p, 0640), 0);
+    struct stat before, after;
+    assert_int_equal(stat(p, &before), 0);
+    ofile o;
+    tp_err e;
+    assert_int_equal(ofile_open(&o, p, &e), 0);
+    fputs("new\n", o.f);
+    assert_content(p, "old\n"); /* untouched while writing */
+    assert_int_equal(ofile_commit(&o, &e), 0);
+    assert_content(p, "new\n");
+    assert_int_equal(stat(p, &after), 0);
+    assert_int_equal(after.st_mode & 07777, 0640);
+    assert_true(after.st_ino != before.st_ino); /* replaced by rename, not rewritten */
+    /* abort leaves the old content and no temporary file */
+    assert_int_equal(ofile_open(&o, p, &e), 0);
+    fputs("partial", o.f);
+    ofile_abort(&o);
+    assert_content(p, "new\n");
+    assert_int_equal(count_entries(fx), 1);
+}
+
+static void test_symlink_written_through(void **state)
+{
+    fixture *fx = *state;
+    char target[128], link[128], dangling[128];
+    in_dir(fx, "real.csv", target, sizeof target);
+    in_dir(fx, "link.csv", link, sizeof link);
+    in_dir(fx, "dangling.csv", dangling, sizeof dangling);
+    write_text(target, "old\n");
+    assert_int_equal(symlink("real.csv", link), 0);
+    ofile o;
+    tp_err e;
+    assert_int_equal(ofile_open(&o, link, &e), 0);
+    fputs("through\n", o.f);
+    assert_int_equal(ofile_commit(&o, &e), 0);
+    struct stat lst;
+    assert_int_equal(lstat(link, &lst), 0);
+    assert_true(S_ISLNK(lst.st_mode)); /* still a link */
+    assert_content(target, "through\n");
+    assert_int_equal(symlink("nowhere/x.csv", dangling), 0);
+    assert_int_equal(ofile_open(&o, dangling, &e), -1);
+    assert_non_null(strstr(e.msg, "symlink to a missing file"));
+    assert_int_equal(count_entries(fx), 3);
+}
+
+static void test_devices_in_place(void **state)
+{
+    (void)state;
+    ofile o;
+    tp_err e;
+    struct stat before, after;
+    assert_int_equal(stat("/dev/null", &before), 0);
+    assert_int_equal(ofile_open(&o, "/dev/null", &e), 0);
+    assert_true(o.in_place);
+    fputs("discarded\n", o.f);
+    assert_int_equal(ofile_commit(&o, &e), 0);
+    assert_int_equal(stat("/dev/null", &after), 0);
+    assert_true(S_ISCHR(after.st_mode) && after.st_rdev == before.st_rdev);
+    /* /dev/full: the device stays, the write fails at commit with the reason */
+    assert_int_equal(ofile_open(&o, "/dev/full", &e), 0);
+    fputs("lost\n", o.f);
+    assert_int_equal(ofile_commit(&o, &e), -1);
+    assert_non_null(strstr(e.msg, "/dev/full: cannot write"));
+    assert_non_null(strstr(e.msg, "No space left"));
+    assert_int_equal(stat("/dev/full", &after), 0);
+    assert_true(S_ISCHR(after.st_mode));
+}
+
+static void test_refusals(void **state)
+{
+    fixture *fx = *state;
+    ofile o;
+    tp_err e;
+    assert_int_equal(ofile_open(&o, fx->dir, &e), -1);
+    assert_non_null(strstr(e.msg, "is a directory"));
+    assert_int_equal(ofile_open(&o, "", &e), -1);
+    char fifo[128];
+    in_dir(fx, "fifo", fifo, sizeof fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(ofile_open(&o, fifo, &e), -1); /* no reader: refused, not waited on */
+    assert_non_null(strstr(e.msg, "FIFO with no reader"));
+    /* an input of this run */
+    char in[128];
+    in_dir(fx, "input.yaml", in, sizeof in);
+    write_text(in, "a: 1\n");
+    char *buf;
+    size_t len;
+    assert_int_equal(rfile_read(in, 1024, "a YAML file", &buf, &len, &e), 0);
+    assert_int_equal(len, 5);
+    assert_string_equal(buf, "a: 1\n");
+    free(buf);
+    assert_int_equal(ofile_open(&o, in, &e), -1);
+    assert_non_null(strstr(e.msg, "is one of this run's inputs"));
+    char link[128];
+    in_dir(fx, "input-link.yaml", link, sizeof link);
+    assert_int_equal(symlink("input.yaml", link), 0);
+    assert_int_equal(ofile_open(&o, link, &e), -1); /* also through a link */
+    assert_content(in, "a: 1\n");
+    assert_int_equal(count_entries(fx), 3);
+}
+
+/* A child opens an output, writes, and is killed by `sig` before committing: it dies of that
+ * signal and leaves no temporary file (and no target). */
+static void killed_while_writing(const fixture *fx, int sig)
+{
+    char p[128];
+    in_dir(fx, "killed.json", p, sizeof p);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        ofile o;
+        tp_err e;
+        if (ofile_open(&o, p, &e)) _exit(3);
+        fputs("{\"partial\":", o.f);
+        fflush(o.f);
+        raise(sig);
+        _exit(4); /* not reached */
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), sig);
+    assert_int_equal(count_entries(fx), 0);
+}
+
+static void test_signals_remove_temp(void **state)
+{
+    fixture *fx = *state;
+    killed_while_writing(fx, SIGINT);
+    killed_while_writing(fx, SIGTERM);
+    killed_while_writing(fx, SIGHUP);
+}
+
+static void test_reader_bounds(void **state)
+{
+    fixture *fx = *state;
+    tp_err e;
+    char *buf;
+    size_t len;
+    char p[128];
+    in_dir(fx, "big.csv", p, sizeof p);
+    write_text(p, "0123456789");
+    assert_int_equal(rfile_read(p, 9, "a CSV grid", &buf, &len, &e), -1);
+    assert_non_null(strstr(e.msg, "larger than 9 bytes, expected a CSV grid"));
+    assert_int_equal(rfile_read(p, 10, "a CSV grid", &buf, &len, &e), 0);
+    assert_int_equal(len, 10);
+    assert_int_equal(buf[10], '\0');
+    free(buf);
+    assert_int_equal(rfile_read("/dev/zero", (size_t)1 << 20, "a YAML file", &buf, &len, &e), -1);
+    assert_non_null(strstr(e.msg, "/dev/zero: more than 1 MiB of input, expected a YAML file"));
+    assert_int_equal(rfile_read(fx->dir, 100, "a YAML file", &buf, &len, &e), -1);
+    assert_non_null(strstr(e.msg, "cannot open: is a directory, expected a YAML file"));
+    assert_int_equal(rfile_read("/dev/null", 100, "a YAML file", &buf, &len, &e), 0);
+    assert_int_equal(len, 0);
+    free(buf);
+    /* a pipe whose writer has written and closed reads whole */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], "k: v\n", 5), 5);
+    close(fds[1]);
+    char dev[64];
+    snprintf(dev, sizeof dev, "/dev/fd/%d", fds[0]);
+    assert_int_equal(rfile_read(dev, 100, "a YAML file", &buf, &len, &e), 0);
+    assert_string_equal(buf, "k: v\n");
+    free(buf);
+    close(fds[0]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_new_file_umask, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replace_keeps_mode_and_inode_changes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_symlink_written_through, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_devices_in_place, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_signals_remove_temp, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reader_bounds, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
