@@ -12,7 +12,7 @@ CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) -MMD -MP
-LDLIBS  := -lyaml -lm
+LDLIBS  := -lyaml -ljansson -lz -lsqlite3 -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # The tpsim binary is three parts, one folder each: sim/ (engine, its inputs, run and sweep),
@@ -30,7 +30,7 @@ LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 SOBJ     := $(patsubst %.c,$(BUILD)/asan/%.o,$(SIM_SRC))
 SLIB_OBJ := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRC))
 
-DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox
+DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev
 
 .PHONY: all run test unit-test cli-test bench calibrate deps clean
 # keep test objects between builds (they are intermediates of the test binaries)

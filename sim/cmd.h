@@ -29,5 +29,6 @@ int tpsim_cmd_run(int argc, char **argv);
 int tpsim_cmd_fit_allreduce(int argc, char **argv);
 int tpsim_cmd_validate(int argc, char **argv);
 int tpsim_cmd_sweep(int argc, char **argv);
+int tpsim_cmd_trace(int argc, char **argv);
 
 #endif

@@ -18,6 +18,8 @@ static const char usage[] =
     "  sweep SCENARIO [...]      what-if grid over tp, batch, ctx, mode to CSV (--help)\n"
     "  fit-allreduce FILE [...]  fit t = lambda + 2(k-1)/k b/beta to an all-reduce sweep\n"
     "                            (all_reduce_perf stdout or tpsim-nccl-sweep CSV)\n"
+    "  trace import|compare ...  read profiler traces (Kineto JSON, Nsight SQLite): steps,\n"
+    "                            launch costs, a calibration; compare with tpsim's --trace\n"
     "  help COMMAND              that command's help (same as tpsim COMMAND --help)\n"
     "  --help, --version\n"
     "\n"
@@ -35,6 +37,7 @@ static const tpsim_command commands[] = {
     {"validate", tpsim_cmd_validate},
     {"sweep", tpsim_cmd_sweep},
     {"fit-allreduce", tpsim_cmd_fit_allreduce},
+    {"trace", tpsim_cmd_trace},
 };
 
 static const tpsim_command *find_command(const char *name)

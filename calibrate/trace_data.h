@@ -1,0 +1,96 @@
+/* trace_data.h: a profiler trace held in memory, as the importers read it and the analysis
+ * consumes it: per rank, the host API calls (CUDA/HIP runtime and driver), the GPU
+ * activities (kernels, copies, memsets), the host annotations (step markers), and the
+ * input sizes of the framework ops (to give kernels their bytes).
+ *
+ * Contract: times are int64 NANOSECONDS on one absolute clock (Kineto: baseTimeNanoseconds
+ * + ts; Nsight: its session clock), so ranks from several files line up. Names are
+ * interned in the trace's string table (tr_name returns them). A tr_trace owns all its
+ * memory; free it with tr_free. Correlation id 0 means "none recorded".
+ */
+#ifndef TPSIM_TRACE_DATA_H
+#define TPSIM_TRACE_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tr_gpu_kind { TR_KERNEL, TR_MEMCPY, TR_MEMSET } tr_gpu_kind;
+
+/* A GPU activity on one stream. */
+typedef struct tr_gpu {
+    int64_t ts, dur;
+    int64_t corr;     /* correlation id of the launching call, 0 if none */
+    int64_t ext;      /* framework op id (Kineto "External id"), 0 if none */
+    int64_t flow_tid; /* thread/stream the activity sits on (for ac2g flow matching) */
+    double bytes;     /* copies: bytes moved; kernels: from the launching op's inputs, or 0 */
+    uint32_t name;
+    uint32_t stream;
+    uint8_t kind;     /* tr_gpu_kind */
+} tr_gpu;
+
+/* A host API call (cudaLaunchKernel, cuLaunchKernelEx, hipGraphLaunch, cudaMemcpyAsync...). */
+typedef struct tr_call {
+    int64_t ts, dur;
+    int64_t corr, ext;
+    int64_t tid;
+    uint32_t name;
+} tr_call;
+
+/* A host annotation (user_annotation range). */
+typedef struct tr_span {
+    int64_t ts, dur;
+    uint32_t name;
+} tr_span;
+
+/* A framework op's input bytes, keyed by its External id. */
+typedef struct tr_op {
+    int64_t ext;
+    double bytes;
+} tr_op;
+
+/* An ac2g flow end: "s" on the launching call, "f" on the GPU activity. */
+typedef struct tr_flow {
+    int64_t id, ts, tid;
+    uint8_t start; /* 1: "s", 0: "f" */
+} tr_flow;
+
+#define TR_VEC(T) struct { T *v; size_t n, cap; }
+
+typedef struct tr_rank {
+    long rank;          /* distributed rank (file order when the trace does not say) */
+    long world_size;    /* 0 when unknown */
+    char file[512];
+    char device[128];   /* the GPU's name when recorded */
+    TR_VEC(tr_gpu) gpu;
+    TR_VEC(tr_call) calls;
+    TR_VEC(tr_span) spans;
+    TR_VEC(tr_op) ops;
+    TR_VEC(tr_flow) flows;
+} tr_rank;
+
+typedef struct tr_trace {
+    tr_rank *ranks;
+    size_t n_ranks, cap_ranks;
+    /* string table: open-addressing hash of interned names */
+    char **names;
+    size_t n_names, cap_names;
+    uint32_t *slots;    /* 1 + name index, 0 = empty */
+    size_t n_slots;
+} tr_trace;
+
+/* A new rank appended to t (zeroed, file recorded), or NULL when out of memory. */
+tr_rank *tr_add_rank(tr_trace *t, const char *file);
+/* The id of the name (len bytes, need not be NUL-terminated); UINT32_MAX on no memory. */
+uint32_t tr_intern(tr_trace *t, const char *s, size_t len);
+static inline const char *tr_name(const tr_trace *t, uint32_t id) { return t->names[id]; }
+/* Append helpers: 0, or -1 when out of memory. */
+int tr_push_gpu(tr_rank *r, const tr_gpu *g);
+int tr_push_call(tr_rank *r, const tr_call *c);
+int tr_push_span(tr_rank *r, const tr_span *s);
+int tr_push_op(tr_rank *r, const tr_op *o);
+int tr_push_flow(tr_rank *r, const tr_flow *f);
+/* Drops ranks n.. (a reader's partial work on failure). */
+void tr_truncate(tr_trace *t, size_t n);
+void tr_free(tr_trace *t);
+
+#endif

@@ -1,0 +1,546 @@
+/* trace_kineto.c: see trace_kineto.h. zlib's gzread reads plain files unchanged, so one
+ * path serves .json and .json.gz. */
+#include "trace_kineto.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <zlib.h>
+
+#define KIN_CHUNK (1u << 20)
+#define KIN_MAX_EVENT ((size_t)1 << 30) /* one event larger than this is refused */
+
+typedef struct kin {
+    gzFile gz;
+    const char *path;
+    char *buf;
+    size_t len, cap, pos; /* buf[pos..len) is unread */
+    int eof;
+    long line;            /* line number of buf[0] */
+    long col0;            /* column of buf[0] (bytes since the last newline, 0-based) */
+    tp_err *err;
+} kin;
+
+/* Event categories the analysis reads; everything else is skipped unparsed. */
+typedef enum kin_cat { KC_SKIP, KC_KERNEL, KC_MEMCPY, KC_MEMSET, KC_CALL, KC_SPAN, KC_OP, KC_FLOW } kin_cat;
+
+static const struct { const char *name; kin_cat cat; } kin_cats[] = {
+    {"kernel", KC_KERNEL},       {"gpu_memcpy", KC_MEMCPY},  {"memcpy", KC_MEMCPY},
+    {"gpu_memset", KC_MEMSET},   {"memset", KC_MEMSET},      {"cuda_runtime", KC_CALL},
+    {"cuda_driver", KC_CALL},    {"runtime", KC_CALL},       {"driver", KC_CALL},
+    {"user_annotation", KC_SPAN}, {"cpu_op", KC_OP},         {"operator", KC_OP},
+    {"ac2g", KC_FLOW},
+};
+
+static kin_cat kin_cat_of(const char *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof kin_cats / sizeof kin_cats[0]; i++)
+        if (strlen(kin_cats[i].name) == len && strncasecmp(kin_cats[i].name, s, len) == 0)
+            return kin_cats[i].cat;
+    return KC_SKIP;
+}
+
+/* Line and column (1-based) of buffer offset off. */
+static void kin_where(const kin *k, size_t off, int *line, int *col)
+{
+    long l = k->line, c = k->col0;
+    for (size_t i = 0; i < off && i < k->len; i++) {
+        if (k->buf[i] == '\n') {
+            l++;
+            c = 0;
+        } else {
+            c++;
+        }
+    }
+    *line = l > 2147483647L ? 2147483647 : (int)l;
+    *col = c + 1 > 2147483647L ? 2147483647 : (int)(c + 1);
+}
+
+static int kin_fail(kin *k, size_t off, const char *what)
+{
+    int line, col;
+    kin_where(k, off, &line, &col);
+    return tp_err_at(k->err, k->path, line, col, "%s", what);
+}
+
+/* Discard buf[0..pos), then read more. 0 on data read, 1 at the end, -1 on error. */
+static int kin_more(kin *k)
+{
+    if (k->pos > 0) {
+        for (size_t i = 0; i < k->pos; i++) {
+            if (k->buf[i] == '\n') {
+                k->line++;
+                k->col0 = 0;
+            } else {
+                k->col0++;
+            }
+        }
+        memmove(k->buf, k->buf + k->pos, k->len - k->pos);
+        k->len -= k->pos;
+        k->pos = 0;
+    }
+    if (k->eof) return 1;
+    if (k->cap - k->len < KIN_CHUNK / 2) {
+        if (k->cap >= KIN_MAX_EVENT)
+            return kin_fail(k, 0, "an event over 1 GiB, expected trace events of a sane size");
+        size_t cap = k->cap ? 2 * k->cap : KIN_CHUNK;
+        char *g = realloc(k->buf, cap);
+        if (!g) return tp_err_set(k->err, "%s: out of memory reading the trace", k->path);
+        k->buf = g;
+        k->cap = cap;
+    }
+    size_t want = k->cap - k->len;
+    if (want > (size_t)1 << 30) want = (size_t)1 << 30;
+    int n = gzread(k->gz, k->buf + k->len, (unsigned)want);
+    if (n < 0) {
+        int code;
+        const char *msg = gzerror(k->gz, &code);
+        return tp_err_set(k->err, "%s: cannot read: %s, expected a readable .json or .json.gz",
+                          k->path, msg);
+    }
+    if (n == 0) {
+        int code;
+        const char *msg = gzerror(k->gz, &code);
+        if (code != Z_OK && code != Z_STREAM_END)
+            return tp_err_set(k->err, "%s: %s (truncated or corrupt .gz), expected a whole file",
+                              k->path, msg);
+        k->eof = 1;
+        return 1;
+    }
+    k->len += (size_t)n;
+    return 0;
+}
+
+/* Skip whitespace; the next byte, or -1 at the end (-2 on a read error). */
+static int kin_peek(kin *k)
+{
+    for (;;) {
+        while (k->pos < k->len) {
+            char c = k->buf[k->pos];
+            if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return (unsigned char)c;
+            k->pos++;
+        }
+        int m = kin_more(k);
+        if (m < 0) return -2;
+        if (m > 0) return -1;
+    }
+}
+
+typedef struct kin_val {
+    size_t len;
+    size_t cat_off, cat_len; /* depth-1 "cat" string value, relative to the value start */
+    int has_cat, escaped;    /* escaped: a depth-1 key or the cat value holds a backslash */
+} kin_val;
+
+/* The extent of the JSON value at pos (which must not be whitespace), found by tracking
+ * strings and nesting only; the value itself is validated later by jansson (if parsed).
+ * Records the depth-1 "cat" member so skipped events need no parse. */
+static int kin_value(kin *k, kin_val *v)
+{
+    memset(v, 0, sizeof *v);
+    size_t i = 0;
+    int depth = 0, in_str = 0, esc = 0, scalar = 0;
+    int ks = 0; /* key state at depth 1: 1 expect key, 2 in key, 3 after "cat", 4 in cat value */
+    size_t str_start = 0;
+    for (;;) {
+        if (k->pos + i >= k->len) {
+            int m = kin_more(k);
+            if (m < 0) return -1;
+            if (m > 0) {
+                if (scalar && i > 0) {
+                    v->len = i;
+                    return 0;
+                }
+                return kin_fail(k, k->len, "unexpected end of file inside a value, expected the rest of the JSON");
+            }
+        }
+        const char *b = k->buf + k->pos;
+        size_t end = k->len - k->pos;
+        if (i == 0) {
+            char c = b[0];
+            scalar = c != '{' && c != '[' && c != '"';
+        }
+        if (scalar) {
+            while (i < end) {
+                char c = b[i];
+                if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                    v->len = i;
+                    return 0;
+                }
+                i++;
+            }
+            continue;
+        }
+        while (i < end) {
+            unsigned char c = (unsigned char)b[i++];
+            if (in_str) {
+                if (esc) {
+                    esc = 0;
+                } else if (c == '\\') {
+                    esc = 1;
+                    if (ks == 2 || ks == 4) v->escaped = 1;
+                } else if (c == '"') {
+                    in_str = 0;
+                    if (depth == 0) {
+                        v->len = i;
+                        return 0;
+                    }
+                    if (ks == 2) {
+                        size_t n = i - 1 - str_start;
+                        ks = (n == 3 && memcmp(b + str_start, "cat", 3) == 0) ? 3 : 0;
+                    } else if (ks == 4) {
+                        v->cat_off = str_start;
+                        v->cat_len = i - 1 - str_start;
+                        v->has_cat = 1;
+                        ks = 0;
+                    }
+                }
+                continue;
+            }
+            switch (c) {
+            case '"':
+                in_str = 1;
+                if (depth == 1 && (ks == 1 || ks == 3)) {
+                    ks = ks == 1 ? 2 : 4;
+                    str_start = i;
+                }
+                break;
+            case '{':
+            case '[':
+                depth++;
+                if (depth == 1) ks = c == '{' ? 1 : 0;
+                break;
+            case '}':
+            case ']':
+                if (--depth == 0) {
+                    v->len = i;
+                    return 0;
+                }
+                break;
+            case ',':
+                if (depth == 1) ks = 1;
+                break;
+            default:
+                break;
+            }
+        }
+    }
+}
+
+typedef struct kin_rank {
+    tr_rank *r;
+    tr_trace *t;
+    int64_t base_ns;
+    int have_rank;
+} kin_rank;
+
+static int64_t kin_ns(double us) { return (int64_t)llround(us * 1000.0); }
+
+static double kin_num(json_t *o, const char *key, int *ok)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v || !json_is_number(v)) {
+        *ok = 0;
+        return 0.0;
+    }
+    double d = json_number_value(v);
+    if (!isfinite(d)) *ok = 0;
+    return d;
+}
+
+static int64_t kin_int(json_t *o, const char *key)
+{
+    json_t *v = o ? json_object_get(o, key) : NULL;
+    if (v && json_is_integer(v)) return (int64_t)json_integer_value(v);
+    if (v && json_is_real(v)) return (int64_t)json_real_value(v);
+    return 0;
+}
+
+/* Bytes of one element of a PyTorch dtype as the profiler names it, 0 when unknown. */
+static double kin_dtype_bytes(const char *t)
+{
+    static const struct { const char *name; double bytes; } types[] = {
+        {"float", 4},           {"c10::BFloat16", 2},  {"c10::Half", 2},   {"double", 8},
+        {"int", 4},             {"long int", 8},       {"long", 8},        {"bool", 1},
+        {"unsigned char", 1},   {"signed char", 1},    {"short int", 2},   {"c10::Float8_e4m3fn", 1},
+        {"c10::Float8_e5m2", 1}, {"c10::Float8_e4m3fnuz", 1}, {"c10::complex<float>", 8},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(types[i].name, t) == 0) return types[i].bytes;
+    return 0;
+}
+
+/* Sum over an op's tensor inputs of elements x element size ("Input Dims", "Input type"). */
+static double kin_input_bytes(json_t *args)
+{
+    json_t *dims = json_object_get(args, "Input Dims"), *types = json_object_get(args, "Input type");
+    if (!json_is_array(dims) || !json_is_array(types)) return 0;
+    double total = 0;
+    size_t n = json_array_size(dims);
+    for (size_t i = 0; i < n && i < json_array_size(types); i++) {
+        json_t *d = json_array_get(dims, i), *ty = json_array_get(types, i);
+        if (!json_is_array(d) || json_array_size(d) == 0 || !json_is_string(ty)) continue;
+        double el = kin_dtype_bytes(json_string_value(ty)), count = 1;
+        for (size_t j = 0; j < json_array_size(d); j++) {
+            json_t *x = json_array_get(d, j);
+            count *= json_is_integer(x) && json_integer_value(x) > 0 ? (double)json_integer_value(x) : 0;
+        }
+        total += el * count;
+    }
+    return total;
+}
+
+static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
+{
+    json_error_t je;
+    json_t *ev = json_loadb(k->buf + off, len, 0, &je);
+    if (!ev) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "bad JSON in a trace event: %s, expected a JSON object", je.text);
+        return kin_fail(k, off + (je.position > 0 ? (size_t)je.position - 1 : 0), msg);
+    }
+    int rc = -1, ok = 1;
+    if (!json_is_object(ev)) {
+        kin_fail(k, off, "a trace event that is not an object, expected {\"ph\": ..., ...}");
+        goto out;
+    }
+    const char *ph = json_string_value(json_object_get(ev, "ph"));
+    if (!ph) ph = "";
+    json_t *args = json_object_get(ev, "args");
+    if (args && !json_is_object(args)) args = NULL;
+    if (cat == KC_FLOW) {
+        if (strcmp(ph, "s") && strcmp(ph, "f")) {
+            rc = 0;
+            goto out;
+        }
+        double ts = kin_num(ev, "ts", &ok);
+        json_t *id = json_object_get(ev, "id");
+        if (!ok || !id) {
+            kin_fail(k, off, "an ac2g flow without a numeric ts or an id, expected both");
+            goto out;
+        }
+        tr_flow f = {json_is_integer(id) ? (int64_t)json_integer_value(id) : kin_int(ev, "id"),
+                     kin_ns(ts), kin_int(ev, "tid"), (uint8_t)(ph[0] == 's')};
+        rc = tr_push_flow(kr->r, &f);
+        goto out;
+    }
+    if (strcmp(ph, "X") != 0) { /* only complete events carry the activities */
+        rc = 0;
+        goto out;
+    }
+    double ts = kin_num(ev, "ts", &ok), dur = kin_num(ev, "dur", &ok);
+    if (!ok || dur < 0) {
+        kin_fail(k, off, "a complete event without a numeric ts and a dur >= 0, expected both");
+        goto out;
+    }
+    const char *name = json_string_value(json_object_get(ev, "name"));
+    if (!name) name = "";
+    uint32_t nid = tr_intern(kr->t, name, strlen(name));
+    if (nid == UINT32_MAX) goto oom;
+    switch (cat) {
+    case KC_KERNEL:
+    case KC_MEMCPY:
+    case KC_MEMSET: {
+        json_t *st = args ? json_object_get(args, "stream") : NULL;
+        tr_gpu g = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation"), kin_int(args, "External id"),
+                    kin_int(ev, "tid"), cat == KC_KERNEL ? 0.0 : (double)kin_int(args, "bytes"), nid,
+                    (uint32_t)(st ? kin_int(args, "stream") : kin_int(ev, "tid")),
+                    (uint8_t)(cat == KC_KERNEL ? TR_KERNEL : cat == KC_MEMCPY ? TR_MEMCPY : TR_MEMSET)};
+        rc = tr_push_gpu(kr->r, &g);
+        break;
+    }
+    case KC_CALL: {
+        tr_call c = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation"), kin_int(args, "External id"),
+                     kin_int(ev, "tid"), nid};
+        rc = tr_push_call(kr->r, &c);
+        break;
+    }
+    case KC_SPAN: {
+        tr_span s = {kin_ns(ts), kin_ns(dur), nid};
+        rc = tr_push_span(kr->r, &s);
+        break;
+    }
+    case KC_OP: {
+        double bytes = args ? kin_input_bytes(args) : 0;
+        int64_t ext = kin_int(args, "External id");
+        rc = bytes > 0 && ext ? tr_push_op(kr->r, &(tr_op){ext, bytes}) : 0;
+        break;
+    }
+    default:
+        rc = 0;
+    }
+    if (rc == 0) goto out;
+oom:
+    tp_err_set(k->err, "%s: out of memory reading the trace", k->path);
+    rc = -1;
+out:
+    json_decref(ev);
+    return rc;
+}
+
+/* A top-level member we read whole: baseTimeNanoseconds, distributedInfo, deviceProperties. */
+static int kin_member(kin *k, kin_rank *kr, const char *key, size_t len)
+{
+    json_error_t je;
+    json_t *v = json_loadb(k->buf + k->pos, len, JSON_DECODE_ANY, &je);
+    if (!v) return kin_fail(k, k->pos, "bad JSON in a top-level member, expected valid JSON");
+    int rc = 0;
+    if (!strcmp(key, "baseTimeNanoseconds")) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            rc = kin_fail(k, k->pos, "baseTimeNanoseconds is not a non-negative integer, expected nanoseconds");
+        else
+            kr->base_ns = (int64_t)json_integer_value(v);
+    } else if (!strcmp(key, "distributedInfo") && json_is_object(v)) {
+        json_t *rank = json_object_get(v, "rank"), *ws = json_object_get(v, "world_size");
+        if (rank && (!json_is_integer(rank) || json_integer_value(rank) < 0 || json_integer_value(rank) > 100000))
+            rc = kin_fail(k, k->pos, "distributedInfo.rank is not an integer 0..100000, expected the process rank");
+        else if (rank) {
+            kr->r->rank = (long)json_integer_value(rank);
+            kr->have_rank = 1;
+        }
+        if (json_is_integer(ws)) kr->r->world_size = (long)json_integer_value(ws);
+    } else if (!strcmp(key, "deviceProperties") && json_is_array(v) && json_array_size(v) > 0) {
+        const char *name = json_string_value(json_object_get(json_array_get(v, 0), "name"));
+        if (name) snprintf(kr->r->device, sizeof kr->r->device, "%s", name);
+    }
+    json_decref(v);
+    return rc;
+}
+
+static int kin_expect(kin *k, char c, const char *what)
+{
+    int p = kin_peek(k);
+    if (p == -2) return -1;
+    if (p != (unsigned char)c) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s, expected '%c'", p < 0 ? "unexpected end of file" : "unexpected character", c);
+        (void)what;
+        return kin_fail(k, k->pos, msg);
+    }
+    k->pos++;
+    return 0;
+}
+
+static int kin_events(kin *k, kin_rank *kr)
+{
+    if (kin_expect(k, '[', "traceEvents")) return -1;
+    for (;;) {
+        int p = kin_peek(k);
+        if (p == -2) return -1;
+        if (p == ']') {
+            k->pos++;
+            return 0;
+        }
+        if (p != '{')
+            return kin_fail(k, k->pos, p < 0 ? "unexpected end of file in traceEvents, expected ']'"
+                                            : "a trace event that is not an object, expected '{'");
+        kin_val v;
+        if (kin_value(k, &v)) return -1;
+        kin_cat cat = KC_SKIP;
+        if (v.escaped) {
+            cat = KC_KERNEL; /* unsure: parse it and read cat from the parsed object */
+            json_t *ev = json_loadb(k->buf + k->pos, v.len, 0, NULL);
+            const char *c = ev ? json_string_value(json_object_get(ev, "cat")) : NULL;
+            cat = c ? kin_cat_of(c, strlen(c)) : (ev ? KC_SKIP : KC_KERNEL);
+            json_decref(ev);
+        } else if (v.has_cat) {
+            cat = kin_cat_of(k->buf + k->pos + v.cat_off, v.cat_len);
+        }
+        if (cat != KC_SKIP && kin_event(k, kr, cat, k->pos, v.len)) return -1;
+        k->pos += v.len;
+        p = kin_peek(k);
+        if (p == -2) return -1;
+        if (p == ',') {
+            k->pos++;
+        } else if (p != ']') {
+            return kin_fail(k, k->pos, p < 0 ? "unexpected end of file in traceEvents, expected ']'"
+                                            : "unexpected character after an event, expected ',' or ']'");
+        }
+    }
+}
+
+static int kin_document(kin *k, kin_rank *kr)
+{
+    int have_events = 0;
+    if (kin_expect(k, '{', "document")) return -1;
+    for (int first = 1;; first = 0) {
+        int p = kin_peek(k);
+        if (p == -2) return -1;
+        if (p == '}' && first) {
+            k->pos++;
+            break;
+        }
+        if (p != '"') return kin_fail(k, k->pos, p < 0 ? "unexpected end of file, expected a member name"
+                                                      : "unexpected character, expected a member name");
+        kin_val v;
+        if (kin_value(k, &v)) return -1;
+        char key[64] = "";
+        if (v.len >= 2 && v.len - 2 < sizeof key) {
+            memcpy(key, k->buf + k->pos + 1, v.len - 2);
+            key[v.len - 2] = '\0';
+        }
+        k->pos += v.len;
+        if (kin_expect(k, ':', "member")) return -1;
+        if ((p = kin_peek(k)) < 0) return p == -2 ? -1 : kin_fail(k, k->pos, "unexpected end of file, expected a value");
+        if (!strcmp(key, "traceEvents")) {
+            if (kin_events(k, kr)) return -1;
+            have_events = 1;
+        } else {
+            if (kin_value(k, &v)) return -1;
+            if ((!strcmp(key, "baseTimeNanoseconds") || !strcmp(key, "distributedInfo") ||
+                 !strcmp(key, "deviceProperties")) &&
+                kin_member(k, kr, key, v.len))
+                return -1;
+            k->pos += v.len;
+        }
+        p = kin_peek(k);
+        if (p == -2) return -1;
+        if (p == ',') {
+            k->pos++;
+            continue;
+        }
+        if (p == '}') {
+            k->pos++;
+            break;
+        }
+        return kin_fail(k, k->pos, p < 0 ? "unexpected end of file, expected ',' or '}'"
+                                        : "unexpected character, expected ',' or '}'");
+    }
+    int p = kin_peek(k);
+    if (p == -2) return -1;
+    if (p >= 0) return kin_fail(k, k->pos, "data after the trace object, expected the end of the file");
+    if (!have_events)
+        return tp_err_set(k->err, "%s: no traceEvents array, expected a Chrome trace (Kineto) JSON object", k->path);
+    return 0;
+}
+
+int tr_kineto_read(tr_trace *t, const char *path, tp_err *err)
+{
+    kin k = {0};
+    k.path = path;
+    k.line = 1;
+    k.err = err;
+    k.gz = gzopen(path, "rb");
+    if (!k.gz) return tp_err_set(err, "%s: cannot open, expected a readable trace file", path);
+    gzbuffer(k.gz, 1u << 18);
+    size_t before = t->n_ranks;
+    kin_rank kr = {tr_add_rank(t, path), t, 0, 0};
+    int rc = -1;
+    if (!kr.r) {
+        tp_err_set(err, "%s: out of memory", path);
+    } else if (kin_document(&k, &kr) == 0) {
+        tr_rank *r = kr.r;
+        for (size_t i = 0; i < r->gpu.n; i++) r->gpu.v[i].ts += kr.base_ns;
+        for (size_t i = 0; i < r->calls.n; i++) r->calls.v[i].ts += kr.base_ns;
+        for (size_t i = 0; i < r->spans.n; i++) r->spans.v[i].ts += kr.base_ns;
+        for (size_t i = 0; i < r->flows.n; i++) r->flows.v[i].ts += kr.base_ns;
+        if (!kr.have_rank) r->rank = (long)before;
+        rc = 0;
+    }
+    if (rc) tr_truncate(t, before);
+    gzclose(k.gz);
+    free(k.buf);
+    return rc;
+}

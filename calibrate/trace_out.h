@@ -1,0 +1,22 @@
+/* trace_out.h: a tr_report written for people (a table) or programs (JSON), and as a
+ * calibration file for scenarios.
+ *
+ * Contract: the writers print to the caller's FILE and allocate nothing. JSON: top level
+ * `ranks`, `kernels`, `memcpys`, `graph_launches`, `collectives` (totals over the trace),
+ * then `steps[]` with the same fields per step; times in us/ms as each key's suffix says.
+ * The calibration (tr_out_calib) is YAML whose every value carries `source:` (files,
+ * ranks, steps it was measured from).
+ */
+#ifndef TPSIM_TRACE_OUT_H
+#define TPSIM_TRACE_OUT_H
+
+#include <stdio.h>
+
+#include "trace_data.h"
+#include "trace_stats.h"
+
+void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r);
+void tr_out_json(FILE *f, const tr_trace *t, const tr_report *r);
+void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r);
+
+#endif

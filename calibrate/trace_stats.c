@@ -1,0 +1,528 @@
+/* trace_stats.c: see trace_stats.h. */
+#include "trace_stats.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const tr_class_names[TRC_COUNT] = {
+    [TRC_GEMM] = "gemm", [TRC_ATTENTION] = "attention", [TRC_NORM] = "norm",
+    [TRC_ELEMENTWISE] = "elementwise", [TRC_COLLECTIVE] = "collective", [TRC_COPY] = "copy",
+};
+
+const char *tr_class_name(tr_class c) { return tr_class_names[c]; }
+
+static int tr_has(const char *s, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *s; s++) {
+        size_t i = 0;
+        while (i < n && s[i] && tolower((unsigned char)s[i]) == needle[i]) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+static int tr_has_any(const char *s, const char *const *needles)
+{
+    for (; *needles; needles++)
+        if (tr_has(s, *needles)) return 1;
+    return 0;
+}
+
+/* Name fragments (lower case) by class, checked in this order: collectives first (vLLM's
+ * custom all-reduce is "cross_device_reduce_*", PyTorch symmetric memory
+ * "multimem_all_reduce_kernel" / "one_shot_all_reduce_kernel" / "two_shot_*"), then
+ * attention (its split-KV kernels say "splitk" too), norms, then GEMM libraries. */
+static const char *const tr_coll[] = {"nccl", "rccl", "cross_device_reduce", "all_reduce", "allreduce",
+                                      "all_gather", "allgather", "reduce_scatter", "reducescatter",
+                                      "multimem", NULL};
+static const char *const tr_attn[] = {"attention", "attn", "flash", "fmha", "mha_", "paged", NULL};
+static const char *const tr_norm[] = {"norm", NULL};
+static const char *const tr_gemm[] = {"gemm", "gemv", "cutlass", "xmma", "nvjet", "cublas", "cijk_",
+                                      "matmul", "splitk", "_mm_", "wvsplit", NULL};
+
+tr_class tr_classify(const char *name, tr_gpu_kind kind)
+{
+    if (kind != TR_KERNEL) return TRC_COPY;
+    if (tr_has_any(name, tr_coll)) return TRC_COLLECTIVE;
+    if (tr_has_any(name, tr_attn)) return TRC_ATTENTION;
+    if (tr_has_any(name, tr_norm)) return TRC_NORM;
+    if (tr_has_any(name, tr_gemm)) return TRC_GEMM;
+    return TRC_ELEMENTWISE;
+}
+
+static int tr_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double tr_quantile(const double *v, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos;
+    if (lo + 1 >= n) return v[n - 1];
+    return v[lo] + (pos - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
+tr_dstat tr_stats(double *v, size_t n)
+{
+    tr_dstat s = {0};
+    if (n == 0) return s;
+    qsort(v, n, sizeof *v, tr_cmp_double);
+    double sum = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) sum += v[i];
+    s.n = n;
+    s.mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++) sq += (v[i] - s.mean) * (v[i] - s.mean);
+    s.cv = n > 1 && s.mean != 0 ? sqrt(sq / (double)n) / fabs(s.mean) : 0;
+    s.p50 = tr_quantile(v, n, 0.50);
+    s.p99 = tr_quantile(v, n, 0.99);
+    return s;
+}
+
+#define TR_SORT_BY_TS(T)                                                                      \
+    static int tr_cmp_##T(const void *a, const void *b)                                       \
+    {                                                                                         \
+        const T *x = a, *y = b;                                                               \
+        return (x->ts > y->ts) - (x->ts < y->ts);                                             \
+    }
+TR_SORT_BY_TS(tr_gpu)
+TR_SORT_BY_TS(tr_call)
+TR_SORT_BY_TS(tr_span)
+
+static int tr_cmp_flow(const void *a, const void *b)
+{
+    const tr_flow *x = a, *y = b;
+    if (x->start != y->start) return x->start - y->start;
+    if (x->tid != y->tid) return (x->tid > y->tid) - (x->tid < y->tid);
+    return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int tr_cmp_op(const void *a, const void *b)
+{
+    const tr_op *x = a, *y = b;
+    return (x->ext > y->ext) - (x->ext < y->ext);
+}
+
+/* The flow id at (start, tid, ts), 0 if none. */
+static int64_t tr_flow_at(const tr_rank *r, int start, int64_t tid, int64_t ts)
+{
+    tr_flow key = {0, ts, tid, (uint8_t)start};
+    const tr_flow *f = bsearch(&key, r->flows.v, r->flows.n, sizeof key, tr_cmp_flow);
+    return f ? f->id : 0;
+}
+
+/* corr -> call index (open addressing, keys > 0). */
+typedef struct tr_map {
+    int64_t *keys;
+    size_t *vals;
+    size_t mask;
+} tr_map;
+
+static int tr_map_init(tr_map *m, size_t n)
+{
+    size_t cap = 64;
+    while (cap < 2 * n + 2) cap *= 2;
+    m->keys = calloc(cap, sizeof *m->keys);
+    m->vals = malloc(cap * sizeof *m->vals);
+    m->mask = cap - 1;
+    return m->keys && m->vals ? 0 : -1;
+}
+
+static size_t tr_slot(const tr_map *m, int64_t key)
+{
+    size_t h = (size_t)((uint64_t)key * 0x9E3779B97F4A7C15ULL >> 17) & m->mask;
+    while (m->keys[h] && m->keys[h] != key) h = (h + 1) & m->mask;
+    return h;
+}
+
+static void tr_map_free(tr_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+static int tr_is_graph_launch(const char *name) { return strstr(name, "GraphLaunch") != NULL; }
+
+typedef struct tr_work {
+    long *gpu_step, *call_step;   /* step index (into the report) per record, -1 none */
+    long *gpu_call;               /* paired call per GPU record, -1 none */
+    uint8_t *call_launch;         /* call is a launch (paired, or named *Launch*) */
+    double *vals;                 /* scratch for stats */
+} tr_work;
+
+static size_t tr_count_graph(const tr_trace *t, const tr_rank *r, const tr_work *w, long step)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < r->calls.n; j++)
+        if (w->call_step[j] == step && tr_is_graph_launch(tr_name(t, r->calls.v[j].name))) n++;
+    return n;
+}
+
+static int tr_add_step(tr_report *out, size_t *cap, long rank, long index, int64_t start, int64_t end)
+{
+    if (out->n_steps == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        tr_step *g = realloc(out->steps, c * sizeof *g);
+        if (!g) return -1;
+        out->steps = g;
+        *cap = c;
+    }
+    tr_step *s = &out->steps[out->n_steps++];
+    memset(s, 0, sizeof *s);
+    s->rank = rank;
+    s->index = index;
+    s->start = start;
+    s->end = end;
+    return 0;
+}
+
+/* Steps of one rank: from markers, else from idle gaps; fills gpu_step / call_step. */
+static int tr_find_steps(const tr_trace *t, const tr_rank *r, const tr_options *o, tr_work *w,
+                         tr_report *out, size_t *cap, int *used_marker)
+{
+    size_t first = out->n_steps;
+    long idx = 0;
+    for (size_t i = 0; i < r->spans.n; i++) {
+        const char *name = tr_name(t, r->spans.v[i].name);
+        int hit = o->marker ? regexec(o->marker, name, 0, NULL, 0) == 0 : strncmp(name, "execute_", 8) == 0;
+        if (hit && tr_add_step(out, cap, r->rank, idx++, r->spans.v[i].ts, r->spans.v[i].ts + r->spans.v[i].dur))
+            return -1;
+    }
+    size_t n = out->n_steps - first;
+    if (n > 0) {
+        *used_marker = 1;
+        /* a record's step: the last marker starting at or before its key time that contains it */
+        for (size_t j = 0; j < r->calls.n; j++) {
+            int64_t key = r->calls.v[j].ts;
+            w->call_step[j] = -1;
+            for (size_t s = n; s-- > 0;) {
+                const tr_step *st = &out->steps[first + s];
+                if (st->start <= key) {
+                    if (key <= st->end) w->call_step[j] = (long)(first + s);
+                    break;
+                }
+            }
+        }
+        for (size_t i = 0; i < r->gpu.n; i++) {
+            long c = w->gpu_call[i];
+            if (c >= 0) {
+                w->gpu_step[i] = w->call_step[c];
+                continue;
+            }
+            int64_t key = r->gpu.v[i].ts;
+            w->gpu_step[i] = -1;
+            for (size_t s = n; s-- > 0;) {
+                const tr_step *st = &out->steps[first + s];
+                if (st->start <= key) {
+                    if (key <= st->end) w->gpu_step[i] = (long)(first + s);
+                    break;
+                }
+            }
+        }
+        return 0;
+    }
+    /* idle gaps: the median gap between consecutive GPU activities (sorted by start) */
+    if (r->gpu.n == 0) return 0;
+    size_t ng = 0;
+    int64_t run_end = r->gpu.v[0].ts + r->gpu.v[0].dur;
+    for (size_t i = 1; i < r->gpu.n; i++) {
+        int64_t gap = r->gpu.v[i].ts - run_end;
+        w->vals[ng++] = gap > 0 ? (double)gap : 0.0;
+        if (r->gpu.v[i].ts + r->gpu.v[i].dur > run_end) run_end = r->gpu.v[i].ts + r->gpu.v[i].dur;
+    }
+    double median = 0;
+    if (ng) {
+        tr_dstat s = tr_stats(w->vals, ng);
+        median = s.p50;
+    }
+    double cut = fmax((double)TR_GAP_MIN_NS, TR_GAP_FACTOR * median);
+    run_end = r->gpu.v[0].ts + r->gpu.v[0].dur;
+    if (tr_add_step(out, cap, r->rank, idx++, r->gpu.v[0].ts, run_end)) return -1;
+    w->gpu_step[0] = (long)out->n_steps - 1;
+    for (size_t i = 1; i < r->gpu.n; i++) {
+        const tr_gpu *g = &r->gpu.v[i];
+        if ((double)(g->ts - run_end) > cut && tr_add_step(out, cap, r->rank, idx++, g->ts, g->ts + g->dur))
+            return -1;
+        if (g->ts + g->dur > run_end) run_end = g->ts + g->dur;
+        w->gpu_step[i] = (long)out->n_steps - 1;
+    }
+    for (size_t j = 0; j < r->calls.n; j++) w->call_step[j] = -1;
+    for (size_t i = 0; i < r->gpu.n; i++)
+        if (w->gpu_call[i] >= 0) w->call_step[w->gpu_call[i]] = w->gpu_step[i];
+    return 0;
+}
+
+/* Class of a GPU activity: copies by kind, kernels by name (classified once per name). */
+static tr_class tr_class_of(const uint8_t *name_class, const tr_gpu *g)
+{
+    return g->kind == TR_KERNEL ? (tr_class)name_class[g->name] : TRC_COPY;
+}
+
+static void tr_add_class(tr_counts *c, const uint8_t *name_class, const tr_gpu *g, double bytes)
+{
+    tr_class k = tr_class_of(name_class, g);
+    c->class_ns[k] += g->dur;
+    /* attention's inputs include the whole paged KV cache and collectives move other bytes
+     * than their inputs: no achieved bandwidth for those */
+    if (bytes > 0 && k != TRC_ATTENTION && k != TRC_COLLECTIVE) {
+        c->class_bytes[k] += bytes;
+        c->class_bytes_ns[k] += g->dur;
+    }
+    if (g->kind == TR_KERNEL) {
+        c->kernels++;
+        if (k == TRC_COLLECTIVE) c->collectives++;
+    } else {
+        c->memcpys++;
+    }
+}
+
+static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, const tr_options *o, tr_report *out, size_t *cap,
+                           int *used_marker, double *launch_all, uint32_t *api_name, size_t *n_launch_all, double *gap_all,
+                           size_t *n_gap_all, double *host_all, size_t *n_host_all)
+{
+    qsort(r->gpu.v, r->gpu.n, sizeof *r->gpu.v, tr_cmp_tr_gpu);
+    qsort(r->calls.v, r->calls.n, sizeof *r->calls.v, tr_cmp_tr_call);
+    qsort(r->spans.v, r->spans.n, sizeof *r->spans.v, tr_cmp_tr_span);
+    qsort(r->flows.v, r->flows.n, sizeof *r->flows.v, tr_cmp_flow);
+    qsort(r->ops.v, r->ops.n, sizeof *r->ops.v, tr_cmp_op);
+    size_t nmax = r->gpu.n > r->calls.n ? r->gpu.n : r->calls.n;
+    tr_work w = {malloc((r->gpu.n + 1) * sizeof(long)), malloc((r->calls.n + 1) * sizeof(long)),
+                 malloc((r->gpu.n + 1) * sizeof(long)), calloc(r->calls.n + 1, 1),
+                 malloc((nmax + 1) * sizeof(double))};
+    uint8_t *op_used = calloc(r->ops.n + 1, 1);
+    tr_map m = {0};
+    int rc = -1;
+    if (!w.gpu_step || !w.call_step || !w.gpu_call || !w.call_launch || !w.vals || !op_used ||
+        tr_map_init(&m, r->calls.n))
+        goto out;
+    /* pairing by correlation id; ac2g flows fill in missing ids */
+    out->flows += r->flows.n;
+    for (size_t j = 0; j < r->calls.n; j++) {
+        tr_call *c = &r->calls.v[j];
+        if (!c->corr) c->corr = tr_flow_at(r, 1, c->tid, c->ts);
+        if (!c->corr) continue;
+        size_t h = tr_slot(&m, c->corr);
+        m.keys[h] = c->corr;
+        m.vals[h] = j;
+        if (strstr(tr_name(t, c->name), "Launch")) w.call_launch[j] = 1;
+    }
+    size_t matched_flows = 0;
+    for (size_t i = 0; i < r->gpu.n; i++) {
+        tr_gpu *g = &r->gpu.v[i];
+        if (!g->corr) g->corr = tr_flow_at(r, 0, g->flow_tid, g->ts);
+        w.gpu_call[i] = -1;
+        if (!g->corr) continue;
+        size_t h = tr_slot(&m, g->corr);
+        if (m.keys[h] == g->corr) {
+            w.gpu_call[i] = (long)m.vals[h];
+            w.call_launch[m.vals[h]] = 1;
+        }
+    }
+    for (size_t f = 0; f < r->flows.n; f++)
+        if (m.keys[tr_slot(&m, r->flows.v[f].id)] == r->flows.v[f].id) matched_flows++;
+    out->flows_unmatched += r->flows.n - matched_flows;
+    size_t first = out->n_steps;
+    if (tr_find_steps(t, r, o, &w, out, cap, used_marker)) goto out;
+    size_t nsteps = out->n_steps - first;
+    /* totals and per-step GPU accounting */
+    int64_t *seg_s = calloc(nsteps + 1, sizeof *seg_s), *seg_e = calloc(nsteps + 1, sizeof *seg_e);
+    int64_t *first_launch = malloc((nsteps + 1) * sizeof *first_launch);
+    int64_t *last_gpu = malloc((nsteps + 1) * sizeof *last_gpu);
+    if (!seg_s || !seg_e || !first_launch || !last_gpu) {
+        free(seg_s), free(seg_e), free(first_launch), free(last_gpu);
+        goto out;
+    }
+    for (size_t s = 0; s < nsteps; s++) {
+        first_launch[s] = INT64_MAX;
+        last_gpu[s] = INT64_MIN;
+        seg_e[s] = INT64_MIN;
+    }
+    for (size_t i = 0; i < r->gpu.n; i++) {
+        const tr_gpu *g = &r->gpu.v[i];
+        double bytes = g->kind == TR_KERNEL ? 0.0 : g->bytes;
+        if (g->kind == TR_KERNEL) {
+            int64_t ext = g->ext ? g->ext : (w.gpu_call[i] >= 0 ? r->calls.v[w.gpu_call[i]].ext : 0);
+            tr_op key = {ext, 0};
+            tr_op *op = ext ? bsearch(&key, r->ops.v, r->ops.n, sizeof key, tr_cmp_op) : NULL;
+            if (op && !op_used[op - r->ops.v]) { /* an op's bytes go to its first kernel */
+                op_used[op - r->ops.v] = 1;
+                bytes = op->bytes;
+            }
+        }
+        tr_add_class(&out->total, name_class, g, bytes);
+        if (w.gpu_call[i] < 0) out->total.unpaired++;
+        long sl = w.gpu_step[i];
+        if (sl < 0) continue;
+        size_t s = (size_t)sl - first;
+        tr_step *st = &out->steps[sl];
+        tr_add_class(&st->c, name_class, g, bytes);
+        if (w.gpu_call[i] < 0) st->c.unpaired++;
+        int64_t end = g->ts + g->dur;
+        if (g->ts < st->start) st->start = g->ts;
+        if (end > st->end) st->end = end;
+        if (end > last_gpu[s]) last_gpu[s] = end;
+        if (seg_e[s] == INT64_MIN || g->ts > seg_e[s]) { /* a new busy segment */
+            if (seg_e[s] != INT64_MIN) st->gpu_busy += seg_e[s] - seg_s[s];
+            seg_s[s] = g->ts;
+            seg_e[s] = end;
+        } else if (end > seg_e[s]) {
+            seg_e[s] = end;
+        }
+    }
+    for (size_t s = 0; s < nsteps; s++)
+        if (seg_e[s] != INT64_MIN) out->steps[first + s].gpu_busy += seg_e[s] - seg_s[s];
+    /* launches: counts, call durations and gaps per step */
+    for (size_t j = 0; j < r->calls.n; j++) {
+        const tr_call *c = &r->calls.v[j];
+        if (!w.call_launch[j]) continue;
+        out->total.launches++;
+        if (tr_is_graph_launch(tr_name(t, c->name))) out->total.graph_launches++;
+        long sl = w.call_step[j];
+        if (sl < 0) continue;
+        if (c->ts < first_launch[sl - (long)first]) first_launch[sl - (long)first] = c->ts;
+        if (c->ts < out->steps[sl].start) out->steps[sl].start = c->ts;
+    }
+    for (size_t s = 0; s < nsteps; s++) {
+        tr_step *st = &out->steps[first + s];
+        long sl = (long)(first + s);
+        size_t nd = 0, ngp = 0;
+        int64_t prev_end = INT64_MIN, prev_tid = 0;
+        for (size_t j = 0; j < r->calls.n; j++) {
+            const tr_call *c = &r->calls.v[j];
+            if (!w.call_launch[j] || w.call_step[j] != sl) continue;
+            st->c.launches++;
+            w.vals[nd++] = (double)c->dur;
+            api_name[*n_launch_all] = c->name;
+            launch_all[(*n_launch_all)++] = (double)c->dur;
+            if (prev_end != INT64_MIN && c->tid == prev_tid && c->ts >= prev_end) {
+                gap_all[(*n_gap_all)++] = (double)(c->ts - prev_end);
+                ngp++;
+            }
+            if (c->tid != prev_tid || c->ts + c->dur > prev_end || prev_end == INT64_MIN) {
+                prev_end = c->ts + c->dur;
+                prev_tid = c->tid;
+            }
+        }
+        st->launch_call = tr_stats(w.vals, nd);
+        st->launch_gap = tr_stats(gap_all + *n_gap_all - ngp, ngp);
+        st->c.graph_launches = tr_count_graph(t, r, &w, sl);
+        st->gpu_idle = (st->end - st->start) - st->gpu_busy;
+        if (s + 1 < nsteps && last_gpu[s] != INT64_MIN && first_launch[s + 1] != INT64_MAX) {
+            st->has_host_work = 1;
+            st->host_work = first_launch[s + 1] - last_gpu[s];
+            host_all[(*n_host_all)++] = (double)st->host_work;
+        }
+    }
+    free(seg_s), free(seg_e), free(first_launch), free(last_gpu);
+    rc = 0;
+out:
+    free(w.gpu_step), free(w.call_step), free(w.gpu_call), free(w.call_launch), free(w.vals);
+    free(op_used);
+    tr_map_free(&m);
+    return rc;
+}
+
+/* Launch calls grouped by API name (cudaLaunchKernel, cuLaunchKernelEx, ...), by count. */
+static int tr_api_stats(tr_report *out, const double *dur, const uint32_t *name, size_t n)
+{
+    double *vals = malloc((n + 1) * sizeof *vals);
+    uint8_t *done = calloc(n + 1, 1);
+    if (!vals || !done) {
+        free(vals), free(done);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (done[i]) continue;
+        size_t k = 0;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && name[j] == name[i]) {
+                done[j] = 1;
+                vals[k++] = dur[j];
+            }
+        tr_api *g = realloc(out->apis, (out->n_apis + 1) * sizeof *g);
+        if (!g) {
+            free(vals), free(done);
+            return -1;
+        }
+        out->apis = g;
+        out->apis[out->n_apis++] = (tr_api){name[i], tr_stats(vals, k)};
+    }
+    free(vals), free(done);
+    for (size_t i = 1; i < out->n_apis; i++) /* most calls first; few names, insertion sort */
+        for (size_t j = i; j > 0 && out->apis[j].dur.n > out->apis[j - 1].dur.n; j--) {
+            tr_api x = out->apis[j];
+            out->apis[j] = out->apis[j - 1];
+            out->apis[j - 1] = x;
+        }
+    return 0;
+}
+
+int tr_analyze(tr_trace *t, const tr_options *o, tr_report *out, tp_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->ranks = t->n_ranks;
+    size_t n_calls = 0, cap = 0;
+    for (size_t i = 0; i < t->n_ranks; i++) n_calls += t->ranks[i].calls.n;
+    double *launch_all = malloc((n_calls + 1) * sizeof(double));
+    double *gap_all = malloc((n_calls + 1) * sizeof(double));
+    uint32_t *api_name = malloc((n_calls + 1) * sizeof *api_name);
+    uint8_t *name_class = malloc(t->n_names + 1);
+    if (name_class)
+        for (size_t i = 0; i < t->n_names; i++) name_class[i] = (uint8_t)tr_classify(t->names[i], TR_KERNEL);
+    double *host_all = NULL;
+    size_t n_launch = 0, n_gap = 0, n_host = 0;
+    int used_marker = 0, rc = -1;
+    if (!launch_all || !gap_all || !api_name || !name_class) goto out;
+    for (size_t i = 0; i < t->n_ranks; i++) {
+        double *grown = realloc(host_all, (out->n_steps + 1 + t->ranks[i].gpu.n + t->ranks[i].spans.n) * sizeof(double));
+        if (!grown) goto out;
+        host_all = grown;
+        if (tr_rank_analyze(t, name_class, &t->ranks[i], o, out, &cap, &used_marker, launch_all, api_name, &n_launch, gap_all,
+                            &n_gap, host_all, &n_host))
+            goto out;
+    }
+    out->step_source = used_marker ? "marker" : "idle gaps";
+    if (tr_api_stats(out, launch_all, api_name, n_launch)) goto out;
+    out->launch_call = tr_stats(launch_all, n_launch);
+    out->launch_gap = tr_stats(gap_all, n_gap);
+    out->host_work = tr_stats(host_all, n_host);
+    /* kernel fixed cost: the 5th percentile of non-collective kernel durations in steps */
+    {
+        size_t nk = 0, cap_k = 0;
+        for (size_t i = 0; i < t->n_ranks; i++) cap_k += t->ranks[i].gpu.n;
+        double *kd = malloc((cap_k + 1) * sizeof *kd);
+        if (!kd) goto out;
+        for (size_t i = 0; i < t->n_ranks; i++) {
+            const tr_rank *r = &t->ranks[i];
+            for (size_t g = 0; g < r->gpu.n; g++)
+                if (r->gpu.v[g].kind == TR_KERNEL && name_class[r->gpu.v[g].name] != TRC_COLLECTIVE)
+                    kd[nk++] = (double)r->gpu.v[g].dur;
+        }
+        out->kernel_dur = tr_stats(kd, nk);
+        out->kernel_fixed_ns = nk ? (int64_t)llround(tr_quantile(kd, nk, 0.05)) : 0;
+        free(kd);
+    }
+    rc = 0;
+out:
+    free(launch_all);
+    free(gap_all);
+    free(api_name);
+    free(name_class);
+    free(host_all);
+    if (rc) {
+        tr_report_free(out);
+        tp_err_set(err, "out of memory analysing the trace");
+    }
+    return rc;
+}
+
+void tr_report_free(tr_report *r)
+{
+    free(r->steps);
+    free(r->apis);
+    memset(r, 0, sizeof *r);
+}
