@@ -67,11 +67,22 @@ static double tr_quantile(const double *v, size_t n, double q)
     return v[lo] + (pos - (double)lo) * (v[lo + 1] - v[lo]);
 }
 
+/* qsort, bsearch: an empty vector's NULL pointer must not reach them */
+static void tr_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1) qsort(v, n, size, cmp);
+}
+
+static void *tr_find(const void *key, const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    return n ? bsearch(key, v, n, size, cmp) : NULL;
+}
+
 tr_dstat tr_stats(double *v, size_t n)
 {
     tr_dstat s = {0};
     if (n == 0) return s;
-    qsort(v, n, sizeof *v, tr_cmp_double);
+    tr_sort(v, n, sizeof *v, tr_cmp_double);
     double sum = 0, sq = 0;
     for (size_t i = 0; i < n; i++) sum += v[i];
     s.n = n;
@@ -111,7 +122,7 @@ static int tr_cmp_op(const void *a, const void *b)
 static int64_t tr_flow_at(const tr_rank *r, int start, int64_t tid, int64_t ts)
 {
     tr_flow key = {0, ts, tid, (uint8_t)start};
-    const tr_flow *f = bsearch(&key, r->flows.v, r->flows.n, sizeof key, tr_cmp_flow);
+    const tr_flow *f = tr_find(&key, r->flows.v, r->flows.n, sizeof key, tr_cmp_flow);
     return f ? f->id : 0;
 }
 
@@ -284,11 +295,11 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
                            int *used_marker, double *launch_all, uint32_t *api_name, size_t *n_launch_all, double *gap_all,
                            size_t *n_gap_all, double *host_all, size_t *n_host_all)
 {
-    qsort(r->gpu.v, r->gpu.n, sizeof *r->gpu.v, tr_cmp_tr_gpu);
-    qsort(r->calls.v, r->calls.n, sizeof *r->calls.v, tr_cmp_tr_call);
-    qsort(r->spans.v, r->spans.n, sizeof *r->spans.v, tr_cmp_tr_span);
-    qsort(r->flows.v, r->flows.n, sizeof *r->flows.v, tr_cmp_flow);
-    qsort(r->ops.v, r->ops.n, sizeof *r->ops.v, tr_cmp_op);
+    tr_sort(r->gpu.v, r->gpu.n, sizeof *r->gpu.v, tr_cmp_tr_gpu);
+    tr_sort(r->calls.v, r->calls.n, sizeof *r->calls.v, tr_cmp_tr_call);
+    tr_sort(r->spans.v, r->spans.n, sizeof *r->spans.v, tr_cmp_tr_span);
+    tr_sort(r->flows.v, r->flows.n, sizeof *r->flows.v, tr_cmp_flow);
+    tr_sort(r->ops.v, r->ops.n, sizeof *r->ops.v, tr_cmp_op);
     size_t nmax = r->gpu.n > r->calls.n ? r->gpu.n : r->calls.n;
     tr_work w = {malloc((r->gpu.n + 1) * sizeof(long)), malloc((r->calls.n + 1) * sizeof(long)),
                  malloc((r->gpu.n + 1) * sizeof(long)), calloc(r->calls.n + 1, 1),
@@ -347,7 +358,7 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
         if (g->kind == TR_KERNEL) {
             int64_t ext = g->ext ? g->ext : (w.gpu_call[i] >= 0 ? r->calls.v[w.gpu_call[i]].ext : 0);
             tr_op key = {ext, 0};
-            tr_op *op = ext ? bsearch(&key, r->ops.v, r->ops.n, sizeof key, tr_cmp_op) : NULL;
+            tr_op *op = ext ? tr_find(&key, r->ops.v, r->ops.n, sizeof key, tr_cmp_op) : NULL;
             if (op && !op_used[op - r->ops.v]) { /* an op's bytes go to its first kernel */
                 op_used[op - r->ops.v] = 1;
                 bytes = op->bytes;
@@ -461,6 +472,13 @@ static int tr_api_stats(tr_report *out, const double *dur, const uint32_t *name,
     return 0;
 }
 
+static int tr_cmp_step(const void *a, const void *b)
+{
+    const tr_step *x = a, *y = b;
+    if (x->start != y->start) return (x->start > y->start) - (x->start < y->start);
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
 int tr_analyze(tr_trace *t, const tr_options *o, tr_report *out, tp_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -485,6 +503,7 @@ int tr_analyze(tr_trace *t, const tr_options *o, tr_report *out, tp_err *err)
                             &n_gap, host_all, &n_host))
             goto out;
     }
+    tr_sort(out->steps, out->n_steps, sizeof *out->steps, tr_cmp_step); /* ranks merged on time */
     out->step_source = used_marker ? "marker" : "idle gaps";
     if (tr_api_stats(out, launch_all, api_name, n_launch)) goto out;
     out->launch_call = tr_stats(launch_all, n_launch);

@@ -67,7 +67,7 @@ typedef struct tr_report {
     tr_counts total;
     size_t flows, flows_unmatched;
     const char *step_source;  /* "marker", "idle gaps" */
-    tr_step *steps;           /* by rank, then time */
+    tr_step *steps;           /* by start time, then rank */
     size_t n_steps;
     tr_dstat launch_call, launch_gap, host_work, kernel_dur; /* over every step */
     int64_t kernel_fixed_ns;  /* 5th percentile of non-collective kernel durations in steps */

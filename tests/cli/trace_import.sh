@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# CLI tests of `tpsim trace import`: the shipped traces against counts derived by
+# tests/data/trace_expected.py (python3, no tpsim), the hand-made synthetic traces against
+# the hand-derived values in tests/data/README.md, and bad traces (one line, status 2).
+. tests/cli/lib.sh
+D=tests/data
+
+# compare NAME FILE [--step-marker RE]: tpsim's totals and per-step kernels = the python derivation
+compare() {
+    local name=$1 file=$2; shift 2
+    if ! expect_ok "$name import" "$TPSIM" trace import "$file" "$@" --format json; then return; fi
+    cp "$TMP/out" "$TMP/tpsim.json"
+    python3 "$D/trace_expected.py" "$file" "$@" >"$TMP/py.json" || { bad "$name: python derivation failed"; return; }
+    check "$name: counts match the python derivation" python3 - "$TMP/tpsim.json" "$TMP/py.json" <<'PY'
+import json, sys
+t, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+for k in ("kernels", "memcpys", "collectives", "graph_launches"):
+    assert t[k] == p[k], (k, t[k], p[k])
+assert len(t["steps"]) == p["steps"], (len(t["steps"]), p["steps"])
+assert [s["kernels"] for s in t["steps"]] == p["kernels_per_step"]
+if p["cudaLaunchKernel_mean_us"] is not None:
+    got = [a["mean_us"] for a in t["launch_apis"] if a["name"] == "cudaLaunchKernel"][0]
+    assert abs(got - p["cudaLaunchKernel_mean_us"]) < 1e-3 * max(1, got), (got, p)
+PY
+}
+
+compare b200 "$D/TraceLens__b200__vllm_tp8_eager_step.json.gz"
+compare mi300x-graph "$D/TraceLens__vllm_decode_full_graph_mi300x.json.gz"
+compare hta "$D/HTA__nccl_parser_config__nccl_data_a100_2rank.json.gz" --step-marker '^ProfilerStep'
+compare nsys "$D/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite" --step-marker '^saxpy$'
+
+# the literal figures of tests/data/README.md (same derivation, written down once)
+expect_ok "b200 literal" "$TPSIM" trace import "$D/TraceLens__b200__vllm_tp8_eager_step.json.gz" --format json
+check "b200: 768 kernels, 161 copies, 74 collectives, 1 step" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert (d["kernels"], d["memcpys"], d["collectives"], len(d["steps"])) == (768, 161, 74, 1), d' "$TMP/out"
+expect_ok "mi300x literal" "$TPSIM" trace import "$D/TraceLens__vllm_decode_full_graph_mi300x.json.gz" --format json
+check "mi300x: one graph launch, 425 kernels" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert (d["graph_launches"], d["kernels"], d["steps"][0]["graph_launches"]) == (1, 425, 1), d' "$TMP/out"
+
+# synthetic: two streams with overlapping kernels, a kernel paired only through its ac2g
+# flow, one with no launch, a skipped event quoting "cat": "kernel", two steps
+expect_ok "synthetic streams" "$TPSIM" trace import "$D/trace-synth-streams.json" --format json
+check "synthetic streams: hand-derived values" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s0, s1 = d["steps"]
+assert (d["kernels"], d["memcpys"], d["collectives"], d["unpaired"], d["launches"]) == (4, 1, 1, 1, 4), d
+assert (s0["kernels"], s0["collectives"], s0["unpaired"], s0["launches"]) == (4, 1, 1, 3), s0
+assert abs(s0["gpu_busy_ms"] - 0.021) < 1e-12, s0  # union 15..30 + 40..45 + 50..51 us
+assert abs(s0["gpu_idle_ms"] - 0.079) < 1e-12, s0  # step span 0..100 us
+assert abs(s0["duration_ms"] - 0.100) < 1e-12, s0
+assert s0["launch_gap_us"]["n"] == 2 and s0["launch_gap_us"]["mean"] == 8, s0
+assert s0["host_work_us"] == 159 and s1["host_work_us"] is None, (s0, s1)  # 51 us -> 210 us
+assert s0["start_ns"] == 1000000000 and s1["start_ns"] == 1000200000, (s0, s1)
+assert s1["memcpys"] == 1 and d["class_gbps"]["copy"] == 100, d  # 1 MB in 10 us
+assert d["flows"] == 2 and d["flows_unmatched"] == 0, d
+PY
+
+# ranks with clock offsets: rank 1's base is 0.5 ms earlier and its ts 500 us later
+expect_ok "ranks merged" "$TPSIM" trace import "$D/trace-synth-rank1.json" "$D/trace-synth-rank0.json" --format json
+check "ranks merged on absolute time" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ranks"] == 2 and d["collectives"] == 2, d
+st = {s["rank"]: s for s in d["steps"]}
+assert st[0]["start_ns"] == st[1]["start_ns"] == 2001000000, st
+PY
+expect_fail2 "same rank twice" "rank 0 again" "$TPSIM" trace import "$D/trace-synth-rank0.json" "$D/trace-synth-rank0.json"
+
+# a huge event (4 MiB name: larger than the 1 MiB read window) is read whole
+python3 -c '
+import json, sys
+big = {"ph": "X", "cat": "kernel", "name": "k" * (4 << 20), "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"correlation": 1}}
+json.dump({"traceEvents": [big, dict(big, name="small", ts=5)]}, open(sys.argv[1], "w"))' "$TMP/huge.json"
+expect_ok "huge event" "$TPSIM" trace import "$TMP/huge.json" --format json
+check "huge event counted" python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["kernels"] == 2' "$TMP/out"
+
+# -o writes a calibration whose values carry their source
+expect_ok "calibration" "$TPSIM" trace import "$D/trace-synth-streams.json" -o "$TMP/calib.yaml"
+check "calibration has sources" grep -q "source: {files: \"$D/trace-synth-streams.json (rank 0)\"" "$TMP/calib.yaml"
+check "calibration launch mean = call 2.5 + gap 8 us" grep -q "mean_us: 10.5000" "$TMP/calib.yaml"
+
+# bad traces: one line, status 2, no output file
+head -c 200000 "$D/TraceLens__b200__vllm_tp8_eager_step.json.gz" >"$TMP/cut.json.gz"
+expect_fail2 "truncated gz" "cut.json.gz.*(truncated|unexpected end)" "$TPSIM" trace import "$TMP/cut.json.gz" -o "$TMP/never.yaml"
+check "no calibration written on error" test ! -e "$TMP/never.yaml"
+printf 'hello\n' >"$TMP/text.json"
+expect_fail2 "not json" "text.json:1:1: unexpected character" "$TPSIM" trace import "$TMP/text.json"
+printf '{"a": 1}' >"$TMP/noev.json"
+expect_fail2 "no traceEvents" "noev.json: no traceEvents" "$TPSIM" trace import "$TMP/noev.json"
+printf '{"traceEvents": [\n {"ph": "X", "cat": "kernel", "ts": "x", "dur": 1}]}' >"$TMP/badts.json"
+expect_fail2 "string ts" "badts.json:2:2: .*ts" "$TPSIM" trace import "$TMP/badts.json"
+printf '{"traceEvents": [\n  {"ph": "X", "cat": "kernel", "ts": 1, "dur": 1,}]}' >"$TMP/comma.json"
+expect_fail2 "trailing comma in an event" "comma.json:2:[0-9]+: bad JSON" "$TPSIM" trace import "$TMP/comma.json"
+printf '{"traceEvents": [1]}' >"$TMP/num.json"
+expect_fail2 "non-object event" "num.json:1:18: .*not an object" "$TPSIM" trace import "$TMP/num.json"
+printf '{"traceEvents": []} x' >"$TMP/tail.json"
+expect_fail2 "data after the object" "tail.json:1:21: data after" "$TPSIM" trace import "$TMP/tail.json"
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": -3}]}' >"$TMP/neg.json"
+expect_fail2 "negative dur" "neg.json:1:18: .*dur >= 0" "$TPSIM" trace import "$TMP/neg.json"
+printf '{"traceEvents": [' >"$TMP/open.json"
+expect_fail2 "unterminated array" "open.json:1:18: unexpected end" "$TPSIM" trace import "$TMP/open.json"
+python3 -c 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("create table t(x)")' "$TMP/empty.sqlite"
+expect_fail2 "sqlite without kernels" "empty.sqlite: no CUPTI_ACTIVITY_KIND_KERNEL" "$TPSIM" trace import "$TMP/empty.sqlite"
+expect_fail2 "missing file" "nope.json: cannot open" "$TPSIM" trace import "$TMP/nope.json"
+expect_fail2 "bad regex" "step-marker '\(': .*expected an extended regular expression" "$TPSIM" trace import "$D/trace-synth-streams.json" --step-marker '('
+expect_fail2 "no file" "no FILE given" "$TPSIM" trace import
+expect_fail2 "unknown subcommand" "unknown subcommand 'x'" "$TPSIM" trace x
+finish
