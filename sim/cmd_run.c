@@ -10,10 +10,15 @@
 #include "run.h"
 #include "trace.h"
 
+/* ran, but the weights and KV cache do not fit in HBM (help, README, man page) */
+#define RUN_EXIT_NO_FIT 1
+
 static const char run_usage[] =
     "usage: tpsim run SCENARIO [--tp K] [--batch B] [--ctx C] [--steps N] [--warmup N]\n"
     "                 [--seed S] [--set key=value]... [--calib FILE]... [--mode eager|graphs]\n"
-    "                 [--format text|json] [--trace FILE] [--allow-foreign-calib]\n";
+    "                 [--format text|json] [--trace FILE] [--allow-foreign-calib]\n"
+    "exit status: 0 done; 1 ran, but the configuration does not fit in HBM (weights + KV\n"
+    "cache per rank above the GPU's memory: the report says so); 2 bad input.\n";
 
 static void run_print_json(const scenario *s, const run_summary *r)
 {
@@ -245,8 +250,15 @@ int tpsim_cmd_run(int argc, char **argv)
     else
         run_print_text(s, &sum);
     status = 0;
+    if (!sum.fits_in_hbm) { /* a result, not bad input: the report is whole, the status says it */
+        fflush(stdout);
+        fprintf(stderr, "tpsim: run: the configuration does not fit in HBM: %.1f GB weights + "
+                        "%.2f GB KV cache per rank > %.0f GB (exit status 1)\n",
+                sum.weight_bytes / 1e9, sum.kv_bytes / 1e9, s->hw.hbm_bytes / 1e9);
+        status = RUN_EXIT_NO_FIT;
+    }
 out:
-    if (status) cmd_fail(&err);
+    if (status == 2) cmd_fail(&err);
     free(s);
     return status;
 }

@@ -7,6 +7,8 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "csv.h"
+#include "jw.h"
 #include "ofile.h"
 #include "run.h"
 #include "validate.h"
@@ -16,7 +18,12 @@
 static const char sweep_usage[] =
     "usage: tpsim sweep SCENARIO [--tp 1,2,4,8] [--batch 1,2,4,8] [--ctx 2048,...]\n"
     "                   [--mode eager,graphs] [--steps N] [--warmup N] [--seed S]\n"
-    "                   [--fit GRID] [-o FILE.csv|-] [--set key=value]... [--calib FILE]...\n"
+    "                   [--fit GRID] [-o FILE|-] [--format csv|json]\n"
+    "                   [--set key=value]... [--calib FILE]...\n"
+    "  one row per cell (CSV with a header, or a JSON array of objects), each with the\n"
+    "  scenario, model, hardware, mode, the cell, step times and breakdown in ms, and\n"
+    "  fits_in_hbm (true/false: weights + KV cache within the GPU's HBM). A cell that does\n"
+    "  not fit is still simulated and reported; the exit status stays 0.\n"
     "  --fit GRID first fits the scenario's declared parameters on its declared cells of GRID\n"
     "  (as tpsim validate does) and sweeps with the fitted values.\n";
 
@@ -28,6 +35,7 @@ typedef struct sweep_opts {
     run_request req;
     int have_seed;
     const char *fit_grid, *out;
+    int json;
 } sweep_opts;
 
 static int sweep_modes(const char *text, sweep_opts *o, tp_err *err)
@@ -52,12 +60,14 @@ static int sweep_modes(const char *text, sweep_opts *o, tp_err *err)
 static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const char **path,
                        tp_err *err)
 {
-    enum { F_HELP, F_TP, F_BATCH, F_CTX, F_MODE, F_STEPS, F_WARMUP, F_SEED, F_FIT, F_OUT };
+    enum { F_HELP, F_TP, F_BATCH, F_CTX, F_MODE, F_STEPS, F_WARMUP, F_SEED, F_FIT, F_OUT,
+           F_FORMAT };
     /* sweep's --mode takes a list, so it comes before the shared single --mode */
     static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},    {"batch", 0, 1},
                                      {"ctx", 0, 1},     {"mode", 0, 1},  {"steps", 0, 1},
                                      {"warmup", 0, 1},  {"seed", 0, 1},  {"fit", 0, 1},
-                                     {"output", 'o', 1}, {"set", 0, 1},  {"calib", 0, 1},
+                                     {"output", 'o', 1}, {"format", 0, 1}, {"set", 0, 1},
+                                     {"calib", 0, 1},
                                      {NULL, 0, 0}};
     const char *v;
     long lv;
@@ -88,6 +98,10 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
             o->fit_grid = v;
         } else if (f == F_OUT) {
             o->out = cli_is_stdout(v) ? NULL : v;
+        } else if (f == F_FORMAT) {
+            if (strcmp(v, "csv") && strcmp(v, "json"))
+                return tp_err_set(err, "--format: '%s', expected csv or json", v);
+            o->json = !strcmp(v, "json");
         } else if (cmd_scn_flag(so, flags[f].name, v, err) < 0) {
             return -1;
         }
@@ -131,15 +145,89 @@ static int sweep_fit(const char *path, scn_opts *so, const char *grid_path, char
     return rc;
 }
 
-static void sweep_row(FILE *f, const scenario *s, int graphs, const run_summary *r)
+/* One value of a row; the CSV header and the JSON keys are the names, in this order. */
+enum { SV_STR, SV_INT, SV_MS, SV_BOOL };
+typedef struct sweep_val {
+    const char *name;
+    int kind;
+    const char *s;
+    unsigned long long u; /* SV_INT, SV_BOOL */
+    double ms;            /* SV_MS: milliseconds */
+} sweep_val;
+#define SWEEP_COLS 23
+
+static void sweep_values(const scenario *s, int graphs, const run_summary *r, sweep_val *v)
 {
     const run_breakdown *b = &r->breakdown;
-    fprintf(f, "%s,%s,%ld,%ld,%ld,%ld,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%zu,%zu\n",
-            s->name, graphs ? "graphs" : "eager", r->req.tp, r->req.batch, r->req.ctx,
-            r->req.steps, (unsigned long long)r->req.seed, r->step_mean * 1e3, r->step_p50 * 1e3,
-            r->step_p99 * 1e3, r->step_min * 1e3, r->step_max * 1e3, b->host * 1e3,
-            b->compute * 1e3, b->allreduce * 1e3, b->wait_peers * 1e3, b->gpu_idle * 1e3,
-            b->offset * 1e3, r->kernels_per_step, r->allreduces_per_step);
+    int i = 0;
+#define SV_S(n, x) v[i++] = (sweep_val){n, SV_STR, x, 0, 0}
+#define SV_I(n, x) v[i++] = (sweep_val){n, SV_INT, NULL, (unsigned long long)(x), 0}
+#define SV_M(n, x) v[i++] = (sweep_val){n, SV_MS, NULL, 0, (x) * 1e3}
+    SV_S("scenario", s->name);
+    SV_S("model", s->model.name);
+    SV_S("hardware", s->hw.name);
+    SV_S("mode", graphs ? "graphs" : "eager");
+    SV_I("tp", r->req.tp);
+    SV_I("batch", r->req.batch);
+    SV_I("ctx", r->req.ctx);
+    SV_I("steps", r->req.steps);
+    SV_I("seed", r->req.seed);
+    SV_M("step_ms_mean", r->step_mean);
+    SV_M("step_ms_p50", r->step_p50);
+    SV_M("step_ms_p99", r->step_p99);
+    SV_M("step_ms_min", r->step_min);
+    SV_M("step_ms_max", r->step_max);
+    SV_M("host_ms", b->host);
+    SV_M("compute_ms", b->compute);
+    SV_M("allreduce_ms", b->allreduce);
+    SV_M("wait_peers_ms", b->wait_peers);
+    SV_M("gpu_idle_ms", b->gpu_idle);
+    SV_M("offset_ms", b->offset);
+    SV_I("kernels_per_step", r->kernels_per_step);
+    SV_I("allreduces_per_step", r->allreduces_per_step);
+    v[i++] = (sweep_val){"fits_in_hbm", SV_BOOL, NULL, (unsigned long long)r->fits_in_hbm, 0};
+#undef SV_S
+#undef SV_I
+#undef SV_M
+}
+
+/* The rows as CSV (RFC 4180 quoting, a header line) or as a JSON array of objects. */
+static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mode,
+                        const run_summary *rows, size_t n_rows)
+{
+    sweep_val v[SWEEP_COLS];
+    if (json) {
+        jw w;
+        jw_init(&w, f, 1);
+        jw_arr(&w);
+        for (size_t r = 0; r < n_rows; r++) {
+            sweep_values(s, row_mode[r], &rows[r], v);
+            jw_obj(&w);
+            for (int i = 0; i < SWEEP_COLS; i++) {
+                if (v[i].kind == SV_STR) jw_kstr(&w, v[i].name, v[i].s);
+                else if (v[i].kind == SV_INT) jw_kint(&w, v[i].name, (int64_t)v[i].u);
+                else if (v[i].kind == SV_MS) jw_knum(&w, v[i].name, v[i].ms);
+                else jw_kbool(&w, v[i].name, (int)v[i].u);
+            }
+            jw_end_obj(&w);
+        }
+        jw_end_arr(&w);
+        jw_done(&w);
+        return;
+    }
+    for (size_t r = 0; r <= n_rows; r++) {
+        if (r) sweep_values(s, row_mode[r - 1], &rows[r - 1], v);
+        else sweep_values(s, 0, &rows[0], v); /* names only */
+        for (int i = 0; i < SWEEP_COLS; i++) {
+            if (i) fputc(',', f);
+            if (!r) fputs(v[i].name, f);
+            else if (v[i].kind == SV_STR) csv_put(f, v[i].s);
+            else if (v[i].kind == SV_INT) fprintf(f, "%llu", v[i].u);
+            else if (v[i].kind == SV_MS) fprintf(f, "%.6f", v[i].ms);
+            else fputs(v[i].u ? "true" : "false", f);
+        }
+        fputc('\n', f);
+    }
 }
 
 int tpsim_cmd_sweep(int argc, char **argv)
@@ -211,10 +299,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
         if (ofile_open(&of, o.out, &err)) goto out;
         out = of.f;
     }
-    fprintf(out, "scenario,mode,tp,batch,ctx,steps,seed,step_ms_mean,step_ms_p50,step_ms_p99,"
-                 "step_ms_min,step_ms_max,host_ms,compute_ms,allreduce_ms,wait_peers_ms,"
-                 "gpu_idle_ms,offset_ms,kernels_per_step,allreduces_per_step\n");
-    for (size_t i = 0; i < n_rows; i++) sweep_row(out, s, row_mode[i], &rows[i]);
+    sweep_write(out, o.json, s, row_mode, rows, n_rows);
     if (o.out && ofile_commit(&of, &err)) goto out;
     fputs(shown, stderr);
     status = 0;

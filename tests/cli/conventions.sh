@@ -78,4 +78,56 @@ expect_fail2 "fit missing file prefixed" "^tpsim: .*cannot open" "$TPSIM" fit-al
 expect_fail2 "fit no file prefixed" "^tpsim: fit-allreduce: no sweep file" "$TPSIM" fit-allreduce
 expect_fail2 "fit bad tp prefixed" "^tpsim: fit-allreduce: --tp 'x'" "$TPSIM" fit-allreduce "$LOG" --tp x
 
+# --- run: status 1 when the configuration does not fit in HBM -----------------------------------
+# By hand (models/llama-3.1-70b.yaml, BF16): KV cache per token and rank at TP-2 is
+# 2 (K, V) x 80 layers x 8/2 KV heads x 128 x 2 bytes = 163,840 B; at ctx 2048 and batch 64 that is
+# 21.47 GB, beside ~70.6 GB of weights (70.6e9 parameters x 2 bytes / 2 ranks): 92 GB > 80 GB of
+# an H100. At batch 1 the KV cache is 0.34 GB: it fits.
+"$TPSIM" run "$S" --tp 2 --batch 64 --steps 2 >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "run: no fit exits 1 (got $rc)" test "$rc" -eq 1
+check "run: no fit still prints the report" grep -q 'DOES NOT FIT' "$TMP/out"
+check "run: no fit says why on one stderr line" test "$(wc -l <"$TMP/err")" -eq 1
+check "run: no fit names the KV cache" grep -q '^tpsim: run: the configuration does not fit in HBM: .* 21\.47 GB KV cache' "$TMP/err"
+"$TPSIM" run "$S" --tp 2 --batch 64 --steps 2 --format json >"$TMP/out" 2>/dev/null; rc=$?
+check "run --format json: no fit exits 1" test "$rc" -eq 1
+check "run --format json: fits_in_hbm false" grep -Eq '"fits_in_hbm": ?false' "$TMP/out"
+expect_ok "run: a cell that fits exits 0" "$TPSIM" run "$S" --tp 2 --batch 1 --steps 2
+check "run --help documents status 1" bash -c "'$TPSIM' run --help | grep -q '1 ran, but the configuration does not fit in HBM'"
+
+# --- sweep: model, hardware, fits_in_hbm per row; status 0; --format json ---------------------
+expect_ok "sweep with a cell that does not fit exits 0" "$TPSIM" sweep "$S" --tp 2 --batch 1,64 --steps 2
+check "sweep header" grep -qx 'scenario,model,hardware,mode,tp,batch,ctx,steps,seed,step_ms_mean,step_ms_p50,step_ms_p99,step_ms_min,step_ms_max,host_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,offset_ms,kernels_per_step,allreduces_per_step,fits_in_hbm' "$TMP/out"
+check "sweep batch 1 fits" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,2,1,2048,.*,true$' "$TMP/out"
+check "sweep batch 64 does not" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,2,64,2048,.*,false$' "$TMP/out"
+cp "$TMP/out" "$TMP/sweep.csv"
+expect_ok "sweep --format json" "$TPSIM" sweep "$S" --tp 2 --batch 1,64 --steps 2 --format=json
+if command -v python3 >/dev/null; then
+    check "sweep json rows are the csv rows" python3 -c '
+import csv, json, sys
+rows = json.load(open(sys.argv[1]))
+table = list(csv.DictReader(open(sys.argv[2], newline="")))
+assert isinstance(rows, list) and len(rows) == len(table) == 2
+for j, c in zip(rows, table):
+    assert list(j) == list(c), (list(j), list(c))
+    for k, v in c.items():
+        if isinstance(j[k], bool): assert v == ("true" if j[k] else "false"), k
+        elif isinstance(j[k], str): assert v == j[k], k
+        else: assert abs(float(v) - j[k]) <= 1e-6 * max(1, abs(j[k])), (k, v, j[k])
+assert [r["fits_in_hbm"] for r in rows] == [True, False]
+' "$TMP/out" "$TMP/sweep.csv"
+fi
+expect_fail2 "sweep bad --format" "^tpsim: --format: 'xml', expected csv or json$" "$TPSIM" sweep "$S" --format xml
+
+# --- CSV written with RFC 4180 quoting: a scenario name with a comma and quotes -------------------
+sed -e "s#\.\./models/#$PWD/models/#" -e 's#^name: .*#name: "what, \\"if\\""#' "$S" >"$TMP/quoted.yaml"
+expect_ok "sweep of a scenario named with a comma" "$TPSIM" sweep "$TMP/quoted.yaml" --steps 2 -o "$TMP/q.csv"
+check "the name is quoted, quotes doubled" grep -q '^"what, ""if""",Llama' "$TMP/q.csv"
+if command -v python3 >/dev/null; then
+    check "a CSV reader gets the name back" python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[1][0] == "what, \"if\"" and len(rows[1]) == len(rows[0]) == 23, rows
+' "$TMP/q.csv"
+fi
+
 finish
