@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "num.h"
+#include "ofile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -27,14 +28,12 @@ void cal_set_tool(const char *name)
 
 void cal_fail(const char *fmt, ...)
 {
-    char msg[1024];
+    tp_err err; /* one line, escaped, whatever a driver string holds (err.h) */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    tp_err_vset(&err, fmt, ap);
     va_end(ap);
-    for (char *p = msg; *p; p++) /* one line, whatever a driver string holds */
-        if (*p == '\n' || *p == '\r') *p = ' ';
-    fprintf(stderr, "%s: %s\n", tool_name, msg);
+    fprintf(stderr, "%s: %s\n", tool_name, err.msg);
     exit(CAL_EXIT_FAIL);
 }
 
@@ -185,28 +184,15 @@ void cal_write_output(const cal_text *t, const char *path)
             cal_fail("writing to stdout failed");
         return;
     }
-    char tmp[4096];
-    const char *slash = strrchr(path, '/');
-    int dir_len = slash ? (int)(slash - path + 1) : 0;
-    if (snprintf(tmp, sizeof tmp, "%.*s.%s.tmp.XXXXXX", dir_len, path, slash ? slash + 1 : path) >=
-        (int)sizeof tmp)
-        cal_fail("%s: path too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) cal_fail("%s: cannot create: %s", path, strerror(errno));
-    fchmod(fd, 0644);
-    size_t done = 0;
-    while (done < t->len) {
-        ssize_t n = write(fd, t->data + done, t->len - done);
-        if (n <= 0) break;
-        done += (size_t)n;
+    /* tpsim's own output module: whole or nothing, devices in place, symlinks written through */
+    ofile of;
+    tp_err err;
+    if (ofile_open(&of, path, &err)) cal_fail("%s", err.msg);
+    if (fwrite(t->data, 1, t->len, of.f) != t->len) {
+        ofile_abort(&of);
+        cal_fail("%s: cannot write: %s", path, strerror(errno));
     }
-    int ok = done == t->len && fsync(fd) == 0;
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        cal_fail("%s: cannot write: %s", path, strerror(e));
-    }
+    if (ofile_commit(&of, &err)) cal_fail("%s", err.msg);
 }
 
 static int cmp_double(const void *a, const void *b)

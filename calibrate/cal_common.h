@@ -5,7 +5,7 @@
  * the tool and the cause, exit status 2, no output file written. Waits on the GPU are always
  * polled against a deadline (cal_wait_event, cal_wait_stream), never blocking, so a wedged GPU
  * or a peer that never joins turns into an error instead of a hang. Output is collected in
- * memory and written at the end, whole, through a temporary file renamed into place.
+ * memory and written at the end, whole, through tpsim's output module (sim/ofile.h).
  * Flags go through tpsim's flag layer (sim/cli.h). No globals other than the tool name used in messages (set once by cal_set_tool).
  */
 #ifndef TPSIM_CAL_COMMON_H
@@ -60,8 +60,8 @@ typedef struct cal_text {
 void cal_printf(cal_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cal_text_free(cal_text *t);
 
-/* Write t to path (temporary file in the same directory, then rename), or to stdout when path
- * is NULL; cal_fail on any error, leaving no partial file. */
+/* Write t to path through ofile.h (whole or not at all), or to stdout when path is NULL;
+ * cal_fail on any error, leaving no partial file. */
 void cal_write_output(const cal_text *t, const char *path);
 
 /* Median of n values (sorts them in place). */

@@ -59,7 +59,7 @@ endif
 $(CAL_OBJ):
 	mkdir -p $@
 
-$(CAL_OBJ)/cal_common.o: calibrate/cal_common.c calibrate/cal_common.h sim/cli.h sim/num.h | $(CAL_OBJ)
+$(CAL_OBJ)/cal_common.o: calibrate/cal_common.c calibrate/cal_common.h sim/cli.h sim/num.h sim/ofile.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
 # the flag layer and value parsers are tpsim's own (sim/cli.c): the tools take flags and
@@ -73,6 +73,13 @@ $(CAL_OBJ)/err.o: sim/err.c sim/err.h | $(CAL_OBJ)
 $(CAL_OBJ)/num.o: sim/num.c sim/num.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
+# outputs are written by tpsim's own module (and it checks them against the inputs read)
+$(CAL_OBJ)/ofile.o: sim/ofile.c sim/ofile.h sim/rfile.h sim/err.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Isim -c $< -o $@
+
+$(CAL_OBJ)/rfile.o: sim/rfile.c sim/rfile.h sim/err.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Isim -c $< -o $@
+
 $(CAL_OBJ)/nccl_sweep.o: calibrate/nccl_sweep.c calibrate/cal_common.h sim/cli.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
@@ -82,8 +89,8 @@ $(CAL_OBJ)/probe.o: calibrate/probe.c calibrate/cal_common.h calibrate/probe_ker
 $(CAL_OBJ)/probe_kernels.o: calibrate/probe_kernels.cu calibrate/probe_kernels.h | $(CAL_OBJ)
 	$(CAL_NVCC) $(CAL_NVCCFLAGS) -c $< -o $@
 
-$(CAL_SWEEP): $(CAL_OBJ)/nccl_sweep.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o
+$(CAL_SWEEP): $(CAL_OBJ)/nccl_sweep.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o
 	$(CC) -o $@ $^ $(CAL_NCCL_LINK) -Wl,-rpath,$(CAL_NCCL_LIBDIR) $(CAL_LDLIBS)
 
-$(CAL_PROBE): $(CAL_OBJ)/probe.o $(CAL_OBJ)/probe_kernels.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o
+$(CAL_PROBE): $(CAL_OBJ)/probe.o $(CAL_OBJ)/probe_kernels.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o
 	$(CC) -o $@ $^ $(CAL_LDLIBS) -lstdc++

@@ -142,14 +142,15 @@ static int cfg_append(cfg_doc *doc, cfg_node *parent, const char *key, int kline
 
 int cfg_error(const cfg_node *n, tp_err *err, const char *fmt, ...)
 {
-    char body[TP_ERR_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(body, sizeof body, fmt, ap);
+    char *body = tp_vformat(fmt, ap); /* whole: tp_err_at shortens the message, not the reason */
     va_end(ap);
-    if (n->path && n->path[0])
-        return tp_err_at(err, n->file, n->line, n->col, "%s: %s", n->path, body);
-    return tp_err_at(err, n->file, n->line, n->col, "%s", body);
+    if (!body) return tp_err_at(err, n->file, n->line, n->col, "out of memory");
+    if (n->path && n->path[0]) tp_err_at(err, n->file, n->line, n->col, "%s: %s", n->path, body);
+    else tp_err_at(err, n->file, n->line, n->col, "%s", body);
+    free(body);
+    return -1;
 }
 
 /* ---- conversion from libyaml ---------------------------------------------------- */
@@ -218,9 +219,10 @@ static cfg_node *cfg_convert_node(cfg_doc *doc, yaml_document_t *ydoc, yaml_node
             if (!key) return NULL;
             for (size_t j = 0; j < n->n; j++)
                 if (strcmp(n->keys[j], key) == 0) {
+                    char sb[TP_SHORT_MAX];
                     tp_err_at(err, doc->file, kl, kc,
                               "duplicate key '%s' (first at line %d), each key may appear once",
-                              key, n->key_line[j]);
+                              tp_shorten(key, sb), n->key_line[j]);
                     return NULL;
                 }
             const char *cpath = cfg_join_path(doc, path, key);
@@ -533,9 +535,10 @@ int cfg_expect_map(const cfg_node *node, const char *const *allowed, tp_err *err
         }
         if (used >= sizeof list) strcpy(list + sizeof list - 5, "...");
         const char *p = node->path;
+        char sb[TP_SHORT_MAX];
         return tp_err_at(err, node->vals[i]->file == node->file ? node->file : node->vals[i]->file,
                          node->key_line[i], node->key_col[i],
-                         "unknown key '%s'%s%s, expected one of: %s", node->keys[i],
+                         "unknown key '%s'%s%s, expected one of: %s", tp_shorten(node->keys[i], sb),
                          p[0] ? " in " : "", p, list);
     }
     return 0;
@@ -565,9 +568,10 @@ int cfg_as_double(const cfg_node *n, double lo, double hi, double *out, tp_err *
                          : n->text[0]          ? "a quoted string"
                                                : "nothing");
     double v;
+    char sb[TP_SHORT_MAX];
     if (num_double(n->text, -HUGE_VAL, HUGE_VAL, &v) != NUM_OK)
-        return cfg_error(n, err, "'%s' is not a number, expected a number in [%g, %g]", n->text,
-                         lo, hi);
+        return cfg_error(n, err, "'%s' is not a number, expected a number in [%g, %g]",
+                         tp_shorten(n->text, sb), lo, hi);
     if (v < lo || v > hi)
         return cfg_error(n, err, "%g is out of range, expected a number in [%g, %g]", v, lo, hi);
     *out = v;
@@ -579,12 +583,13 @@ int cfg_as_long(const cfg_node *n, long lo, long hi, long *out, tp_err *err)
     if (n->kind != CFG_SCALAR || n->quoted || !n->text[0])
         return cfg_error(n, err, "expected an integer in [%ld, %ld]", lo, hi);
     long v;
+    char sb[TP_SHORT_MAX];
     if (num_long(n->text, LONG_MIN, LONG_MAX, &v) == NUM_SYNTAX)
         return cfg_error(n, err, "'%s' is not an integer, expected an integer in [%ld, %ld]",
-                         n->text, lo, hi);
+                         tp_shorten(n->text, sb), lo, hi);
     if (num_long(n->text, lo, hi, &v) != NUM_OK)
-        return cfg_error(n, err, "%s is out of range, expected an integer in [%ld, %ld]", n->text,
-                         lo, hi);
+        return cfg_error(n, err, "%s is out of range, expected an integer in [%ld, %ld]",
+                         tp_shorten(n->text, sb), lo, hi);
     *out = v;
     return 0;
 }
@@ -601,6 +606,7 @@ int cfg_as_bool(const cfg_node *n, int *out, tp_err *err)
 int cfg_as_choice(const cfg_node *n, const char *const *choices, int *out, tp_err *err)
 {
     const char *s;
+    char sb[TP_SHORT_MAX];
     if (n->kind == CFG_SCALAR && n->text[0]) {
         s = n->text;
         for (int i = 0; choices[i]; i++)
@@ -612,7 +618,7 @@ int cfg_as_choice(const cfg_node *n, const char *const *choices, int *out, tp_er
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
                                  choices[i]);
     return cfg_error(n, err, "'%s' is not allowed, expected one of: %s",
-                     n->kind == CFG_SCALAR ? n->text : cfg_kind_name(n->kind), list);
+                     n->kind == CFG_SCALAR ? tp_shorten(n->text, sb) : cfg_kind_name(n->kind), list);
 }
 
 int cfg_double(const cfg_node *map, const char *key, int required, double lo, double hi,
@@ -644,6 +650,20 @@ int cfg_string(const cfg_node *map, const char *key, int required, const char **
     cfg_node *n = required ? cfg_need(map, key, err) : cfg_get(map, key);
     if (!n) return required ? -1 : 0;
     return cfg_as_string(n, out, err);
+}
+
+int cfg_string_fits(const cfg_node *map, const char *key, int required, size_t cap,
+                    const char **out, tp_err *err)
+{
+    const char *v = NULL;
+    if (cfg_string(map, key, required, &v, err)) return -1;
+    if (v && strlen(v) >= cap) {
+        char sb[TP_SHORT_MAX];
+        return cfg_error(cfg_get(map, key), err, "'%s' is longer than %zu bytes, expected a short name",
+                         tp_shorten(v, sb), cap - 1);
+    }
+    if (v) *out = v;
+    return 0;
 }
 
 int cfg_source(const cfg_node *map, int required, tp_err *err)

@@ -81,6 +81,9 @@ int cfg_long(const cfg_node *map, const char *key, int required, long lo, long h
 int cfg_bool(const cfg_node *map, const char *key, int required, int *out, tp_err *err);
 int cfg_string(const cfg_node *map, const char *key, int required, const char **out,
                tp_err *err);
+/* cfg_string, refusing a string that would not fit a char[cap] (a name kept in a struct). */
+int cfg_string_fits(const cfg_node *map, const char *key, int required, size_t cap,
+                    const char **out, tp_err *err);
 
 /* An error located at a node: "file:line:col: path: message". */
 int cfg_error(const cfg_node *n, tp_err *err, const char *fmt, ...)

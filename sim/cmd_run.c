@@ -36,7 +36,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_kint(&w, "ctx", r->req.ctx);
     jw_kint(&w, "steps", r->req.steps);
     jw_kint(&w, "warmup", r->req.warmup);
-    jw_kint(&w, "seed", (int64_t)r->req.seed);
+    jw_kuint(&w, "seed", r->req.seed);
     jw_kint(&w, "ops_per_step", (int64_t)r->ops_per_step);
     jw_kint(&w, "kernels_per_step", (int64_t)r->kernels_per_step);
     jw_kint(&w, "allreduces_per_step", (int64_t)r->allreduces_per_step);

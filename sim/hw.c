@@ -22,7 +22,7 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
     double hbm_gb = 0, hbm_gbps = 0, tflops = 0, pcie = 0, fixed_us = 0, lat_us = 0;
     cfg_node *kn = cfg_need(r, "kind", err);
     if (cfg_expect_map(r, hw_keys, err) || !kn || cfg_as_choice(kn, kinds, &kind, err) ||
-        cfg_string(r, "name", 1, &name, err) || cfg_long(r, "sms", 1, 1, 100000, &h.sms, err) ||
+        cfg_string_fits(r, "name", 1, sizeof h.name, &name, err) || cfg_long(r, "sms", 1, 1, 100000, &h.sms, err) ||
         cfg_double(r, "hbm_gb", 1, 0.001, 1e6, &hbm_gb, err) ||
         cfg_double(r, "hbm_gbps", 1, 1, 1e6, &hbm_gbps, err) ||
         cfg_double(r, "bf16_tflops", 1, 0.001, 1e6, &tflops, err) ||

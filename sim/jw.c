@@ -97,6 +97,12 @@ void jw_int(jw *w, int64_t v)
     fprintf(w->f, "%" PRId64, v);
 }
 
+void jw_uint(jw *w, uint64_t v)
+{
+    jw_value_prefix(w);
+    fprintf(w->f, "%" PRIu64, v);
+}
+
 void jw_bool(jw *w, int v)
 {
     jw_value_prefix(w);
@@ -106,5 +112,6 @@ void jw_bool(jw *w, int v)
 void jw_kstr(jw *w, const char *key, const char *s) { jw_key(w, key), jw_str(w, s); }
 void jw_knum(jw *w, const char *key, double v) { jw_key(w, key), jw_num(w, v); }
 void jw_kint(jw *w, const char *key, int64_t v) { jw_key(w, key), jw_int(w, v); }
+void jw_kuint(jw *w, const char *key, uint64_t v) { jw_key(w, key), jw_uint(w, v); }
 void jw_kbool(jw *w, const char *key, int v) { jw_key(w, key), jw_bool(w, v); }
 void jw_done(jw *w) { fputc('\n', w->f); }

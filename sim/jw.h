@@ -30,11 +30,13 @@ void jw_key(jw *w, const char *key);
 void jw_str(jw *w, const char *s);
 void jw_num(jw *w, double v);
 void jw_int(jw *w, int64_t v);
+void jw_uint(jw *w, uint64_t v); /* all of 0..2^64-1 (seeds) */
 void jw_bool(jw *w, int v);
 /* key + value shorthands */
 void jw_kstr(jw *w, const char *key, const char *s);
 void jw_knum(jw *w, const char *key, double v);
 void jw_kint(jw *w, const char *key, int64_t v);
+void jw_kuint(jw *w, const char *key, uint64_t v);
 void jw_kbool(jw *w, const char *key, int v);
 /* Ends the document with a newline. */
 void jw_done(jw *w);

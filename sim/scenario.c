@@ -248,7 +248,7 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     /* vLLM's step unless the scenario says otherwise (REFERENCE.md section 4): the embedding
      * all-reduce and logits gather at k > 1, ~6-10 input copies, ~6 greedy sampler kernels */
     s.program = (prog_opts){1, 1, 8, 6, 0};
-    if (cfg_expect_map(r, scn_keys, err) || cfg_string(r, "name", 1, &name, err) ||
+    if (cfg_expect_map(r, scn_keys, err) || cfg_string_fits(r, "name", 1, sizeof s.name, &name, err) ||
         cfg_string(r, "description", 0, &desc, err) ||
         cfg_source(r, 0, err) || scn_bind_files(doc, r, &s, err))
         return -1;

@@ -517,7 +517,7 @@ static void test_cfg_error_format(void **state)
     cfg_doc *d = must_load("a:\n  b: 1\n");
     cfg_node *b = cfg_get(cfg_get(cfg_root(d), "a"), "b");
     assert_int_equal(cfg_error(b, &e, "bad %d\nsecond line", 5), -1);
-    assert_string_equal(e.msg, "t.yaml:2:6: a.b: bad 5 second line");
+    assert_string_equal(e.msg, "t.yaml:2:6: a.b: bad 5\\x0asecond line"); /* one line, escaped */
     assert_int_equal(cfg_error(cfg_root(d), &e, "root"), -1);
     assert_string_equal(e.msg, "t.yaml:1:1: root");
     cfg_free(d);

@@ -264,6 +264,53 @@ static void test_gnuplot_fails(void **state)
     assert_int_equal(count_entries(dir), 1);
 }
 
+/* A gnuplot that exits 0 but writes only some figures (here: the first PNG): the set fails
+ * as a whole with one line, and the old set stays complete and unmixed. */
+static void test_gnuplot_writes_nothing(void **state)
+{
+    fixture *fx = *state;
+    static const char *const names[] = {"measured_vs_predicted", "step_vs_tp", "breakdown"};
+    static const char *const exts[] = {"dat", "gp", "png", "svg"};
+    char bin[512], dir[512], fake[600], p[1024];
+    subdir(fx, "silentbin", bin, sizeof bin);
+    subdir(fx, "silent", dir, sizeof dir);
+    assert_int_equal(mkdir(bin, 0755), 0);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(fake, sizeof fake, "%s/gnuplot", bin);
+    FILE *f = fopen(fake, "w");
+    assert_non_null(f);
+    fputs("#!/bin/sh\n"
+          "case \"$1\" in measured_vs_predicted.gp) echo png > measured_vs_predicted.png;; esac\n"
+          "exit 0\n",
+          f);
+    fclose(f);
+    assert_int_equal(chmod(fake, 0755), 0);
+    for (int i = 0; i < 3; i++)
+        for (int e = 0; e < 4; e++) {
+            snprintf(p, sizeof p, "%s/%s.%s", dir, names[i], exts[e]);
+            f = fopen(p, "w");
+            assert_non_null(f);
+            fputs("old figure", f);
+            fclose(f);
+        }
+    assert_int_equal(setenv("PATH", bin, 1), 0);
+    tp_err err = {{0}};
+    int rc = plot_validation(&fx->r, dir, &err);
+    setenv("PATH", fx->saved_path, 1);
+    assert_int_equal(rc, -1);
+    assert_one_line(&err);
+    if (!strstr(err.msg, "gnuplot wrote no") || !strstr(err.msg, "unchanged"))
+        fail_msg("unexpected message: %s", err.msg);
+    for (int i = 0; i < 3; i++)
+        for (int e = 0; e < 4; e++) {
+            char head[32];
+            snprintf(p, sizeof p, "%s/%s.%s", dir, names[i], exts[e]);
+            assert_int_equal(read_head(p, head, sizeof head), 10);
+            if (strcmp(head, "old figure")) fail_msg("%s was replaced", p);
+        }
+    assert_int_equal(count_entries(dir), 12); /* the old set, no staging directory left */
+}
+
 static void test_refuses_empty_report(void **state)
 {
     fixture *fx = *state;
@@ -284,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_draws_all_figures),
         cmocka_unit_test(test_no_gnuplot),
         cmocka_unit_test(test_gnuplot_fails),
+        cmocka_unit_test(test_gnuplot_writes_nothing),
         cmocka_unit_test(test_refuses_empty_report),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

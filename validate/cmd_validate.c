@@ -17,7 +17,7 @@ static const char validate_usage[] =
     "                      [--plot DIR] [--set key=value]... [--calib FILE]... [--mode M]\n"
     "  fits the scenario's fit.params on its fit.cells only, predicts every grid cell, and\n"
     "  judges each config on its held-out cells (default grid: the study's H100 grid,\n"
-    "  ../validate/h100-ctx2048.csv beside the scenario's folder; kill-switch 15%%)\n";
+    "  ../validate/h100-ctx2048.csv beside the scenario's folder; kill-switch 15%)\n";
 
 static void val_print_text(const val_report *r)
 {

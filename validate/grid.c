@@ -66,8 +66,9 @@ static int grid_number(const char *path, int line, int at, const char *col, cons
                        double lo, double hi, double *out, tp_err *err)
 {
     double v;
+    char sb[TP_SHORT_MAX];
     if (num_double(text, -HUGE_VAL, HUGE_VAL, &v) != NUM_OK)
-        return tp_err_at(err, path, line, at, "%s: '%s' is not a number", col, text);
+        return tp_err_at(err, path, line, at, "%s: '%s' is not a number", col, tp_shorten(text, sb));
     if (v < lo || v > hi)
         return tp_err_at(err, path, line, at, "%s: %g is out of range, expected %g..%g", col, v,
                          lo, hi);

@@ -851,17 +851,26 @@ out:
 
 /* ------------------------------------------------------------- driver ------------- */
 
+/* Every file of the set is checked in the staging directory before any is moved: a figure
+ * gnuplot did not write fails the whole set, and the old figures stay as they were, never
+ * mixed with new ones. Then the set is moved in, each by rename(2) in the same directory. */
 static int plot_install(plot_ctx *c)
 {
     static const char *const ext[] = {"dat", "gp", "png", "svg"};
+    for (int e = 2; e < 4; e++)
+        for (int i = 0; i < PLOT_N_FIGURES; i++) {
+            char from[PLOT_PATH_MAX + 64];
+            snprintf(from, sizeof from, "%s/%s.%s", c->stage, plot_figures[i], ext[e]);
+            struct stat sb;
+            if (stat(from, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
+                return tp_err_set(c->err, "plot: gnuplot wrote no %s.%s; the figures in %s are "
+                                          "unchanged", plot_figures[i], ext[e], c->dir);
+        }
     for (int e = 0; e < 4; e++)
         for (int i = 0; i < PLOT_N_FIGURES; i++) {
             char from[PLOT_PATH_MAX + 64], to[PLOT_PATH_MAX + 64];
             snprintf(from, sizeof from, "%s/%s.%s", c->stage, plot_figures[i], ext[e]);
             snprintf(to, sizeof to, "%s/%s.%s", c->dir, plot_figures[i], ext[e]);
-            struct stat sb;
-            if (e >= 2 && (stat(from, &sb) != 0 || sb.st_size == 0))
-                return tp_err_set(c->err, "plot: gnuplot wrote no %s.%s", plot_figures[i], ext[e]);
             if (rename(from, to) != 0)
                 return tp_err_set(c->err, "plot: %s: cannot write: %s", to, strerror(errno));
         }

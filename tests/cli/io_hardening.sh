@@ -123,4 +123,37 @@ expect_fail2 "scenario /dev/zero" "^tpsim: /dev/zero: more than 64 MiB of input"
 expect_fail2 "nccl log /dev/urandom" "^tpsim: /dev/urandom: |^/dev/urandom" timeout 20 "$TPSIM" fit-allreduce /dev/urandom
 expect_ok "scenario from a pipe" bash -c "exec '$TPSIM' run /dev/stdin --steps 2 <'$TMP/s.yaml'"
 
+# --- messages -------------------------------------------------------------------------------
+LONG=$(printf '9%.0s' $(seq 100000))
+expect_fail2 "--set: a 100000-digit value is shown shortened, with a marker" \
+    "hbm_efficiency: '9{48}…\(100000 bytes\)' is not a number, expected a number in \[0.001, 1\]$" \
+    "$TPSIM" run "$S" --set "gpu.hbm_efficiency=$LONG"
+python3 - "$TMP/s.yaml" "$TMP/longname.yaml" <<'PY'
+import sys
+text = open(sys.argv[1]).read().replace("name: paper-additive", "name: " + "x" * 100000, 1)
+open(sys.argv[2], "w").write(text)
+PY
+expect_fail2 "a 100000-byte name is refused, shown shortened" \
+    "longname\.yaml:[0-9]+:7: name: 'x{48}…\(100000 bytes\)' is longer than 63 bytes" \
+    "$TPSIM" run "$TMP/longname.yaml"
+DEEP=/nonexistent$(printf '/%0200d' $(seq 10))/s.yaml
+expect_fail2 "a 2000-byte path keeps the reason" "^tpsim: /nonexistent/0{100}.*…\([0-9]+ bytes cut\)….*/s\.yaml: cannot open: No such file or directory$" \
+    "$TPSIM" run "$DEEP"
+check "the cut message is at most 1024 bytes" test "$(wc -c <"$TMP/err")" -le 1031
+ESC_PATH="$TMP/"$'\e[31mred\e[0m'".yaml"
+expect_fail2 "escape codes in a path are shown escaped" '\\x1b\[31mred\\x1b\[0m\.yaml: cannot open' \
+    "$TPSIM" run "$ESC_PATH"
+check "no raw ESC byte on stderr" bash -c "! grep -q $'\e' '$TMP/err'"
+expect_fail2 "a newline in a --set value stays on one line" "'1\\\\x0a2' is not a number" \
+    "$TPSIM" run "$S" --set "gpu.hbm_efficiency=1"$'\n'"2"
+
+# --- small things ---------------------------------------------------------------------------
+expect_ok "seed 2^64-1" "$TPSIM" run "$TMP/s.yaml" --steps 1 --warmup 0 --seed 18446744073709551615 --format json
+check "seed >= 2^63 prints unsigned in JSON" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["seed"] == 2**64 - 1, d["seed"]' "$TMP/out"
+expect_ok "validate --help" "$TPSIM" validate --help
+check "validate --help says 15%, not 15%%" bash -c "grep -q 'kill-switch 15%)' '$TMP/out' && ! grep -q '%%' '$TMP/out'"
+
 finish
