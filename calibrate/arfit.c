@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define LINE_MAX_CHARS 4096
 #define MAX_FIELDS 32
@@ -105,6 +106,12 @@ static int split_fields(char *line, char sep, char **field, int *col)
 
 typedef enum { FMT_UNKNOWN = -1 } fmt_unknown;
 
+typedef struct arfit_rank {
+    char host[96];
+    long device;
+    int line;
+} arfit_rank;
+
 typedef struct parse_state {
     arfit_sweep *s;
     size_t cap;
@@ -114,12 +121,20 @@ typedef struct parse_state {
     int ranks;        /* ranks in the listing so far */
     int rank_line;    /* first line of the listing */
     int time_col;     /* out-of-place time column, -1 before the header */
+    int ip_time_col;  /* in-place time column, -1 if none */
+    int redop_col;    /* -1 if none */
+    int wrong_col[2]; /* the #wrong columns, -1 if none */
     int n_cols;
+    long n_threads, n_gpus; /* "# nThread T nGpus G": ranks per process, 0 if not stated */
+    int threads_line;
+    arfit_rank *rank_ids;   /* host and device of each listed rank, for duplicates */
+    size_t rank_cap;
     /* CSV */
     int meta_tp, meta_tp_line;
 } parse_state;
 
-static int add_point(parse_state *st, double bytes, double time_us, tp_err *err)
+static int add_point(parse_state *st, double bytes, double time_us, double ip_time_us,
+                     tp_err *err)
 {
     arfit_sweep *s = st->s;
     if (s->n > 0 && bytes <= s->points[s->n - 1].bytes)
@@ -134,7 +149,8 @@ static int add_point(parse_state *st, double bytes, double time_us, tp_err *err)
         s->points = p;
         st->cap = cap;
     }
-    s->points[s->n++] = (arfit_point){.bytes = bytes, .time_us = time_us, .line = st->line};
+    s->points[s->n++] = (arfit_point){.bytes = bytes, .time_us = time_us, .line = st->line,
+                                      .oop_us = time_us, .ip_us = ip_time_us};
     return 0;
 }
 
@@ -142,6 +158,11 @@ static int add_point(parse_state *st, double bytes, double time_us, tp_err *err)
 static int check_time(parse_state *st, const char *tok, int col, const char *what, double *t,
                       tp_err *err)
 {
+    const char *word = tok + (*tok == '-' || *tok == '+');
+    if (!strcasecmp(word, "nan") || !strcasecmp(word, "inf") || !strcasecmp(word, "infinity"))
+        return tp_err_at(err, st->s->file, st->line, col,
+                         "%s '%s' is not finite: a failed or overflowed measurement, expected "
+                         "a time in us", what, tok);
     if (parse_double(tok, t) != 0)
         return tp_err_at(err, st->s->file, st->line, col, "%s '%s' is not a number", what, tok);
     if (*t <= 0)
@@ -179,9 +200,87 @@ static int parse_rank_line(parse_state *st, const char *body, tp_err *err)
         return tp_err_at(err, st->s->file, st->line, 0, "rank %ld out of order, expected %d",
                          rank, st->ranks);
     if (st->ranks == 0) st->rank_line = st->line;
-    st->ranks++;
+    /* "... Pid P on HOST device D [bus] NAME": two ranks on one device of one host, or a
+     * listing longer than the header's nThread x nGpus per process, is not one run */
+    arfit_rank id = {.device = -1, .line = st->line};
+    const char *on = strstr(p, " on "), *dev = strstr(p, " device ");
+    if (on && dev && dev > on) {
+        size_t host_len = (size_t)(dev - (on + 4));
+        if (host_len >= sizeof id.host) host_len = sizeof id.host - 1;
+        snprintf(id.host, sizeof id.host, "%.*s", (int)host_len, on + 4);
+        const char *d = skip_space(dev + strlen(" device "));
+        size_t dlen = strspn(d, "0123456789");
+        char dnum[24] = "";
+        if (dlen < sizeof dnum) memcpy(dnum, d, dlen), dnum[dlen] = '\0';
+        if (num_long(dnum, 0, 1 << 20, &id.device) != NUM_OK) id.device = -1;
+    }
+    for (int i = 0; i < st->ranks && id.device >= 0; i++)
+        if (st->rank_ids[i].device == id.device && !strcmp(st->rank_ids[i].host, id.host))
+            return tp_err_at(err, st->s->file, st->line, 0,
+                             "rank %ld is on host %s device %ld, as rank %d (line %d): rank lines "
+                             "inconsistent with one run, expected one rank per device",
+                             rank, id.host, id.device, i, st->rank_ids[i].line);
+    if ((size_t)st->ranks == st->rank_cap) {
+        size_t cap = st->rank_cap ? 2 * st->rank_cap : 16;
+        arfit_rank *grown = cap <= 65536 ? realloc(st->rank_ids, cap * sizeof *grown) : NULL;
+        if (!grown) return tp_err_at(err, st->s->file, st->line, 0, "too many rank lines");
+        st->rank_ids = grown;
+        st->rank_cap = cap;
+    }
+    st->rank_ids[st->ranks++] = id;
     const char *bracket = strrchr(p, ']');
     if (bracket && !st->s->gpu[0]) copy_plain(st->s->gpu, sizeof st->s->gpu, bracket + 1);
+    return 0;
+}
+
+/* "# Collective test starting: all_reduce_perf": only all-reduce sweeps calibrate it. */
+static int parse_collective_line(parse_state *st, const char *body, tp_err *err)
+{
+    const char *name = skip_space(body + strlen("Collective test starting:"));
+    if (!starts_with(name, "all_reduce_perf"))
+        return tp_err_at(err, st->s->file, st->line, 0,
+                         "collective test '%s' is not all_reduce_perf: only all-reduce sweeps "
+                         "calibrate the all-reduce, expected nccl-tests all_reduce_perf output",
+                         name);
+    return 0;
+}
+
+/* "# nThread 1 nGpus 8 minBytes ...": the ranks each process lists. */
+static int parse_threads_line(parse_state *st, const char *body, tp_err *err)
+{
+    char buf[128], *field[MAX_FIELDS];
+    int col[MAX_FIELDS];
+    snprintf(buf, sizeof buf, "%s", body);
+    int n = split_fields(buf, 0, field, col);
+    if (n < 4 || strcmp(field[2], "nGpus") ||
+        num_long(field[1], 1, 1 << 20, &st->n_threads) != NUM_OK ||
+        num_long(field[3], 1, 1 << 20, &st->n_gpus) != NUM_OK)
+        return tp_err_at(err, st->s->file, st->line, 0,
+                         "malformed 'nThread T nGpus G' line, expected two positive counts");
+    st->threads_line = st->line;
+    return 0;
+}
+
+/* A footer or error line of a failed run. */
+static int parse_failure_line(parse_state *st, const char *body, tp_err *err)
+{
+    if (starts_with(body, "Out of bounds values")) {
+        const char *colon = strchr(body, ':');
+        char buf[128], *field[MAX_FIELDS];
+        int col[MAX_FIELDS], n = 0;
+        long bad = -1;
+        if (colon) {
+            snprintf(buf, sizeof buf, "%s", colon + 1);
+            n = split_fields(buf, 0, field, col);
+        }
+        if (n != 2 || num_long(field[0], 0, 0, &bad) != NUM_OK || strcmp(field[1], "OK"))
+            return tp_err_at(err, st->s->file, st->line, 0,
+                             "the run reports out-of-bounds values ('%s'): its times are not "
+                             "of a correct all-reduce, expected '0 OK'", body);
+    } else if (strstr(body, "FAILED") || strstr(body, "failure")) {
+        return tp_err_at(err, st->s->file, st->line, 0,
+                         "the run reports a failure ('%.80s'), expected a clean run", body);
+    }
     return 0;
 }
 
@@ -196,15 +295,22 @@ static int parse_nccl_header(parse_state *st, char *body, tp_err *err)
         return tp_err_at(err, st->s->file, st->line, 0,
                          "a second column header (the first is at line %d): one run per file",
                          st->s->header_line);
+    int n_wrong = 0;
     for (int i = 0; i < n; i++) {
         if (strcmp(field[i], "time") == 0) {
-            st->time_col = i;
-            st->n_cols = n;
-            st->s->header_line = st->line;
-            return 0;
+            if (st->time_col < 0) st->time_col = i;
+            else if (st->ip_time_col < 0) st->ip_time_col = i;
+        } else if (strcmp(field[i], "redop") == 0) {
+            st->redop_col = i;
+        } else if (strcmp(field[i], "#wrong") == 0 && n_wrong < 2) {
+            st->wrong_col[n_wrong++] = i;
         }
     }
-    return tp_err_at(err, st->s->file, st->line, 0, "column header without a 'time' column");
+    if (st->time_col < 0)
+        return tp_err_at(err, st->s->file, st->line, 0, "column header without a 'time' column");
+    st->n_cols = n;
+    st->s->header_line = st->line;
+    return 0;
 }
 
 static int is_nccl_header(const char *body)
@@ -256,7 +362,9 @@ static int parse_comment(parse_state *st, char *body, tp_err *err)
     if (st->fmt == ARFIT_FORMAT_NCCL_TESTS) {
         if (starts_with(b, "Rank ")) return parse_rank_line(st, b, err);
         if (is_nccl_header(b)) return parse_nccl_header(st, body, err);
-        return 0;
+        if (starts_with(b, "Collective test starting:")) return parse_collective_line(st, b, err);
+        if (starts_with(b, "nThread ")) return parse_threads_line(st, b, err);
+        return parse_failure_line(st, b, err);
     }
     return parse_csv_meta(st, b, err);
 }
@@ -275,10 +383,25 @@ static int parse_nccl_row(parse_state *st, char *line, tp_err *err)
         return tp_err_at(err, st->s->file, st->line, 0,
                          "malformed row: %d fields, the column header (line %d) has %d",
                          n < 0 ? MAX_FIELDS : n, st->s->header_line, st->n_cols);
-    double bytes, t;
+    double bytes, t, ip = -1, wrong;
     if (check_size(st, field[0], col[0], &bytes, err) != 0) return -1;
-    if (check_time(st, field[st->time_col], col[st->time_col], "time", &t, err) != 0) return -1;
-    return add_point(st, bytes, t, err);
+    if (st->redop_col >= 0 && !strcmp(field[st->redop_col], "none"))
+        return tp_err_at(err, st->s->file, st->line, col[st->redop_col],
+                         "redop 'none': not an all-reduce row, expected a reduction (sum, ...)");
+    for (int w = 0; w < 2; w++) {
+        int c = st->wrong_col[w];
+        if (c < 0 || !strcmp(field[c], "N/A")) continue; /* N/A: validation was off */
+        if (parse_double(field[c], &wrong) != 0 || wrong != 0)
+            return tp_err_at(err, st->s->file, st->line, col[c],
+                             "#wrong '%s' in the %s columns: the all-reduce gave wrong results, "
+                             "expected 0", field[c], w ? "in-place" : "out-of-place");
+    }
+    if (check_time(st, field[st->time_col], col[st->time_col], "out-of-place time", &t, err) != 0)
+        return -1;
+    if (st->ip_time_col >= 0 &&
+        check_time(st, field[st->ip_time_col], col[st->ip_time_col], "in-place time", &ip, err) != 0)
+        return -1;
+    return add_point(st, bytes, t, ip, err);
 }
 
 static int parse_csv_row(parse_state *st, char *line, tp_err *err)
@@ -305,7 +428,7 @@ static int parse_csv_row(parse_state *st, char *line, tp_err *err)
         if (parse_double(field[i], &other) != 0 || other < 0)
             return tp_err_at(err, st->s->file, st->line, col[i],
                              "bandwidth '%s' is not a non-negative number", field[i]);
-    return add_point(st, bytes, t, err);
+    return add_point(st, bytes, t, -1, err);
 }
 
 static int parse_line(parse_state *st, char *line, tp_err *err)
@@ -361,6 +484,12 @@ static int finish_parse(parse_state *st, int tp, tp_err *err)
                          "nccl-tests output without the column header (size count ... time)");
     if (s->n == 0)
         return tp_err_at(err, s->file, s->header_line, 0, "no data rows after the header");
+    long per_process = st->n_threads * st->n_gpus;
+    if (st->fmt == ARFIT_FORMAT_NCCL_TESTS && per_process && st->ranks % per_process != 0)
+        return tp_err_at(err, s->file, st->rank_line ? st->rank_line : st->threads_line, 0,
+                         "%d rank lines, but line %d says nThread %ld x nGpus %ld per process: "
+                         "rank lines inconsistent with the listing, expected a multiple of %ld",
+                         st->ranks, st->threads_line, st->n_threads, st->n_gpus, per_process);
     s->format = (arfit_format)st->fmt;
     return resolve_k(st, tp, err);
 }
@@ -370,7 +499,8 @@ int arfit_parse(const char *text, const char *file, int tp, arfit_sweep *out, tp
     memset(out, 0, sizeof *out);
     copy_plain(out->file, sizeof out->file, file ? file : "sweep");
     if (tp < 0) return tp_err_set(err, "%s: --tp %d is not positive", out->file, tp);
-    parse_state st = {.s = out, .fmt = FMT_UNKNOWN, .time_col = -1};
+    parse_state st = {.s = out, .fmt = FMT_UNKNOWN, .time_col = -1, .ip_time_col = -1,
+                      .redop_col = -1, .wrong_col = {-1, -1}};
     char line[LINE_MAX_CHARS];
     const char *p = text;
     int rc = 0;
@@ -392,6 +522,7 @@ int arfit_parse(const char *text, const char *file, int tp, arfit_sweep *out, tp
         p = nl ? nl + 1 : p + len;
     }
     if (rc == 0) rc = finish_parse(&st, tp, err);
+    free(st.rank_ids);
     if (rc != 0) arfit_sweep_free(out);
     return rc;
 }
@@ -441,7 +572,8 @@ double arfit_piecewise_time_us(const arfit_piecewise_fit *fit, double bytes)
 
 arfit_opts arfit_default_opts(void)
 {
-    return (arfit_opts){ARFIT_DEFAULT_MIN_BYTES, ARFIT_DEFAULT_MAX_BYTES, ARFIT_WEIGHT_ABS};
+    return (arfit_opts){ARFIT_DEFAULT_MIN_BYTES, ARFIT_DEFAULT_MAX_BYTES, ARFIT_WEIGHT_ABS,
+                        ARFIT_COLUMN_OOP};
 }
 
 double arfit_r2(const double *measured, const double *model, size_t n)
@@ -800,8 +932,31 @@ int arfit_write_calibration(FILE *f, const arfit_sweep *s, const arfit_opts *o,
     fprintf(f, ".\n");
     char where[ARFIT_NAME_MAX];
     copy_plain(where, sizeof where, s->file);
-    fprintf(f, "  where: %s (%s)\n", where,
+    fprintf(f, "  where: %s (%s%s)\n", where,
             s->format == ARFIT_FORMAT_CSV ? "tpsim-nccl-sweep CSV"
-                                          : "nccl-tests all_reduce_perf output, out-of-place");
+                                          : "nccl-tests all_reduce_perf output, ",
+            s->format == ARFIT_FORMAT_CSV ? "" : arfit_column_name(o->column));
     return ferror(f) ? -1 : 0;
+}
+
+const char *arfit_column_name(arfit_column column)
+{
+    return column == ARFIT_COLUMN_OOP ? "out-of-place"
+           : column == ARFIT_COLUMN_IP ? "in-place"
+                                       : "min of out-of-place and in-place";
+}
+
+int arfit_select_column(arfit_sweep *s, arfit_column column, tp_err *err)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        arfit_point *p = &s->points[i];
+        if (column != ARFIT_COLUMN_OOP && p->ip_us < 0)
+            return tp_err_at(err, s->file, p->line, 0,
+                             "no in-place time column: --column %s needs nccl-tests output, "
+                             "expected --column oop", column == ARFIT_COLUMN_IP ? "ip" : "min");
+        p->time_us = column == ARFIT_COLUMN_OOP ? p->oop_us
+                     : column == ARFIT_COLUMN_IP ? p->ip_us
+                     : (p->ip_us < p->oop_us ? p->ip_us : p->oop_us);
+    }
+    return 0;
 }

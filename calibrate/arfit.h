@@ -52,9 +52,13 @@ typedef enum arfit_weight { ARFIT_WEIGHT_ABS, ARFIT_WEIGHT_REL } arfit_weight;
 
 typedef struct arfit_point {
     double bytes;   /* message size per rank, bytes */
-    double time_us; /* measured time of one all-reduce */
+    double time_us; /* measured time of one all-reduce: the column selected (out-of-place) */
     int line;       /* line of the row in the source, for error messages */
+    double oop_us;  /* out-of-place time */
+    double ip_us;   /* in-place time; < 0 when the source has none (CSV) */
 } arfit_point;
+
+typedef enum arfit_column { ARFIT_COLUMN_OOP, ARFIT_COLUMN_IP, ARFIT_COLUMN_MIN } arfit_column;
 
 typedef struct arfit_sweep {
     arfit_point *points; /* sizes strictly increasing; owned, see arfit_sweep_free */
@@ -70,6 +74,7 @@ typedef struct arfit_sweep {
 typedef struct arfit_opts {
     double min_bytes, max_bytes; /* inclusive fit range */
     arfit_weight weight;
+    arfit_column column;         /* which time column the points carry (arfit_select_column) */
 } arfit_opts;
 
 /* One straight segment of Equation 1. */
@@ -117,10 +122,20 @@ arfit_opts arfit_default_opts(void);
 
 /* Parse a sweep from text (NUL-terminated). `file` names the source in messages. tp is the
  * caller's --tp (0: not given); it supplies k when the file has none and must match the file's
- * k when it has one. Refuses unknown formats, malformed rows, non-positive or non-numeric
- * times, sizes that do not increase, two rank listings, tp mismatches, k < 2 and empty sweeps.
+ * k when it has one. Refuses unknown formats, malformed rows, non-positive, non-numeric or
+ * non-finite times (either column), sizes that do not increase, two rank listings, tp
+ * mismatches, k < 2 and empty sweeps; and, for nccl-tests output, a collective other than
+ * all_reduce (the "Collective test starting" line, or a row with redop none), a non-zero
+ * #wrong, an out-of-bounds footer other than "0 OK" or any FAILED / failure line, two ranks
+ * on one host's device, and a rank count that is not a multiple of nThread x nGpus.
  * On success *out owns its points; on failure *out holds nothing to free. */
 int arfit_parse(const char *text, const char *file, int tp, arfit_sweep *out, tp_err *err);
+
+/* Use the out-of-place, in-place, or the smaller of the two times for every point. Refused
+ * (-1) for ip and min when the sweep has no in-place column (a CSV). */
+int arfit_select_column(arfit_sweep *s, arfit_column column, tp_err *err);
+/* "out-of-place", "in-place", "min of out-of-place and in-place". */
+const char *arfit_column_name(arfit_column column);
 
 /* Read and parse a file (see arfit_parse). */
 int arfit_parse_file(const char *path, int tp, arfit_sweep *out, tp_err *err);

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "num.h"
 #include "ofile.h"
+#include "nccltune.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,17 +22,25 @@
 static const char USAGE[] =
     "usage: tpsim fit-allreduce FILE [--tp K] [--weight abs|rel] [--min SIZE] [--max SIZE]\n"
     "                           [--fit linear|piecewise] [-o FILE.yaml] [--format text|json]\n"
-    "                           [--hardware NAME]\n"
+    "                           [--hardware NAME] [--column oop|ip|min]\n"
+    "                           [--tuner NCCL_VERSION [--algos ring,tree,nvls] [--nvls-busbw GBPS]]\n"
     "Fit t = lambda + 2(k-1)/k * b/beta to an all-reduce sweep (nccl-tests all_reduce_perf\n"
     "output or a tpsim-nccl-sweep CSV). SIZE is bytes or K/M/G (powers of 1024); the default\n"
-    "range is 32K..256M. -o writes a calibration file (-o - to stdout, instead of the report);\n"
-    "--fit picks the model it selects.\n";
+    "range is 32K..256M. --column picks nccl-tests' out-of-place (default), in-place or the\n"
+    "smaller time. -o writes a calibration file (-o - to stdout, instead of the report) with\n"
+    "the fit of lower BIC unless --fit picks one. --tuner also fits NCCL's own cost model\n"
+    "(channels, bandwidth per channel, a per-call overhead) for that NCCL version with the\n"
+    "algorithms the run allowed (default ring: NCCL_ALGO of the sweep) and writes its block.\n";
 
 typedef struct fit_args {
     const char *file;
     const char *out;
     const char *hardware;
-    const char *fit;  /* "linear" or "piecewise" */
+    const char *fit;  /* "linear" or "piecewise"; NULL: the lower BIC */
+    const char *fit_by; /* "--fit" or "lower BIC" */
+    const char *tuner; /* NCCL version, NULL: no tuner fit */
+    unsigned algos;    /* NT_ALGO_BIT set for the tuner fit */
+    double nvls_busbw;
     int json;
     int tp;
     arfit_opts opts;
@@ -57,12 +66,14 @@ static int parse_choice(const char *flag, const char *v, const char *a, const ch
 /* Returns 1 when help was asked for, 0 when args are complete, -1 on error. */
 static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
 {
-    enum { F_HELP, F_TP, F_WEIGHT, F_MIN, F_MAX, F_FIT, F_FORMAT, F_HARDWARE, F_OUT };
+    enum { F_HELP, F_TP, F_WEIGHT, F_MIN, F_MAX, F_FIT, F_FORMAT, F_HARDWARE, F_OUT, F_COLUMN,
+           F_TUNER, F_ALGOS, F_NVLS };
     static const cli_flag flags[] = {{"help", 'h', 0},   {"tp", 0, 1},     {"weight", 0, 1},
                                      {"min", 0, 1},      {"max", 0, 1},    {"fit", 0, 1},
                                      {"format", 0, 1},   {"hardware", 0, 1}, {"output", 'o', 1},
-                                     {NULL, 0, 0}};
-    *a = (fit_args){.fit = "linear", .opts = arfit_default_opts()};
+                                     {"column", 0, 1},   {"tuner", 0, 1},  {"algos", 0, 1},
+                                     {"nvls-busbw", 0, 1}, {NULL, 0, 0}};
+    *a = (fit_args){.opts = arfit_default_opts(), .algos = NT_ALGO_BIT(NT_RING)};
     cli_args ca;
     const char *v;
     int f, c;
@@ -94,6 +105,39 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
         case F_FIT:
             if ((c = parse_choice("--fit", v, "linear", "piecewise", err)) < 0) return -1;
             a->fit = c ? "piecewise" : "linear";
+            a->fit_by = "--fit";
+            break;
+        case F_COLUMN:
+            if (!strcmp(v, "oop")) a->opts.column = ARFIT_COLUMN_OOP;
+            else if (!strcmp(v, "ip")) a->opts.column = ARFIT_COLUMN_IP;
+            else if (!strcmp(v, "min")) a->opts.column = ARFIT_COLUMN_MIN;
+            else return tp_err_set(err, "fit-allreduce: --column '%s' is not oop, ip or min", v);
+            break;
+        case F_TUNER:
+            if (!nt_find(v))
+                return tp_err_set(err, "fit-allreduce: --tuner '%s' is not in the tuner table, "
+                                  "expected one of %s", v, nt_versions());
+            a->tuner = v;
+            break;
+        case F_ALGOS: {
+            char buf[64], *tok, *save;
+            snprintf(buf, sizeof buf, "%s", v);
+            a->algos = 0;
+            for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                int al = nt_algo_parse(tok);
+                if (al < 0)
+                    return tp_err_set(err, "fit-allreduce: --algos '%s' is not ring, tree or nvls",
+                                      tok);
+                a->algos |= NT_ALGO_BIT(al);
+            }
+            if (!a->algos || strlen(v) >= sizeof buf)
+                return tp_err_set(err, "fit-allreduce: --algos '%s', expected a list of ring, "
+                                  "tree, nvls", v);
+            break;
+        }
+        case F_NVLS:
+            if (cli_double("fit-allreduce: --nvls-busbw", v, 1e-3, 1e5, &a->nvls_busbw, err))
+                return -1;
             break;
         case F_FORMAT:
             if ((c = parse_choice("--format", v, "text", "json", err)) < 0) return -1;
@@ -113,7 +157,72 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
     if (!a->file) return tp_err_set(err, "fit-allreduce: no sweep file given (see --help)");
     if (a->opts.min_bytes > a->opts.max_bytes)
         return tp_err_set(err, "fit-allreduce: --min is above --max");
+    if ((a->algos & NT_ALGO_BIT(NT_NVLS)) && a->nvls_busbw <= 0)
+        return tp_err_set(err, "fit-allreduce: --algos nvls needs --nvls-busbw GBPS (its bus "
+                          "bandwidth, e.g. from nccl-tests with NCCL_ALGO=NVLS)");
     return 0;
+}
+
+/* NCCL's own model fitted to the sweep (--tuner). */
+typedef struct fit_tuner {
+    int valid;
+    nt_inputs in;
+    double launch_us, mae_pct;
+    int n_points;
+} fit_tuner;
+
+static int fit_tuner_model(const fit_args *a, const arfit_sweep *s, fit_tuner *t, tp_err *err)
+{
+    memset(t, 0, sizeof *t);
+    if (!a->tuner) return 0;
+    double *bytes = malloc(s->n * sizeof *bytes), *us = malloc(s->n * sizeof *us);
+    if (!bytes || !us) {
+        free(bytes);
+        free(us);
+        return tp_err_set(err, "fit-allreduce: out of memory");
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->points[i].bytes >= a->opts.min_bytes && s->points[i].bytes <= a->opts.max_bytes) {
+            bytes[n] = s->points[i].bytes;
+            us[n++] = s->points[i].time_us;
+        }
+    t->in = (nt_inputs){nt_find(a->tuner), s->k, 1, 1, a->nvls_busbw, a->algos};
+    if (n >= ARFIT_MIN_POINTS) t->mae_pct = 100.0 * nt_fit(&t->in, bytes, us, n, &t->launch_us);
+    free(bytes);
+    free(us);
+    if (n < ARFIT_MIN_POINTS)
+        return tp_err_set(err, "%s: %zu points in the fit range, the tuner fit needs %d",
+                          s->file, n, ARFIT_MIN_POINTS);
+    t->n_points = (int)n;
+    t->valid = 1;
+    return 0;
+}
+
+/* The calibration file: the fits, then the tuner block when fitted. */
+static int write_calibration(FILE *f, const fit_args *a, const arfit_sweep *s,
+                             const arfit_linear_fit *lin, const arfit_piecewise_fit *pw,
+                             const fit_tuner *t)
+{
+    if (arfit_write_calibration(f, s, &a->opts, lin, pw, a->fit, a->hardware)) return -1;
+    if (!t->valid) return 0;
+    static const char *const names[] = {"tree", "ring", "nvls"};
+    fprintf(f, "# NCCL's own cost model (tpsim allreduce, collective.allreduce: nccl-tuner)\n");
+    fprintf(f, "tuner:\n  nccl_version: \"%s\"\n  algorithms: [", a->tuner);
+    for (int al = 0, first = 1; al < NT_NALGO; al++)
+        if (t->in.algos & NT_ALGO_BIT(al)) fprintf(f, "%s%s", first ? "" : ", ", names[al]), first = 0;
+    fprintf(f, "]\n  channels: %.0f\n  bw_per_channel_gbps: %.4f\n", t->in.channels,
+            t->in.bw_per_channel_gbps);
+    if (t->in.nvls_busbw_gbps > 0) fprintf(f, "  nvls_busbw_gbps: %.3f\n", t->in.nvls_busbw_gbps);
+    fprintf(f, "  launch_us: %.4f\n", t->launch_us);
+    fprintf(f, "  source:\n    how: >-\n      Fitted by tpsim fit-allreduce --tuner %s: NCCL %s's latency "
+               "constants and time formula (research-sources.md section 3), channels (whole, "
+               "1..64) and bandwidth per channel by least squares on relative error, plus a "
+               "constant per-call overhead outside NCCL's model (launch_us), over %d points; "
+               "mean |error| %.1f%%.\n",
+            a->tuner, a->tuner, t->n_points, t->mae_pct);
+    fprintf(f, "    where: %s (%s)\n", s->file, arfit_column_name(a->opts.column));
+    return ferror(f) ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -135,12 +244,13 @@ static void text_bias(const arfit_quality *q, char *buf, size_t len)
 }
 
 static void print_text(const fit_args *a, const arfit_sweep *s, const arfit_linear_fit *lin,
-                       const arfit_piecewise_fit *pw)
+                       const arfit_piecewise_fit *pw, const fit_tuner *t)
 {
     char lo[32], hi[32], bias[64];
     arfit_format_size(a->opts.min_bytes, lo, sizeof lo);
     arfit_format_size(a->opts.max_bytes, hi, sizeof hi);
-    printf("all-reduce fit: %s (%s), k=%d\n", a->file, format_name(s->format), s->k);
+    printf("all-reduce fit: %s (%s), k=%d, column %s\n", a->file, format_name(s->format), s->k,
+           s->format == ARFIT_FORMAT_CSV ? "time_us_mean" : arfit_column_name(a->opts.column));
     printf("model t = lambda + 2(k-1)/k * b/beta; range %s..%s, %d points, weight %s\n", lo, hi,
            lin->n_points, a->opts.weight == ARFIT_WEIGHT_REL ? "rel" : "abs");
     printf("%-10s %-26s %10s %10s %10s   %s\n", "fit", "bytes", "lambda_us", "beta_gbps", "R2",
@@ -163,7 +273,13 @@ static void print_text(const fit_args *a, const arfit_sweep *s, const arfit_line
     }
     printf("BIC: linear %.1f, piecewise %.1f (%d pieces chosen among 1..%d)\n", lin->q.bic,
            pw->q.bic, pw->n_pieces, ARFIT_MAX_PIECES);
-    if (a->out) printf("wrote %s (fit: %s)\n", a->out, a->fit);
+    printf("chosen fit: %s (%s)\n", a->fit, a->fit_by);
+    if (t->valid)
+        printf("nccl-tuner %s: %.0f channels x %.2f GB/s, per-call overhead %.2f us, mean |error| "
+               "%.1f%% (%d points)\n", a->tuner, t->in.channels, t->in.bw_per_channel_gbps,
+               t->launch_us, t->mae_pct, t->n_points);
+    if (a->out) printf("wrote %s (fit: %s, %s%s)\n", a->out, a->fit, a->fit_by,
+                       t->valid ? ", with the tuner block" : "");
 }
 
 static void json_string(const char *s)
@@ -185,7 +301,7 @@ static void json_number(const char *fmt, double v)
 }
 
 static void print_json(const fit_args *a, const arfit_sweep *s, const arfit_linear_fit *lin,
-                       const arfit_piecewise_fit *pw)
+                       const arfit_piecewise_fit *pw, const fit_tuner *t)
 {
     printf("{\"file\":");
     json_string(a->file);
@@ -214,12 +330,38 @@ static void print_json(const fit_args *a, const arfit_sweep *s, const arfit_line
                pc->line.lambda_us, pc->line.beta_gbps);
     }
     printf("]}");
+    printf(",\"column\":\"%s\",\"chosen_fit\":\"%s\",\"chosen_by\":\"%s\"",
+           s->format == ARFIT_FORMAT_CSV ? "time_us_mean"
+           : a->opts.column == ARFIT_COLUMN_OOP ? "oop"
+           : a->opts.column == ARFIT_COLUMN_IP ? "ip" : "min",
+           a->fit, a->fit_by);
+    if (t->valid)
+        printf(",\"tuner\":{\"nccl_version\":\"%s\",\"channels\":%.0f,\"bw_per_channel_gbps\":%.6g,"
+               "\"launch_us\":%.6g,\"mae_pct\":%.4g,\"n_points\":%d}",
+               a->tuner, t->in.channels, t->in.bw_per_channel_gbps, t->launch_us, t->mae_pct,
+               t->n_points);
     if (a->out) {
         printf(",\"output\":");
         json_string(a->out);
         printf(",\"fit\":\"%s\"", a->fit);
     }
     printf("}\n");
+}
+
+/* The chosen fit misses the decode band (32-256 KiB) by more than 10% and the other does
+ * better there: say so, on stderr, and go on. */
+static void warn_band_bias(const fit_args *a, const arfit_linear_fit *lin,
+                           const arfit_piecewise_fit *pw)
+{
+    int pick_pw = strcmp(a->fit, "piecewise") == 0;
+    const arfit_quality *chosen = pick_pw ? &pw->q : &lin->q, *other = pick_pw ? &lin->q : &pw->q;
+    if (!chosen->band_points || !(fabs(chosen->band_bias_pct) > 10.0) ||
+        !(fabs(other->band_bias_pct) < fabs(chosen->band_bias_pct)))
+        return;
+    fprintf(stderr, "tpsim: warning: the %s fit (%s) is %+.1f%% off the measured times at "
+            "32-256 KiB, where decode all-reduces are; the %s fit is %+.1f%% (--fit %s)\n",
+            a->fit, a->fit_by, chosen->band_bias_pct, pick_pw ? "linear" : "piecewise",
+            other->band_bias_pct, pick_pw ? "linear" : "piecewise");
 }
 
 int tpsim_cmd_fit_allreduce(int argc, char **argv)
@@ -234,26 +376,34 @@ int tpsim_cmd_fit_allreduce(int argc, char **argv)
     arfit_sweep s;
     arfit_linear_fit lin;
     arfit_piecewise_fit pw;
+    fit_tuner tu;
     /* The calibration file goes through ofile (whole or not at all) and is committed only once
      * the report has reached stdout: a failed run leaves no file. */
     ofile of = {0};
     int ok = r == 0 && arfit_parse_file(a.file, a.tp, &s, &err) == 0;
     if (ok) {
-        ok = arfit_fit_linear(&s, &a.opts, &lin, &err) == 0 &&
-             arfit_fit_piecewise(&s, &a.opts, &pw, &err) == 0;
+        ok = arfit_select_column(&s, a.opts.column, &err) == 0 &&
+             arfit_fit_linear(&s, &a.opts, &lin, &err) == 0 &&
+             arfit_fit_piecewise(&s, &a.opts, &pw, &err) == 0 &&
+             fit_tuner_model(&a, &s, &tu, &err) == 0;
+        if (ok && !a.fit) { /* the lower BIC, unless --fit says otherwise */
+            a.fit = pw.q.bic < lin.q.bic ? "piecewise" : "linear";
+            a.fit_by = "lower BIC";
+        }
+        if (ok) warn_band_bias(&a, &lin, &pw);
         int to_stdout = a.out && cli_is_stdout(a.out);
         if (ok && a.out && !to_stdout) {
             ok = ofile_open(&of, a.out, &err) == 0;
-            if (ok && arfit_write_calibration(of.f, &s, &a.opts, &lin, &pw, a.fit, a.hardware) != 0)
+            if (ok && write_calibration(of.f, &a, &s, &lin, &pw, &tu) != 0)
                 ok = tp_err_set(&err, "%s: cannot write the calibration", a.out) == 0;
         }
         if (ok && to_stdout) {
             /* -o -: the calibration file is the output; the report is not printed */
-            ok = arfit_write_calibration(stdout, &s, &a.opts, &lin, &pw, a.fit, a.hardware) == 0;
+            ok = write_calibration(stdout, &a, &s, &lin, &pw, &tu) == 0;
             if (!ok) tp_err_set(&err, "fit-allreduce: writing to stdout failed");
         } else if (ok) {
-            if (a.json) print_json(&a, &s, &lin, &pw);
-            else print_text(&a, &s, &lin, &pw);
+            if (a.json) print_json(&a, &s, &lin, &pw, &tu);
+            else print_text(&a, &s, &lin, &pw, &tu);
             if (fflush(stdout) != 0 || ferror(stdout))
                 ok = tp_err_set(&err, "fit-allreduce: cannot write to stdout: %s",
                                 strerror(errno)) == 0;

@@ -33,7 +33,7 @@ expect_ok "sizes with suffixes" "$TPSIM" fit-allreduce "$LOG" --min=1M --max 1Gi
 
 # --- the calibration file -------------------------------------------------------------------
 CAL="$TMP/cal.yaml"
-if expect_ok "write linear" "$TPSIM" fit-allreduce "$LOG" -o "$CAL" --hardware "H100 SXM"; then
+if expect_ok "write linear" "$TPSIM" fit-allreduce "$LOG" -o "$CAL" --hardware "H100 SXM" --fit linear; then
     check "file written" test -s "$CAL"
     check "file kind" grep -qx 'kind: allreduce-calibration' "$CAL"
     check "file fit linear" grep -qx 'fit: linear' "$CAL"
@@ -96,5 +96,90 @@ no_file "option errors"
 echo 'kind: allreduce-calibration # old' >"$BAD"
 expect_fail2 "keeps old file" 'mixed k' "$TPSIM" fit-allreduce "$LOG" --tp 2 -o "$BAD"
 check "old file untouched" grep -q '# old' "$BAD"
+
+# --- strict parsing: each refusal names its line (tests/data/README.md lists the defects) ----
+refuse() { expect_fail2 "$1" "^tpsim: tests/data/arfit-bad-$1\.out:$2: $3" "$TPSIM" fit-allreduce "tests/data/arfit-bad-$1.out"; }
+refuse all-gather     "2"      "collective test 'all_gather_perf' is not all_reduce_perf"
+refuse redop-none     "18:35"  "redop 'none': not an all-reduce row"
+refuse wrong          "19:79"  "#wrong '3' in the out-of-place columns"
+refuse wrong-inplace  "20:112" "#wrong '1' in the in-place columns"
+refuse failed-footer  "25"     "the run reports out-of-bounds values \('Out of bounds values : 2 FAILED'\)"
+refuse nan-time       "18:52"  "out-of-place time 'nan' is not finite"
+refuse inf-time       "21:86"  "in-place time 'inf' is not finite"
+refuse rank-duplicate "9"      "rank 3 is on host gpu-dp-2jvzl-pqq7p device 2, as rank 2 \(line 8\)"
+refuse rank-count     "6"      "7 rank lines, but line 3 says nThread 1 x nGpus 8 per process"
+# a FAILED line anywhere (nccl-tests' "Test FAILED" on error) is refused too
+sed 's/^# Avg bus bandwidth.*/# Test FAILED at line 42/' "$LOG" >"$TMP/failed.out"
+expect_fail2 "Test FAILED line" "failed.out:50: the run reports a failure" "$TPSIM" fit-allreduce "$TMP/failed.out"
+# validation off: #wrong N/A is not a failure
+sed -E 's/^( +[0-9]+ +[0-9]+ +float +sum +-1 +[0-9.]+ +[0-9.]+ +[0-9.]+) +0 /\1    N\/A /' "$LOG" >"$TMP/na.out"
+check "fixture: N/A in #wrong" grep -q "N/A" "$TMP/na.out"
+expect_ok "#wrong N/A accepted" "$TPSIM" fit-allreduce "$TMP/na.out"
+
+# --- both time columns: --column oop|ip|min, and the report says which -----------------------
+expect_ok "column ip" "$TPSIM" fit-allreduce "$LOG" --column ip --min 8 --max 8G --fit linear --format json &&
+check "ip column: the in-place times, named in the report" python3 - "$TMP/out" "$LOG" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+b = [float(r[0]) for r in rows]; t = [float(r[9]) for r in rows]  # column 10: in-place time
+k = 8; x = [2 * (k - 1) / k * v for v in b]
+n = len(x); mx = sum(x) / n; mt = sum(t) / n
+slope = sum((xi - mx) * (ti - mt) for xi, ti in zip(x, t)) / sum((xi - mx) ** 2 for xi in x)
+lam = mt - slope * mx
+assert d["column"] == "ip" and d["n_points"] == 31, d
+assert abs(d["lambda_us"] - lam) < 1e-3 * lam and abs(d["beta_gbps"] - 1e-3 / slope) < 1e-3 * d["beta_gbps"], (d, lam, 1e-3 / slope)
+PY
+expect_ok "column min" "$TPSIM" fit-allreduce "$LOG" --column min --min 8 --max 8G --fit linear --format json &&
+check "min column: the smaller time of each row" python3 - "$TMP/out" "$LOG" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+b = [float(r[0]) for r in rows]; t = [min(float(r[5]), float(r[9])) for r in rows]
+k = 8; x = [2 * (k - 1) / k * v for v in b]
+n = len(x); mx = sum(x) / n; mt = sum(t) / n
+slope = sum((xi - mx) * (ti - mt) for xi, ti in zip(x, t)) / sum((xi - mx) ** 2 for xi in x)
+assert d["column"] == "min" and abs(d["lambda_us"] - (mt - slope * mx)) < 1e-3 * d["lambda_us"], d
+PY
+expect_ok "column text" "$TPSIM" fit-allreduce "$LOG" --column min
+check "text names the column" grep -q "column min of out-of-place and in-place" "$TMP/out"
+expect_ok "column oop default" "$TPSIM" fit-allreduce "$LOG"
+check "text names the default column" grep -q "column out-of-place" "$TMP/out"
+expect_fail2 "column bad" "--column 'both' is not oop, ip or min" "$TPSIM" fit-allreduce "$LOG" --column both
+printf 'bytes,count,time_us_mean,time_us_min,algbw_gbps,busbw_gbps\n' >"$TMP/ip.csv"
+printf '# tp: 2\n' >>"$TMP/ip.csv"
+for b in 32768 65536 131072 262144; do printf '%s,1,%s,1,1,1\n' $b $((20 + b / 10000)) >>"$TMP/ip.csv"; done
+expect_fail2 "column ip on a CSV" "ip.csv:3: no in-place time column" "$TPSIM" fit-allreduce "$TMP/ip.csv" --column ip
+
+# --- -o writes the lower-BIC fit unless --fit says otherwise ---------------------------------
+expect_ok "default fit by BIC" "$TPSIM" fit-allreduce "$LOG" -o "$TMP/bic.yaml" --format json &&
+check "lower BIC chosen and written" python3 - "$TMP/out" "$TMP/bic.yaml" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = "piecewise" if d["piecewise"]["bic"] < d["bic"] else "linear"
+assert d["chosen_fit"] == want and d["chosen_by"] == "lower BIC" and d["fit"] == want, d
+assert ("fit: %s\n" % want) in open(sys.argv[2]).read()
+PY
+expect_ok "--fit overrides BIC" "$TPSIM" fit-allreduce "$LOG" -o "$TMP/lin.yaml" --fit linear
+check "linear written on request" grep -qx "fit: linear" "$TMP/lin.yaml"
+check "report says why" grep -q "chosen fit: linear (--fit)" "$TMP/out"
+
+# --- the decode-band warning: on stderr, the run still succeeds ------------------------------
+"$TPSIM" fit-allreduce "$LOG" --min 8 --max 8G --fit linear >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "band warning: status 0" test "$rc" -eq 0
+check "band warning text" grep -q "^tpsim: warning: the linear fit (--fit) is +20.7% off the measured times at 32-256 KiB.*the piecewise fit is -0.2%" "$TMP/err"
+check "band warning: report still on stdout" grep -q "^linear" "$TMP/out"
+"$TPSIM" fit-allreduce "$LOG" --min 8 --max 8G >"$TMP/out" 2>"$TMP/err"
+check "no warning when the chosen fit is within 10%" test ! -s "$TMP/err"
+"$TPSIM" fit-allreduce "$LOG" >"$TMP/out" 2>"$TMP/err"
+check "no warning at the default range (linear +1.5%)" test ! -s "$TMP/err"
+
+# --- the tuner fit: its block drives nccl-tuner ---------------------------------------------
+expect_ok "tuner fit" "$TPSIM" fit-allreduce "$LOG" --tuner 2.26.2 --hardware "H100 SXM" -o "$TMP/tuner.yaml"
+check "tuner block written" grep -q '^tuner:' "$TMP/tuner.yaml"
+expect_fail2 "tuner version unknown" "--tuner '2.99.0' is not in the tuner table, expected one of 2.21.5" \
+    "$TPSIM" fit-allreduce "$LOG" --tuner 2.99.0
+expect_fail2 "tuner nvls without bandwidth" "--algos nvls needs --nvls-busbw" \
+    "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --algos ring,nvls
 
 finish
