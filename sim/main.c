@@ -20,6 +20,8 @@ static const char usage[] =
     "                            (all_reduce_perf stdout or tpsim-nccl-sweep CSV)\n"
     "  trace import|compare ...  read profiler traces (Kineto JSON, Nsight SQLite): steps,\n"
     "                            launch costs, a calibration; compare with tpsim's --trace\n"
+    "  allreduce --tp K [...]    one all-reduce by size under a collective model (nccl-fit,\n"
+    "                            nccl-tuner, vllm-custom, auto), against a log with --log\n"
     "  help COMMAND              that command's help (same as tpsim COMMAND --help)\n"
     "  --help, --version\n"
     "\n"
@@ -38,6 +40,7 @@ static const tpsim_command commands[] = {
     {"sweep", tpsim_cmd_sweep},
     {"fit-allreduce", tpsim_cmd_fit_allreduce},
     {"trace", tpsim_cmd_trace},
+    {"allreduce", tpsim_cmd_allreduce},
 };
 
 static const tpsim_command *find_command(const char *name)

@@ -1,0 +1,271 @@
+/* cmd_allreduce.c: `tpsim allreduce`: what each collective model predicts for one all-reduce
+ * over a range of sizes, and, with a measured nccl-tests log, how far off it is. This is how a
+ * user sees which model fits their machine.
+ *
+ * Output: per size the bytes, the model that priced it (auto and vllm-custom fall back to
+ * NCCL), the algorithm and protocol, the predicted time, and with --log the measured time and
+ * the error. Errors: one line on stderr, nothing on stdout, exit 2.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arcal.h"
+#include "arfit.h"
+#include "cli.h"
+#include "cmd.h"
+#include "coll.h"
+#include "jw.h"
+
+#define AR_MAX_ROWS 64
+
+static const char ar_usage[] =
+    "usage: tpsim allreduce --tp K [--sizes A..B|A,B,...] [--model M] [--calib FILE]\n"
+    "                       [--mode eager|graphs] [--log nccl-tests.out] [--column oop|ip|min]\n"
+    "                       [--format text|json]\n"
+    "Predict one all-reduce of each size over K ranks with a collective model (M: nccl-fit,\n"
+    "nccl-tuner, vllm-custom, auto; default auto) from an all-reduce calibration (default\n"
+    "models/allreduce/h100-sxm-tpK.yaml). A..B steps by x2; sizes are bytes or K/M/G (powers\n"
+    "of 1024). --log compares with the times of an nccl-tests all_reduce_perf log (its sizes\n"
+    "when --sizes is not given).\n";
+
+typedef struct ar_args {
+    long tp;
+    const char *sizes, *model, *calib, *log;
+    int graphs, json;
+    arfit_column column;
+} ar_args;
+
+static int ar_parse_sizes(const char *text, double *out, size_t *n, tp_err *err)
+{
+    char buf[256];
+    if (strlen(text) >= sizeof buf) return tp_err_set(err, "--sizes: too long");
+    snprintf(buf, sizeof buf, "%s", text);
+    char *dots = strstr(buf, "..");
+    *n = 0;
+    if (dots) {
+        double lo, hi;
+        *dots = '\0';
+        if (cli_size("--sizes", buf, &lo, err) || cli_size("--sizes", dots + 2, &hi, err)) return -1;
+        if (lo < 1 || hi < lo)
+            return tp_err_set(err, "--sizes: '%s', expected A..B with 1 <= A <= B", text);
+        for (double b = lo; b <= hi; b *= 2) {
+            if (*n == AR_MAX_ROWS)
+                return tp_err_set(err, "--sizes: '%s' has more than %d sizes", text, AR_MAX_ROWS);
+            out[(*n)++] = b;
+        }
+        return 0;
+    }
+    char *save, *tok;
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == AR_MAX_ROWS)
+            return tp_err_set(err, "--sizes: more than %d sizes", AR_MAX_ROWS);
+        if (cli_size("--sizes", tok, &out[*n], err)) return -1;
+        if (out[*n] < 1) return tp_err_set(err, "--sizes: '%s' is not a positive size", tok);
+        if (*n && out[*n] <= out[*n - 1])
+            return tp_err_set(err, "--sizes: '%s' is not above the previous size, expected "
+                              "increasing sizes", tok);
+        (*n)++;
+    }
+    if (!*n) return tp_err_set(err, "--sizes: '%s', expected A..B or a list", text);
+    return 0;
+}
+
+/* 1 for help, 0 to go on, -1 on error. */
+static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
+{
+    enum { F_HELP, F_TP, F_SIZES, F_MODEL, F_CALIB, F_MODE, F_LOG, F_COLUMN, F_FORMAT };
+    static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},    {"sizes", 0, 1},
+                                     {"model", 0, 1},   {"calib", 0, 1}, {"mode", 0, 1},
+                                     {"log", 0, 1},     {"column", 0, 1}, {"format", 0, 1},
+                                     {NULL, 0, 0}};
+    cli_args ca;
+    const char *v;
+    int f;
+    *a = (ar_args){.tp = -1, .model = "auto"};
+    if (cli_begin(&ca, "allreduce", "tpsim allreduce --help", flags, argc, argv, err)) return -1;
+    while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
+        switch (f) {
+        case CLI_ERROR: return -1;
+        case CLI_OPERAND:
+            return tp_err_set(err, "allreduce: unexpected argument '%s' (see tpsim allreduce --help)", v);
+        case F_HELP: return 1;
+        case F_TP:
+            if (cli_long(ca.shown, v, 2, 1024, &a->tp, err)) return -1;
+            break;
+        case F_SIZES: a->sizes = v; break;
+        case F_MODEL: a->model = v; break;
+        case F_CALIB: a->calib = v; break;
+        case F_LOG: a->log = v; break;
+        case F_MODE:
+            if (strcmp(v, "eager") && strcmp(v, "graphs"))
+                return tp_err_set(err, "--mode: '%s', expected eager or graphs", v);
+            a->graphs = !strcmp(v, "graphs");
+            break;
+        case F_COLUMN:
+            if (!strcmp(v, "oop")) a->column = ARFIT_COLUMN_OOP;
+            else if (!strcmp(v, "ip")) a->column = ARFIT_COLUMN_IP;
+            else if (!strcmp(v, "min")) a->column = ARFIT_COLUMN_MIN;
+            else return tp_err_set(err, "--column: '%s', expected oop, ip or min", v);
+            break;
+        case F_FORMAT:
+            if (strcmp(v, "text") && strcmp(v, "json"))
+                return tp_err_set(err, "--format: '%s', expected text or json", v);
+            a->json = !strcmp(v, "json");
+            break;
+        default: break;
+        }
+    }
+    if (a->tp < 0) return tp_err_set(err, "allreduce: --tp K is required (see tpsim allreduce --help)");
+    if (!a->sizes && !a->log)
+        return tp_err_set(err, "allreduce: give --sizes A..B, or --log with measured sizes");
+    return 0;
+}
+
+typedef struct ar_row {
+    double bytes, measured_us; /* measured < 0: none */
+    coll_cost c;
+} ar_row;
+
+static void ar_print_text(const ar_args *a, const arcal *cal, const coll_setup *cs,
+                          const ar_row *rows, size_t n, double mape, int n_meas)
+{
+    printf("tpsim allreduce: TP-%ld, model %s, %s mode, calibration %s (%s)\n", a->tp,
+           coll_model_names[cs->model], a->graphs ? "CUDA-graph" : "eager", cal->path,
+           cal->hardware);
+    printf("%10s %12s  %-11s %-18s %-6s %10s", "size", "bytes", "priced by", "algo", "proto", "us");
+    if (a->log) printf(" %11s %8s", "measured_us", "error");
+    printf("\n");
+    for (size_t i = 0; i < n; i++) {
+        char sz[32];
+        arfit_format_size(rows[i].bytes, sz, sizeof sz);
+        printf("%10s %12.0f  %-11s %-18s %-6s %10.2f", sz, rows[i].bytes, rows[i].c.model,
+               rows[i].c.algo, rows[i].c.proto, rows[i].c.total_s * 1e6);
+        if (a->log && rows[i].measured_us >= 0)
+            printf(" %11.2f %+7.1f%%", rows[i].measured_us,
+                   100.0 * (rows[i].c.total_s * 1e6 - rows[i].measured_us) / rows[i].measured_us);
+        else if (a->log)
+            printf(" %11s %8s", "-", "-");
+        printf("\n");
+    }
+    if (a->log)
+        printf("MAPE %.1f%% over %d measured sizes (%s, %s)\n", mape, n_meas, a->log,
+               arfit_column_name(a->column));
+}
+
+static void ar_print_json(const ar_args *a, const arcal *cal, const coll_setup *cs,
+                          const ar_row *rows, size_t n, double mape, int n_meas)
+{
+    jw w;
+    jw_init(&w, stdout, 1);
+    jw_obj(&w);
+    jw_kint(&w, "tp", a->tp);
+    jw_kstr(&w, "model", coll_model_names[cs->model]);
+    jw_kstr(&w, "mode", a->graphs ? "graphs" : "eager");
+    jw_kstr(&w, "calibration", cal->path);
+    jw_kstr(&w, "hardware", cal->hardware);
+    if (a->log) {
+        jw_kstr(&w, "log", a->log);
+        jw_kint(&w, "measured_sizes", n_meas);
+        jw_knum(&w, "mape_pct", n_meas ? mape : NAN);
+    }
+    jw_key(&w, "rows");
+    jw_arr(&w);
+    for (size_t i = 0; i < n; i++) {
+        jw_obj(&w);
+        jw_knum(&w, "bytes", rows[i].bytes);
+        jw_kstr(&w, "priced_by", rows[i].c.model);
+        jw_kstr(&w, "algo", rows[i].c.algo);
+        jw_kstr(&w, "proto", rows[i].c.proto);
+        jw_knum(&w, "us", rows[i].c.total_s * 1e6);
+        jw_knum(&w, "latency_us", rows[i].c.latency_s * 1e6);
+        jw_knum(&w, "body_us", rows[i].c.body_s * 1e6);
+        jw_kbool(&w, "copy_in", rows[i].c.copy_in);
+        if (rows[i].measured_us >= 0) {
+            jw_knum(&w, "measured_us", rows[i].measured_us);
+            jw_knum(&w, "error_pct",
+                    100.0 * (rows[i].c.total_s * 1e6 - rows[i].measured_us) / rows[i].measured_us);
+        }
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_end_obj(&w);
+    jw_done(&w);
+}
+
+int tpsim_cmd_allreduce(int argc, char **argv)
+{
+    tp_err err = {{0}};
+    ar_args a;
+    int r = ar_parse_args(argc, argv, &a, &err);
+    if (r == 1) {
+        fputs(ar_usage, stdout);
+        return 0;
+    }
+    if (r) return cmd_fail(&err);
+    int model = -1;
+    for (int i = 0; coll_model_names[i]; i++)
+        if (!strcmp(a.model, coll_model_names[i])) model = i;
+    if (model < 0) {
+        tp_err_set(&err, "--model: '%s', expected nccl-fit, nccl-tuner, vllm-custom or auto", a.model);
+        return cmd_fail(&err);
+    }
+    char def[128];
+    snprintf(def, sizeof def, "models/allreduce/h100-sxm-tp%ld.yaml", a.tp);
+    arcal *cal = malloc(sizeof *cal);
+    ar_row *rows = calloc(AR_MAX_ROWS, sizeof *rows);
+    double sizes[AR_MAX_ROWS];
+    size_t n = 0;
+    arfit_sweep sw = {0};
+    int have_log = 0, status = 2;
+    if (!cal || !rows) {
+        tp_err_set(&err, "out of memory");
+        goto out;
+    }
+    if (arcal_load(a.calib ? a.calib : def, cal, &err)) goto out;
+    if (cal->tp != a.tp) {
+        tp_err_set(&err, "%s: a calibration for tp %ld, expected one for --tp %ld", cal->path,
+                   cal->tp, a.tp);
+        goto out;
+    }
+    coll_setup cs = {(coll_model)model, cal, coll_sm_of(cal->hardware)};
+    if (coll_check(&cs, &err)) goto out;
+    if (a.sizes && ar_parse_sizes(a.sizes, sizes, &n, &err)) goto out;
+    if (a.log) {
+        if (arfit_parse_file(a.log, (int)a.tp, &sw, &err) ||
+            arfit_select_column(&sw, a.column, &err))
+            goto out;
+        have_log = 1;
+        if (!a.sizes) {
+            if (sw.n > AR_MAX_ROWS) {
+                tp_err_set(&err, "%s: %zu sizes, at most %d (use --sizes)", a.log, sw.n, AR_MAX_ROWS);
+                goto out;
+            }
+            for (size_t i = 0; i < sw.n; i++) sizes[n++] = sw.points[i].bytes;
+        }
+    }
+    double ape = 0;
+    int n_meas = 0;
+    for (size_t i = 0; i < n; i++) {
+        rows[i].bytes = sizes[i];
+        rows[i].measured_us = -1;
+        rows[i].c = coll_allreduce(&cs, sizes[i], a.graphs);
+        for (size_t j = 0; have_log && j < sw.n; j++)
+            if (sw.points[j].bytes == sizes[i]) rows[i].measured_us = sw.points[j].time_us;
+        if (rows[i].measured_us >= 0) {
+            ape += fabs(rows[i].c.total_s * 1e6 - rows[i].measured_us) / rows[i].measured_us;
+            n_meas++;
+        }
+    }
+    double mape = n_meas ? 100.0 * ape / n_meas : 0;
+    if (a.json) ar_print_json(&a, cal, &cs, rows, n, mape, n_meas);
+    else ar_print_text(&a, cal, &cs, rows, n, mape, n_meas);
+    status = fflush(stdout) == 0 ? 0 : 2;
+    if (status) tp_err_set(&err, "allreduce: writing the report failed");
+out:
+    if (have_log) arfit_sweep_free(&sw);
+    free(cal);
+    free(rows);
+    return status ? cmd_fail(&err) : 0;
+}
