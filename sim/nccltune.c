@@ -137,7 +137,7 @@ double nt_fit(nt_inputs *in, const double *bytes, const double *us, size_t n, do
         in->bw_per_channel_gbps = (a + b) / 2;
         double sse = nt_objective(in, bytes, us, n, &launch);
         if (sse < sse_best) sse_best = sse, bw_best = in->bw_per_channel_gbps;
-        if (sse_best < best_sse * (1 - 1e-9)) /* fewest channels among equals */
+        if (sse_best < best_sse * (1 - 1e-6) - 1e-12) /* fewest channels among equals */
             best_sse = sse_best, best_bw = bw_best, best_ch = ch;
     }
     in->channels = best_ch;

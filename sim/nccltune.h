@@ -60,7 +60,9 @@ nt_choice nt_pick(const nt_inputs *in, double bytes);
 /* Least-squares fit of channels (whole numbers 1..64) and bw_per_channel, plus a constant
  * per-call overhead outside NCCL's model (launch_us >= 0), to measured times (us) at the
  * given sizes, on relative error. `in` gives table, k, algos, nvls; returns the mean
- * |relative error| of the fit, and fills channels, bw_per_channel_gbps and *launch_us. */
+ * |relative error| of the fit, and fills channels, bw_per_channel_gbps and *launch_us.
+ * Only the bus bandwidth channels x bw is identifiable unless a per-channel cap (LL128)
+ * binds: among equal fits the fewest channels win. */
 double nt_fit(nt_inputs *in, const double *bytes, const double *us, size_t n, double *launch_us);
 
 #endif
