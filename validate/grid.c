@@ -1,6 +1,7 @@
 /* grid.c: see grid.h. */
 #include "grid.h"
 
+#include "csv.h"
 #include "num.h"
 #include "rfile.h"
 
@@ -18,24 +19,6 @@ static const char *const grid_columns[COL_COUNT] = {
 #define GRID_REQUIRED 5 /* the first five columns */
 #define GRID_MAX_FIELDS 32
 #define GRID_MAX_CELLS 4096 /* each cell is a simulation; the duplicate check is quadratic */
-
-/* Split a line in place at commas; trims spaces; records each field's 1-based column;
- * returns the field count. */
-static int grid_split(char *line, char **fields, int *cols, int cap)
-{
-    int n = 0;
-    for (char *p = line;;) {
-        char *comma = strchr(p, ',');
-        if (comma) *comma = '\0';
-        while (*p == ' ' || *p == '\t') p++;
-        char *end = p + strlen(p);
-        while (end > p && (end[-1] == ' ' || end[-1] == '\t')) *--end = '\0';
-        if (n < cap) fields[n] = p, cols[n] = (int)(p - line) + 1;
-        n++;
-        if (!comma) return n;
-        p = comma + 1;
-    }
-}
 
 static int grid_header(const char *path, int line, char **f, const int *col, int nf, int *map,
                        tp_err *err)
@@ -126,42 +109,19 @@ int grid_load(const char *path, grid *out, tp_err *err)
     char *text;
     size_t text_len;
     if (rfile_read(path, (size_t)16 << 20, "a CSV grid", &text, &text_len, err)) return -1;
-    /* the bounded read above has the whole file; getline walks it as a stream */
     if (text_len == 0) {
         free(text);
         return tp_err_at(err, path, 1, 0, "empty file, expected config,tp,batch,ctx,measured_ms,...");
     }
-    FILE *f = fmemopen(text, text_len, "r");
-    if (!f) {
-        free(text);
-        return tp_err_set(err, "%s: out of memory", path);
-    }
-    char *buf = NULL;
-    size_t buf_cap = 0;
-    ssize_t got;
+    /* RFC 4180 records (quoted fields, CRLF, a byte order mark), '#' comment lines */
+    csv_reader rd;
+    csv_init(&rd, path, text, text_len);
     char *fields[GRID_MAX_FIELDS];
-    int cols[GRID_MAX_FIELDS], map[GRID_MAX_FIELDS], ncols = 0, line = 0, rc = -1;
+    int lines[GRID_MAX_FIELDS], cols[GRID_MAX_FIELDS], map[GRID_MAX_FIELDS], ncols = 0, line = 1,
+        rc = -1, nf;
     size_t cap = 0;
-    while ((got = getline(&buf, &buf_cap, f)) >= 0) {
-        line++;
-        size_t len = (size_t)got;
-        if (strlen(buf) != len) {
-            tp_err_at(err, path, line, (int)strlen(buf) + 1, "a NUL byte, expected text");
-            goto out;
-        }
-        if (len > 4096) {
-            tp_err_at(err, path, line, 0, "line longer than 4096 characters");
-            goto out;
-        }
-        while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
-        char *p = buf;
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p == '#' || *p == '\0') continue;
-        int nf = grid_split(buf, fields, cols, GRID_MAX_FIELDS);
-        if (nf > GRID_MAX_FIELDS) {
-            tp_err_at(err, path, line, 0, "%d fields, expected at most %d", nf, GRID_MAX_FIELDS);
-            goto out;
-        }
+    while ((nf = csv_next(&rd, fields, lines, cols, GRID_MAX_FIELDS, err)) > 0) {
+        line = lines[0];
         if (!ncols) {
             if (grid_header(path, line, fields, cols, nf, map, err)) goto out;
             ncols = nf;
@@ -195,18 +155,17 @@ int grid_load(const char *path, grid *out, tp_err *err)
         }
         out->n++;
     }
-    if (ferror(f)) {
-        tp_err_set(err, "%s: read error", path);
+    if (nf < 0) {
+        /* err set by the reader */
     } else if (!ncols) {
-        tp_err_at(err, path, line ? line : 1, 0, "no header line, expected config,tp,batch,ctx,measured_ms,...");
+        tp_err_at(err, path, rd.line > 1 ? rd.line - 1 : 1, 0,
+                  "no header line, expected config,tp,batch,ctx,measured_ms,...");
     } else if (out->n == 0) {
         tp_err_at(err, path, line, 0, "no data rows");
     } else {
         rc = 0;
     }
 out:
-    free(buf);
-    fclose(f);
     free(text);
     if (rc) grid_free(out);
     return rc;

@@ -1,6 +1,7 @@
 /* grid.h: measured decode grids (validate/NAME.csv): one row per (config, tp, batch, ctx).
  *
- * Contract: grid_load reads a CSV whose '#' lines are provenance comments and whose first
+ * Contract: grid_load reads an RFC 4180 CSV (csv.h: quoted fields, CRLF, a UTF-8 byte order
+ * mark) whose '#' lines are provenance comments and whose first
  * other line is a header naming at least config, tp, batch, ctx, measured_ms (any order);
  * pred_compute_ms, pred_comm_ms, full_pred_ms and error_pct are optional (a study's own
  * predictions, for reproduction checks; NAN when absent). A config is "NAME TP-K" with K

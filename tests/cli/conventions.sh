@@ -130,4 +130,26 @@ assert rows[1][0] == "what, \"if\"" and len(rows[1]) == len(rows[0]) == 23, rows
 ' "$TMP/q.csv"
 fi
 
+# --- CSV read with RFC 4180 quoting: the bundled grid as a spreadsheet writes it ----------------
+# (a byte order mark, CRLF line ends, every field quoted, a comma inside a config name) gives the
+# same validation as the plain file.
+GRID=validate/h100-ctx2048.csv
+{
+    printf '\xef\xbb\xbf'
+    grep -v '^#' "$GRID" | awk -F, 'BEGIN { OFS = "," } {
+        for (i = 1; i <= NF; i++) $i = "\"" $i "\""
+        printf "%s\r\n", $0 }'
+} >"$TMP/excel.csv"
+check "the spreadsheet grid has a BOM and CRLF" bash -c "head -c 3 '$TMP/excel.csv' | od -An -tx1 | grep -q 'ef bb bf' && grep -q \$'\r\$' '$TMP/excel.csv'"
+expect_ok "validate on the plain grid" "$TPSIM" validate "$S" --grid "$GRID" --format json && cp "$TMP/out" "$TMP/plain.json"
+expect_ok "validate on the spreadsheet grid" "$TPSIM" validate "$S" --grid "$TMP/excel.csv" --format json
+check "same cells, same verdicts" cmp -s <(grep -v '"grid"' "$TMP/plain.json") <(grep -v '"grid"' "$TMP/out")
+sed -e 's/"H100 TP-2"/"H100, ""SXM"" TP-2"/' "$TMP/excel.csv" | tr -d '\r' >"$TMP/commas.csv"
+sed -i 's/"H100 TP-4"/"H100, ""SXM"" TP-4"/' "$TMP/commas.csv"
+expect_ok "a config name with a comma and quotes" "$TPSIM" validate "$S" --grid "$TMP/commas.csv" --format json
+check "the config name is read whole" grep -q '"config": *"H100, \\"SXM\\" TP-2"' "$TMP/out"
+printf 'config,tp,batch,ctx,measured_ms\n"H100 TP-2,2,1,2048,27.77\n' >"$TMP/open.csv"
+expect_fail2 "an unterminated quote" "open\.csv:2:1: a quoted field that never ends" \
+    "$TPSIM" validate "$S" --grid "$TMP/open.csv"
+
 finish
