@@ -98,6 +98,63 @@ int tr_push_span(tr_rank *r, const tr_span *s) { TR_PUSH(r->spans, s); }
 int tr_push_op(tr_rank *r, const tr_op *o) { TR_PUSH(r->ops, o); }
 int tr_push_flow(tr_rank *r, const tr_flow *f) { TR_PUSH(r->flows, f); }
 
+static int tr_cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+#define TR_MOVE(dst, src, field, want)                                                          \
+    for (size_t m = 0; m < (src)->field.n; m++)                                                 \
+        if ((src)->field.v[m].pid == (want) && tr_push_##field##_item(dst, &(src)->field.v[m])) \
+            goto oom;
+
+static int tr_push_gpu_item(tr_rank *r, const tr_gpu *g) { return tr_push_gpu(r, g); }
+static int tr_push_calls_item(tr_rank *r, const tr_call *c) { return tr_push_call(r, c); }
+static int tr_push_spans_item(tr_rank *r, const tr_span *s) { return tr_push_span(r, s); }
+static int tr_push_flows_item(tr_rank *r, const tr_flow *f) { return tr_push_flow(r, f); }
+
+int tr_split_by_pid(tr_trace *t, size_t i)
+{
+    tr_rank *src = &t->ranks[i];
+    size_t n = src->gpu.n + src->calls.n + src->spans.n + src->flows.n, k = 0;
+    int32_t *pids = malloc((n + 1) * sizeof *pids);
+    if (!pids) return -1;
+    for (size_t j = 0; j < src->gpu.n; j++) pids[k++] = src->gpu.v[j].pid;
+    for (size_t j = 0; j < src->calls.n; j++) pids[k++] = src->calls.v[j].pid;
+    for (size_t j = 0; j < src->spans.n; j++) pids[k++] = src->spans.v[j].pid;
+    for (size_t j = 0; j < src->flows.n; j++) pids[k++] = src->flows.v[j].pid;
+    if (k > 1) qsort(pids, k, sizeof *pids, tr_cmp_i32);
+    size_t first = t->n_ranks;
+    for (size_t j = 0; j < k; j++) {
+        if (j > 0 && pids[j] == pids[j - 1]) continue;
+        tr_rank *dst = tr_add_rank(t, t->ranks[i].file);
+        if (!dst) goto oom;
+        src = &t->ranks[i]; /* tr_add_rank may move the ranks */
+        dst->rank = pids[j];
+        dst->world_size = src->world_size;
+        memcpy(dst->device, src->device, sizeof dst->device);
+        TR_MOVE(dst, src, gpu, pids[j])
+        TR_MOVE(dst, src, calls, pids[j])
+        TR_MOVE(dst, src, spans, pids[j])
+        TR_MOVE(dst, src, flows, pids[j])
+        for (size_t o = 0; o < src->ops.n; o++)
+            if (tr_push_op(dst, &src->ops.v[o])) goto oom;
+    }
+    free(pids);
+    if (t->n_ranks == first) return 0; /* no records: keep the rank as it is */
+    /* drop the source rank, keeping the order of the others */
+    tr_rank gone = t->ranks[i];
+    memmove(&t->ranks[i], &t->ranks[i + 1], (t->n_ranks - i - 1) * sizeof *t->ranks);
+    t->ranks[t->n_ranks - 1] = gone;
+    tr_truncate(t, t->n_ranks - 1);
+    return 0;
+oom:
+    free(pids);
+    tr_truncate(t, first);
+    return -1;
+}
+
 void tr_truncate(tr_trace *t, size_t n)
 {
     for (size_t i = n; i < t->n_ranks; i++) {

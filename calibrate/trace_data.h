@@ -25,6 +25,7 @@ typedef struct tr_gpu {
     double bytes;     /* copies: bytes moved; kernels: from the launching op's inputs, or 0 */
     uint32_t name;
     uint32_t stream;
+    int32_t pid;      /* the event's process (a file holding several ranks splits on it) */
     uint8_t kind;     /* tr_gpu_kind */
 } tr_gpu;
 
@@ -34,12 +35,14 @@ typedef struct tr_call {
     int64_t corr, ext;
     int64_t tid;
     uint32_t name;
+    int32_t pid;
 } tr_call;
 
 /* A host annotation (user_annotation range). */
 typedef struct tr_span {
     int64_t ts, dur;
     uint32_t name;
+    int32_t pid;
 } tr_span;
 
 /* A framework op's input bytes, keyed by its External id. */
@@ -51,6 +54,7 @@ typedef struct tr_op {
 /* An ac2g flow end: "s" on the launching call, "f" on the GPU activity. */
 typedef struct tr_flow {
     int64_t id, ts, tid;
+    int32_t pid;
     uint8_t start; /* 1: "s", 0: "f" */
 } tr_flow;
 
@@ -89,6 +93,9 @@ int tr_push_call(tr_rank *r, const tr_call *c);
 int tr_push_span(tr_rank *r, const tr_span *s);
 int tr_push_op(tr_rank *r, const tr_op *o);
 int tr_push_flow(tr_rank *r, const tr_flow *f);
+/* Splits rank i into one rank per process id found in its records (rank number = pid),
+ * for a file that holds every rank of a job (tpsim's own --trace). 0, or -1 no memory. */
+int tr_split_by_pid(tr_trace *t, size_t i);
 /* Drops ranks n.. (a reader's partial work on failure). */
 void tr_truncate(tr_trace *t, size_t n);
 void tr_free(tr_trace *t);

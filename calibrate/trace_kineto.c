@@ -234,6 +234,7 @@ typedef struct kin_rank {
     tr_trace *t;
     int64_t base_ns;
     int have_rank;
+    int by_pid; /* distributedInfo.ranks_by_pid: the file holds every rank, pid = rank */
 } kin_rank;
 
 static int64_t kin_ns(double us) { return (int64_t)llround(us * 1000.0); }
@@ -322,7 +323,7 @@ static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
             goto out;
         }
         tr_flow f = {json_is_integer(id) ? (int64_t)json_integer_value(id) : kin_int(ev, "id"),
-                     kin_ns(ts), kin_int(ev, "tid"), (uint8_t)(ph[0] == 's')};
+                     kin_ns(ts), kin_int(ev, "tid"), (int32_t)kin_int(ev, "pid"), (uint8_t)(ph[0] == 's')};
         rc = tr_push_flow(kr->r, &f);
         goto out;
     }
@@ -346,19 +347,19 @@ static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
         json_t *st = args ? json_object_get(args, "stream") : NULL;
         tr_gpu g = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation"), kin_int(args, "External id"),
                     kin_int(ev, "tid"), cat == KC_KERNEL ? 0.0 : (double)kin_int(args, "bytes"), nid,
-                    (uint32_t)(st ? kin_int(args, "stream") : kin_int(ev, "tid")),
+                    (uint32_t)(st ? kin_int(args, "stream") : kin_int(ev, "tid")), (int32_t)kin_int(ev, "pid"),
                     (uint8_t)(cat == KC_KERNEL ? TR_KERNEL : cat == KC_MEMCPY ? TR_MEMCPY : TR_MEMSET)};
         rc = tr_push_gpu(kr->r, &g);
         break;
     }
     case KC_CALL: {
         tr_call c = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation"), kin_int(args, "External id"),
-                     kin_int(ev, "tid"), nid};
+                     kin_int(ev, "tid"), nid, (int32_t)kin_int(ev, "pid")};
         rc = tr_push_call(kr->r, &c);
         break;
     }
     case KC_SPAN: {
-        tr_span s = {kin_ns(ts), kin_ns(dur), nid};
+        tr_span s = {kin_ns(ts), kin_ns(dur), nid, (int32_t)kin_int(ev, "pid")};
         rc = tr_push_span(kr->r, &s);
         break;
     }
@@ -401,6 +402,7 @@ static int kin_member(kin *k, kin_rank *kr, const char *key, size_t len)
             kr->have_rank = 1;
         }
         if (json_is_integer(ws)) kr->r->world_size = (long)json_integer_value(ws);
+        kr->by_pid = json_is_true(json_object_get(v, "ranks_by_pid"));
     } else if (!strcmp(key, "deviceProperties") && json_is_array(v) && json_array_size(v) > 0) {
         const char *name = json_string_value(json_object_get(json_array_get(v, 0), "name"));
         if (name) snprintf(kr->r->device, sizeof kr->r->device, "%s", name);
@@ -526,7 +528,7 @@ int tr_kineto_read(tr_trace *t, const char *path, tp_err *err)
     if (!k.gz) return tp_err_set(err, "%s: cannot open, expected a readable trace file", path);
     gzbuffer(k.gz, 1u << 18);
     size_t before = t->n_ranks;
-    kin_rank kr = {tr_add_rank(t, path), t, 0, 0};
+    kin_rank kr = {tr_add_rank(t, path), t, 0, 0, 0};
     int rc = -1;
     if (!kr.r) {
         tp_err_set(err, "%s: out of memory", path);
@@ -538,6 +540,7 @@ int tr_kineto_read(tr_trace *t, const char *path, tp_err *err)
         for (size_t i = 0; i < r->flows.n; i++) r->flows.v[i].ts += kr.base_ns;
         if (!kr.have_rank) r->rank = (long)before;
         rc = 0;
+        if (kr.by_pid && tr_split_by_pid(t, before)) rc = tp_err_set(err, "%s: out of memory", path);
     }
     if (rc) tr_truncate(t, before);
     gzclose(k.gz);

@@ -82,7 +82,7 @@ static int nsys_gpu(nsys *n, const char *sql, tr_gpu_kind kind)
         const char *nm = name ? (const char *)name : (kind == TR_MEMCPY ? "Memcpy" : "Memset");
         uint32_t id = r ? tr_intern(n->t, nm, strlen(nm)) : UINT32_MAX;
         tr_gpu g = {start, end - start, sqlite3_column_int64(st, 2), 0, sqlite3_column_int64(st, 4),
-                    sqlite3_column_double(st, 5), id, (uint32_t)sqlite3_column_int64(st, 4), (uint8_t)kind};
+                    sqlite3_column_double(st, 5), id, (uint32_t)sqlite3_column_int64(st, 4), 0, (uint8_t)kind};
         if (id == UINT32_MAX || tr_push_gpu(r, &g)) {
             sqlite3_finalize(st);
             return tp_err_set(n->err, "%s: out of memory", n->path);
@@ -111,7 +111,7 @@ static int nsys_calls(nsys *n)
         const char *nm = name ? (const char *)name : "";
         int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
         uint32_t id = tr_intern(n->t, nm, nsys_base_len(nm));
-        tr_call c = {start, end > start ? end - start : 0, corr, 0, tid, id};
+        tr_call c = {start, end > start ? end - start : 0, corr, 0, tid, id, 0};
         if (id == UINT32_MAX || tr_push_call(r, &c)) {
             sqlite3_finalize(st);
             return tp_err_set(n->err, "%s: out of memory", n->path);
@@ -134,7 +134,7 @@ static int nsys_ranges(nsys *n)
         if (!r || !name) continue;
         int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
         uint32_t id = tr_intern(n->t, (const char *)name, strlen((const char *)name));
-        tr_span s = {start, end > start ? end - start : 0, id};
+        tr_span s = {start, end > start ? end - start : 0, id, 0};
         if (id == UINT32_MAX || tr_push_span(r, &s)) {
             sqlite3_finalize(st);
             return tp_err_set(n->err, "%s: out of memory", n->path);

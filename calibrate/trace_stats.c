@@ -31,7 +31,8 @@ static int tr_has_any(const char *s, const char *const *needles)
     return 0;
 }
 
-/* Name fragments (lower case) by class, checked in this order: collectives first (vLLM's
+/* Name fragments (lower case) by class, checked in this order: a name saying "copy" is
+ * never a collective (vLLM's all_reduce copy-in), then collectives (vLLM's
  * custom all-reduce is "cross_device_reduce_*", PyTorch symmetric memory
  * "multimem_all_reduce_kernel" / "one_shot_all_reduce_kernel" / "two_shot_*"), then
  * attention (its split-KV kernels say "splitk" too), norms, then GEMM libraries. */
@@ -41,12 +42,13 @@ static const char *const tr_coll[] = {"nccl", "rccl", "cross_device_reduce", "al
 static const char *const tr_attn[] = {"attention", "attn", "flash", "fmha", "mha_", "paged", NULL};
 static const char *const tr_norm[] = {"norm", NULL};
 static const char *const tr_gemm[] = {"gemm", "gemv", "cutlass", "xmma", "nvjet", "cublas", "cijk_",
-                                      "matmul", "splitk", "_mm_", "wvsplit", NULL};
+                                      "matmul", "splitk", "_mm_", "wvsplit",
+                                      "_proj", "lm_head", NULL}; /* the last two: tpsim's own op names */
 
 tr_class tr_classify(const char *name, tr_gpu_kind kind)
 {
     if (kind != TR_KERNEL) return TRC_COPY;
-    if (tr_has_any(name, tr_coll)) return TRC_COLLECTIVE;
+    if (!tr_has(name, "copy") && tr_has_any(name, tr_coll)) return TRC_COLLECTIVE;
     if (tr_has_any(name, tr_attn)) return TRC_ATTENTION;
     if (tr_has_any(name, tr_norm)) return TRC_NORM;
     if (tr_has_any(name, tr_gemm)) return TRC_GEMM;
@@ -121,7 +123,7 @@ static int tr_cmp_op(const void *a, const void *b)
 /* The flow id at (start, tid, ts), 0 if none. */
 static int64_t tr_flow_at(const tr_rank *r, int start, int64_t tid, int64_t ts)
 {
-    tr_flow key = {0, ts, tid, (uint8_t)start};
+    tr_flow key = {0, ts, tid, 0, (uint8_t)start};
     const tr_flow *f = tr_find(&key, r->flows.v, r->flows.n, sizeof key, tr_cmp_flow);
     return f ? f->id : 0;
 }

@@ -217,32 +217,38 @@ int tpsim_cmd_run(int argc, char **argv)
     if (scn_opts_load(path, &so, s, &err)) goto out;
     if (!have_seed) req.seed = s->seed;
     req = run_defaults(s, req);
-    req.trace = trace_path != NULL;
-    if (req.trace && req.steps + req.warmup > 100) { /* a trace is for looking at, and memory-bound */
-        tp_err_set(&err, "--trace: %ld steps, expected at most 100 with a trace (use --steps)",
-                   req.steps + req.warmup);
+    /* a trace is for looking at: the cap counts measured steps (warm-up is not written) */
+    if (trace_path && req.steps > 100) {
+        tp_err_set(&err, "--trace: %ld steps, expected at most 100 with a trace (use --steps)", req.steps);
         goto out;
     }
-    /* open the trace first, so a bad path fails before any work or output */
-    if (trace_path && ofile_open(&tf, trace_path, &err)) goto out;
-    if (run_cell(s, &req, &sum, &detail, &err)) {
-        ofile_abort(&tf);
-        goto out;
-    }
-    if (run_check_step(s, &sum, &err)) {
-        ofile_abort(&tf);
-        run_release(&detail);
-        goto out;
-    }
+    /* open the trace first, so a bad path fails before any work or output; slices stream
+     * into it as the engine makes them */
+    trace_writer *tw = NULL;
+    engine_sink sink;
     if (trace_path) {
         char title[256];
         snprintf(title, sizeof title, "%s tp=%ld batch=%ld ctx=%ld seed=%llu", s->name, req.tp,
                  req.batch, req.ctx, (unsigned long long)req.seed);
-        trace_write(tf.f, &detail.result, &detail.program, title);
-        if (ofile_commit(&tf, &err)) {
-            run_release(&detail);
+        if (ofile_open(&tf, trace_path, &err)) goto out;
+        if (!(tw = malloc(sizeof *tw))) {
+            ofile_abort(&tf);
+            tp_err_set(&err, "out of memory");
             goto out;
         }
+        trace_init(tw, tf.f, title);
+        sink = (engine_sink){trace_start, trace_slice, tw};
+        req.trace = &sink;
+    }
+    int ran = run_cell(s, &req, &sum, &detail, &err) == 0 && run_check_step(s, &sum, &err) == 0;
+    if (tw) {
+        ran = ran ? trace_end(tw, &err) == 0 : (trace_abort(tw), 0);
+        free(tw);
+        ran = ran ? ofile_commit(&tf, &err) == 0 : (ofile_abort(&tf), 0);
+    }
+    if (!ran) {
+        run_release(&detail);
+        goto out;
     }
     run_release(&detail);
     if (json)

@@ -51,21 +51,15 @@ typedef struct eng {
     double coll_latest;
     double *coll_arrival;
     engine_result *res;
-    size_t slice_cap;
-    int slice_overflow;
 } eng;
 
 static void eng_slice(eng *e, uint32_t rank, engine_track track, engine_label label, int32_t op,
                       double start, double dur)
 {
-    if (!e->cfg->trace) return;
-    if (e->res->n_slices >= e->slice_cap) { /* cannot happen with the bound above */
-        e->slice_overflow = 1;
-        return;
-    }
-    e->res->slices[e->res->n_slices++] =
-        (engine_slice){start, dur, rank, (uint32_t)e->ranks[rank].step, op, (uint8_t)track,
-                       (uint8_t)label};
+    const engine_sink *sink = e->cfg->trace;
+    if (!sink) return;
+    engine_slice s = {start, dur, rank, (uint32_t)e->ranks[rank].step, op, (uint8_t)track, (uint8_t)label};
+    sink->slice(sink->ctx, &s);
 }
 
 static int eng_push(eng *e, double t, int type, uint32_t rank)
@@ -133,7 +127,10 @@ static int host_spend(eng *e, uint32_t r, double now, double cost, host_phase ne
 {
     eng_rank *h = &e->ranks[r];
     h->phase = next;
-    if (cost <= 0) return 0;
+    if (cost <= 0) { /* a free launch is still a launch: the trace pairs its op with it */
+        if (label == SL_LAUNCH || label == SL_GRAPH_LAUNCH) eng_slice(e, r, TRACK_HOST, label, op, now, 0.0);
+        return 0;
+    }
     h->acc.host += cost;
     eng_slice(e, r, TRACK_HOST, label, op, now, cost);
     if (eng_push(e, now + cost, EV_HOST, r)) *fail = 1;
@@ -157,6 +154,7 @@ static void host_finish_step(eng *e, uint32_t r, double now)
 {
     eng_rank *h = &e->ranks[r];
     h->acc.dur = now - h->acc.start;
+    eng_slice(e, r, TRACK_HOST, SL_STEP, -1, h->acc.start, h->acc.dur);
     e->res->rank_steps[(size_t)h->step * (size_t)e->cfg->tp + r] = h->acc;
     h->step++;
     h->phase = h->step == e->total_steps ? PH_FINISHED : PH_BEGIN;
@@ -205,7 +203,7 @@ static int host_run(eng *e, uint32_t r, double now)
             }
             if (c->graphs && e->p->ops[h->pc].graphable) {
                 if (host_spend(e, r, now, dist_sample(&c->graph_launch, &h->rng), PH_GRAPH_DONE,
-                               SL_GRAPH_LAUNCH, -1, &fail))
+                               SL_GRAPH_LAUNCH, (int32_t)h->pc, &fail))
                     return -fail;
                 break;
             } else {
@@ -292,15 +290,10 @@ int engine_run(const engine_config *c, engine_result *out, tp_err *err)
     e.ranks = calloc(k, sizeof *e.ranks);
     e.coll_arrival = calloc(k, sizeof *e.coll_arrival);
     out->rank_steps = calloc((size_t)e.total_steps * k, sizeof *out->rank_steps);
-    if (c->trace) {
-        /* per rank and step at most: a launch, a queue-full block and an op per program
-         * entry, a wait per collective, and a handful of per-step host slices */
-        e.slice_cap = (size_t)e.total_steps * k * (3 * n + c->program->n_collectives + 8);
-        out->slices = malloc(e.slice_cap * sizeof *out->slices);
-    }
-    if (!e.ranks || !e.coll_arrival || !out->rank_steps || (c->trace && !out->slices) ||
+    if (!e.ranks || !e.coll_arrival || !out->rank_steps || 
         evq_init(&e.q, 4 * k + 16))
         goto oom;
+    if (c->trace && c->trace->start && c->trace->start(c->trace->ctx, c)) goto oom;
     for (size_t r = 0; r < k; r++) {
         eng_stream *st = &e.ranks[r].st;
         st->cap = fifo_cap;
@@ -326,10 +319,6 @@ int engine_run(const engine_config *c, engine_result *out, tp_err *err)
         if (fail) goto oom;
     }
     out->events = e.q.pushed;
-    if (e.slice_overflow) {
-        tp_err_set(err, "engine: trace buffer overflow (a bug: please report)");
-        goto fail;
-    }
     for (size_t r = 0; r < k; r++)
         if (e.ranks[r].phase != PH_FINISHED) {
             tp_err_set(err, "engine: rank %zu stopped at step %ld (deadlock)", r, e.ranks[r].step);
@@ -356,6 +345,5 @@ done:
 void engine_result_free(engine_result *r)
 {
     free(r->rank_steps);
-    free(r->slices);
     memset(r, 0, sizeof *r);
 }

@@ -47,7 +47,7 @@ typedef struct engine_config {
     int broadcast_wait;       /* ranks > 0 wait for rank 0's driver work each step */
     long queue_depth;         /* launch queue depth per stream, >= 1 */
     double launch_latency_s;
-    int trace;                /* record the timeline (engine_result.slices) */
+    const struct engine_sink *trace; /* receives every timeline slice as it happens; NULL: none */
 } engine_config;
 
 /* One rank's account of one step. */
@@ -67,7 +67,8 @@ typedef enum engine_label {
     SL_SYNC,         /* host: waiting for the stream to drain */
     SL_STEP_HOST,    /* host: per-step work */
     SL_OP,           /* stream: op running */
-    SL_WAIT_PEERS    /* stream: collective waiting for the slowest rank */
+    SL_WAIT_PEERS,   /* stream: collective waiting for the slowest rank */
+    SL_STEP          /* host: the whole step (its start to its end), given when it ends */
 } engine_label;
 
 typedef struct engine_slice {
@@ -77,12 +78,20 @@ typedef struct engine_slice {
     uint8_t track, label;
 } engine_slice;
 
+/* Where the timeline goes: slice(ctx, s) is called once per slice, in event order (per
+ * thread, in time order); s is only valid during the call. */
+struct engine_config;
+typedef struct engine_sink {
+    int (*start)(void *ctx, const struct engine_config *c); /* before the first slice; -1: no memory */
+    void (*slice)(void *ctx, const engine_slice *s);
+    void *ctx;
+} engine_sink;
+
+
 typedef struct engine_result {
     long tp, steps, warmup;
     engine_step *rank_steps; /* (warmup + steps) * tp, index [step * tp + rank] */
     uint64_t events;         /* events processed */
-    engine_slice *slices;
-    size_t n_slices;
 } engine_result;
 
 int engine_run(const engine_config *cfg, engine_result *out, tp_err *err);

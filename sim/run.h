@@ -5,7 +5,7 @@
  * ranks of that rank's step duration, plus the scenario's offset; the breakdown is the
  * per-step mean over measured steps and ranks, and compute + allreduce + wait_peers +
  * gpu_idle + offset equals the mean step time. With want_result, the engine's result
- * (per-rank steps, trace slices) and the program are handed to the caller to free with
+ * (per-rank steps) and the program are handed to the caller to free with
  * run_release; otherwise nothing is left allocated.
  */
 #ifndef TPSIM_RUN_H
@@ -22,7 +22,7 @@
 typedef struct run_request {
     long tp, batch, ctx, steps, warmup;
     uint64_t seed;
-    int trace;
+    const engine_sink *trace; /* the timeline's sink, or NULL */
 } run_request;
 
 typedef struct run_breakdown {

@@ -1,19 +1,61 @@
-/* trace.h: the simulated timeline as Chrome trace-event JSON (opens in Perfetto and
- * chrome://tracing).
+/* trace.h: the simulated timeline as a Kineto-compatible Chrome trace (opens in Perfetto and
+ * chrome://tracing; read by Holistic Trace Analysis, TraceLens and `tpsim trace import`).
  *
- * Contract: trace_write emits one process per rank ("rank R"), one thread for its host
- * (tid 0) and one per stream (tid 1: the compute stream), and one complete ("X") event per
- * engine slice, named after the op (vLLM's module names) with its step, layer and bytes
- * as args; times in microseconds as the format requires.
+ * Contract: trace_init binds a writer to a caller-owned FILE; as the engine's sink
+ * (trace_start, trace_slice) it writes the header when the run starts, then each slice as it
+ * happens: nothing is held but a 64 KiB output buffer and per-op fragments, so memory does
+ * not grow with steps. trace_end closes the document; it returns -1 if a write failed. Warm-up steps are not written; steps are
+ * numbered from the first measured one.
+ * Layout: one process per rank (pid = rank; `distributedInfo.ranks_by_pid` says so), host
+ * thread tid 0, compute stream tid 7. Host launches are `cuda_runtime` events
+ * (cudaLaunchKernel, cudaMemcpyAsync, cudaGraphLaunch, cudaStreamSynchronize), GPU work is
+ * `kernel` / `gpu_memcpy` with `args.correlation` and an `ac2g` flow from its launch; the
+ * kernels replayed by one graph share its launch's correlation id; each step is a
+ * `user_annotation` "execute_step_N"; other host work is `cpu_op`. A collective's kernel
+ * spans its wait for peers (args.wait_peers_ns), as a real NCCL kernel does.
+ * Times: every start and end is rounded once to an integer nanosecond and written as
+ * microseconds with three decimals, formatted without printf; a slice never starts before
+ * the previous one on its thread ends, so none overlap after rounding.
  */
 #ifndef TPSIM_TRACE_H
 #define TPSIM_TRACE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "engine.h"
+#include "err.h"
 #include "prog.h"
 
-void trace_write(FILE *f, const engine_result *res, const prog *p, const char *title);
+#define TRACE_BUF 65536
+
+typedef struct trace_rank {
+    int64_t host_end, stream_end;  /* last end written on each thread, ns */
+    int64_t wait_start;            /* pending wait-for-peers start, -1 none */
+} trace_rank;
+
+typedef struct trace_writer {
+    FILE *f;
+    char title[256];
+    int started;
+    const prog *p;
+    long tp, warmup;
+    uint32_t *corr_base;   /* per op: the op whose launch enqueues it (graph runs share one) */
+    char *frags;           /* per op: its ",\"layer\":L,\"bytes\":B" args, TW_FRAG bytes each */
+    trace_rank *ranks;
+    int failed;
+    size_t len;
+    char buf[TRACE_BUF];
+} trace_writer;
+
+void trace_init(trace_writer *w, FILE *f, const char *title);
+/* The engine's sink (ctx is the trace_writer): trace_start when the run starts (0, or -1
+ * out of memory), trace_slice per slice. */
+int trace_start(void *ctx, const engine_config *c);
+void trace_slice(void *ctx, const engine_slice *s);
+/* Ends the document and frees the writer's memory; 0, or -1 with err set if a write failed. */
+int trace_end(trace_writer *w, tp_err *err);
+/* Frees the writer's memory without finishing the document (the run failed). */
+void trace_abort(trace_writer *w);
 
 #endif

@@ -244,8 +244,34 @@ static void test_broadcast_gates_workers(void **state)
     prog_free(&p);
 }
 
+/* A sink that keeps every slice (the engine hands them over one at a time). */
+typedef struct slice_log {
+    engine_slice *v;
+    size_t n, cap;
+    int started;
+} slice_log;
+
+static int log_start(void *ctx, const engine_config *c)
+{
+    (void)c;
+    ((slice_log *)ctx)->started = 1;
+    return 0;
+}
+
+static void log_slice(void *ctx, const engine_slice *s)
+{
+    slice_log *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 1024;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        assert_non_null(l->v);
+    }
+    l->v[l->n++] = *s;
+}
+
 /* The stream's trace slices never overlap, and their gaps inside a step are exactly the
- * step's GPU idle time (duration - compute - allreduce - wait_peers). */
+ * step's GPU idle time (duration - compute - allreduce - wait_peers); each step's SL_STEP
+ * slice is its account's start and duration. */
 static void test_idle_matches_trace(void **state)
 {
     (void)state;
@@ -256,18 +282,26 @@ static void test_idle_matches_trace(void **state)
     h[0].step = h[1].step = dist_const(200e-6);
     engine_config c = base_config(&p, h);
     c.launch_latency_s = 1e-6;
-    c.trace = 1;
+    slice_log log = {0};
+    engine_sink sink = {log_start, log_slice, &log};
+    c.trace = &sink;
     engine_result r;
     tp_err err;
     assert_int_equal(engine_run(&c, &r, &err), 0);
+    assert_true(log.started);
     for (long k = 0; k < 2; k++)
         for (long s = 0; s < r.steps + r.warmup; s++) {
             const engine_step *st = engine_at(&r, s, k);
             double busy = 0, last_end = st->start;
-            for (size_t i = 0; i < r.n_slices; i++) {
-                const engine_slice *sl = &r.slices[i];
-                if (sl->rank != (uint32_t)k || sl->step != (uint32_t)s || sl->track != TRACK_STREAM)
-                    continue;
+            int steps_seen = 0;
+            for (size_t i = 0; i < log.n; i++) {
+                const engine_slice *sl = &log.v[i];
+                if (sl->rank != (uint32_t)k || sl->step != (uint32_t)s) continue;
+                if (sl->label == SL_STEP) {
+                    steps_seen++;
+                    assert_true(sl->start == st->start && sl->dur == st->dur);
+                }
+                if (sl->track != TRACK_STREAM) continue;
                 assert_true(sl->start >= last_end - 1e-15);
                 busy += sl->dur;
                 last_end = sl->start + sl->dur;
@@ -275,7 +309,9 @@ static void test_idle_matches_trace(void **state)
             double idle = st->dur - st->compute - st->allreduce - st->wait_peers;
             assert_true(idle > 0);
             assert_true(fabs((st->dur - busy) - idle) < 1e-12);
+            assert_int_equal(steps_seen, 1);
         }
+    free(log.v);
     engine_result_free(&r);
     prog_free(&p);
 }

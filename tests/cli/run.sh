@@ -69,14 +69,22 @@ check "trace structure" python3 - "$TMP/t.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
 ev = t["traceEvents"]
+assert t["distributedInfo"]["world_size"] == 2 and t["distributedInfo"]["ranks_by_pid"] is True
 procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
 threads = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
 assert procs == {0: "rank 0", 1: "rank 1"}, procs
-assert threads == {(0, 0), (0, 1), (1, 0), (1, 1)}, threads
+assert threads == {(0, 0), (0, 7), (1, 0), (1, 7)}, threads
 x = [e for e in ev if e["ph"] == "X"]
-ar = [e for e in x if e["tid"] == 1 and e["name"] == "all_reduce"]
+ar = [e for e in x if e["tid"] == 7 and e["cat"] == "kernel" and e["name"] == "all_reduce"]
 assert len(ar) == 2 * 160, len(ar)
-assert any(e["name"] == "launch qkv_proj" for e in x)
+# Kineto fields: every kernel and copy has a launch with its correlation id and an ac2g flow
+launches = {(e["pid"], e["args"]["correlation"]) for e in x if e["cat"] == "cuda_runtime" and "correlation" in e["args"]}
+gpu = [e for e in x if e["cat"] in ("kernel", "gpu_memcpy")]
+assert all((e["pid"], e["args"]["correlation"]) in launches for e in gpu)
+flows = {(e["pid"], e["id"], e["ph"]) for e in ev if e.get("cat") == "ac2g"}
+assert all((e["pid"], e["args"]["correlation"], "f") in flows for e in gpu)
+assert any(e["cat"] == "cuda_runtime" and e["name"] == "cudaLaunchKernel" and e["args"].get("op") == "qkv_proj" for e in x)
+assert sum(e["cat"] == "user_annotation" and e["name"] == "execute_step_0" for e in x) == 2
 assert all(e["dur"] >= 0 and "step" in e["args"] for e in x)
 PY
 check "no temp file left" test -z "$(ls "$TMP" | grep '\.tmp\.')"
@@ -90,8 +98,8 @@ for rank in (0, 1):
     for step in (0, 1, 2):
         mine = [e for e in x if e["pid"] == rank and e["args"]["step"] == step]
         assert sum(e["name"] == "step host work" for e in mine) == 1, (rank, step)
-        assert sum(e["tid"] == 1 and e["name"] == "all_reduce" for e in mine) == 160, (rank, step)
-        assert sum(e["name"].startswith("launch ") for e in mine) == 978, (rank, step)  # no copy-ins
+        assert sum(e["tid"] == 7 and e["name"] == "all_reduce" for e in mine) == 160, (rank, step)
+        assert sum(e["cat"] == "cuda_runtime" and "op" in e["args"] for e in mine) == 978, (rank, step)  # no copy-ins
 PY
 
 # --- an override of the calibration file via --calib drives the run
