@@ -2,7 +2,8 @@
 #   make            build build/tpsim
 #   make run        the main job on the bundled data
 #   make test       unit tests (cmocka) and CLI tests, plain and under ASan+UBSan
-#   make bench      events/s and steps/s of the engine on TP-8 70B steps with jitter
+#   make bench      events/s and steps/s of the engine on TP-8 70B steps with jitter;
+#                   trace writer speed (before/after) and trace import MB/s
 #   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
 #   make deps       install missing Debian packages (libyaml-dev, libcmocka-dev, gnuplot-nox)
 
@@ -63,6 +64,10 @@ $(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(SLIB_OBJ)
 $(BUILD)/bench: $(BUILD)/obj/tests/bench.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+# the trace writer's and trace importer's speed (tests/bench_trace.c)
+$(BUILD)/bench-trace: $(BUILD)/obj/tests/bench_trace.o $(LIB_OBJ)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
 # Installs only what is missing; apt-get needs root (CI and the dev machines run as root).
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -103,8 +108,9 @@ test: deps
 	@$(MAKE) --no-print-directory unit-test cli-test
 
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench
+	@$(MAKE) --no-print-directory $(BUILD)/bench $(BUILD)/bench-trace
 	$(BUILD)/bench
+	$(BUILD)/bench-trace
 
 -include calibrate/calibrate.mk
 
