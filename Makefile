@@ -5,6 +5,7 @@
 #   make bench      events/s and steps/s of the engine on TP-8 70B steps with jitter;
 #                   trace writer speed (before/after) and trace import MB/s
 #   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
+#   make fuzz       run each libFuzzer harness (tests/fuzz/) FUZZ_SECONDS, default 60 (clang)
 #   make deps       install missing Debian packages (libyaml-dev, libcmocka-dev, gnuplot-nox)
 
 CC      ?= cc
@@ -33,7 +34,7 @@ SLIB_OBJ := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRC))
 
 DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev
 
-.PHONY: all run test unit-test cli-test bench calibrate deps clean
+.PHONY: all run test unit-test cli-test bench calibrate deps clean fuzz fuzz-deps
 # keep test objects between builds (they are intermediates of the test binaries)
 .SECONDARY:
 
@@ -69,13 +70,18 @@ $(BUILD)/bench-trace: $(BUILD)/obj/tests/bench_trace.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Installs only what is missing; apt-get needs root (CI and the dev machines run as root).
-deps:
-	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# $(call deb_install,PKGS): install those of the Debian packages PKGS that are missing.
+define deb_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+endef
+
+deps:
+	$(call deb_install,$(DEB_PKGS))
 
 # The main job: the study reproduced (its additive model fails TP-4), the mechanism that
 # passes, the rival hypotheses' verdicts, and the TP-8 / CUDA-graph what-ifs, with figures.
@@ -112,6 +118,40 @@ bench: deps
 	$(BUILD)/bench
 	$(BUILD)/bench-trace
 
+# Fuzzing: one libFuzzer harness per parser (tests/fuzz/fuzz_NAME.c, seeds in
+# tests/fuzz/corpus/NAME/; see tests/fuzz/README.md), each run FUZZ_SECONDS with ASan+UBSan;
+# any crash, leak, hang (> 10 s on one input) or trap fails the target. Needs clang and its
+# fuzzer runtime, installed here only (make test does not need clang).
+FUZZ_SECONDS ?= 60
+FUZZ_PKGS := clang libclang-rt-dev
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FOBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC))
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) $(WARN) -MMD -MP $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(INC) -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_file.h $(FOBJ)
+	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer $(INC) $< $(FOBJ) -o $@ $(LDLIBS)
+
+fuzz-deps: deps
+	$(call deb_install,$(FUZZ_PKGS))
+
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory $(FUZZERS)
+	@set -e; for f in $(FUZZERS); do \
+	  n=$${f##*/fuzz_}; mkdir -p $(BUILD)/fuzz/found/$$n; \
+	  echo "== fuzz $$n: $(FUZZ_SECONDS) s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	      -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- \
+	      $(BUILD)/fuzz/found/$$n tests/fuzz/corpus/$$n 2>$(BUILD)/fuzz/$$n.log \
+	    || { tail -n 60 $(BUILD)/fuzz/$$n.log; echo "fuzz $$n: FAILED (reproduce: $$f $(BUILD)/fuzz/$$n-*)"; exit 1; }; \
+	  grep -E '^stat::number_of_executed_units|^Done' $(BUILD)/fuzz/$$n.log | tr '\n' ' '; echo; \
+	done
+
 -include calibrate/calibrate.mk
 
 clean:
@@ -119,4 +159,4 @@ clean:
 
 # header dependencies of every object, tests and bench included (a stale test object built
 # against an old struct layout corrupts memory rather than failing to link)
--include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d $(BUILD)/fuzz/obj/*/*.d)
