@@ -134,3 +134,20 @@ int rfile_read(const char *path, size_t cap, const char *what, char **buf, size_
     close(fd);
     return rc;
 }
+
+int rfile_check_regular(const char *path, size_t cap, const char *what, tp_err *err)
+{
+    struct stat st;
+    char sz[32];
+    if (stat(path, &st) != 0) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return tp_err_set(err, "%s: cannot open: is a directory, expected %s", path, what);
+    if (!S_ISREG(st.st_mode))
+        return tp_err_set(err, "%s: not a regular file (a FIFO, device or socket), expected %s",
+                          path, what);
+    if ((uintmax_t)st.st_size > cap)
+        return tp_err_set(err, "%s: larger than %s, expected %s", path,
+                          rfile_size_text(cap, sz, sizeof sz), what);
+    rfile_remember(&st);
+    return 0;
+}

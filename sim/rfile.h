@@ -28,6 +28,11 @@
 
 int rfile_read(const char *path, size_t cap, const char *what, char **buf, size_t *len,
                tp_err *err);
+/* For readers that stream a file themselves (zlib, SQLite): 0 if path is a regular file of
+ * at most `cap` bytes (then recorded as an input, as rfile_read does), else one line in err
+ * and -1: a FIFO, device, socket or directory is refused, since such a reader could block
+ * on it or read it without bound. */
+int rfile_check_regular(const char *path, size_t cap, const char *what, tp_err *err);
 /* 1 if st (from stat(2)) is a regular file this process has read through rfile_read. */
 int rfile_is_input(const struct stat *st);
 

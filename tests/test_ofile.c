@@ -272,6 +272,18 @@ static void test_reader_bounds(void **state)
     assert_int_equal(rfile_read("/dev/null", 100, "a YAML file", &buf, &len, &e), 0);
     assert_int_equal(len, 0);
     free(buf);
+    /* for streaming readers: regular files only */
+    assert_int_equal(rfile_check_regular(p, 100, "a trace", &e), 0);
+    assert_int_equal(rfile_check_regular(p, 9, "a trace", &e), -1);
+    assert_non_null(strstr(e.msg, "larger than 9 bytes"));
+    assert_int_equal(rfile_check_regular("/dev/zero", 100, "a trace", &e), -1);
+    assert_non_null(strstr(e.msg, "/dev/zero: not a regular file"));
+    char fifo[128];
+    in_dir(fx, "in.fifo", fifo, sizeof fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(rfile_check_regular(fifo, 100, "a trace", &e), -1);
+    assert_int_equal(rfile_check_regular(fx->dir, 100, "a trace", &e), -1);
+    assert_non_null(strstr(e.msg, "is a directory"));
     /* a pipe whose writer has written and closed reads whole */
     int fds[2];
     assert_int_equal(pipe(fds), 0);
