@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "jw.h"
 #include "ofile.h"
+#include "rfile.h"
 #include "trace_data.h"
 #include "trace_kineto.h"
 #include "trace_nsys.h"
@@ -28,6 +29,8 @@ static const char trace_usage[] =
 static int trace_load(tr_trace *t, char **files, int n, tp_err *err)
 {
     for (int i = 0; i < n; i++) {
+        /* zlib and SQLite stream the file themselves: regular files only (a FIFO would block) */
+        if (rfile_check_regular(files[i], (size_t)16 << 30, "a trace file", err)) return -1;
         int sq = tr_nsys_is_sqlite(files[i]);
         if (sq < 0) return tp_err_set(err, "%s: cannot open, expected a readable trace file", files[i]);
         size_t before = t->n_ranks;

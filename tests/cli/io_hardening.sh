@@ -98,10 +98,10 @@ check "fit-allreduce wrote no -o file" test ! -e "$TMP/cal.yaml"
 mkfifo "$TMP/in.fifo"
 sed "s#^model: .*#model: $TMP/in.fifo#" "$TMP/s.yaml" >"$TMP/fifo-model.yaml"
 sed "s#^hardware: .*#hardware: $TMP/in.fifo#" "$TMP/s.yaml" >"$TMP/fifo-hw.yaml"
-kinds=(scenario model hardware calib grid log fit)
+kinds=(scenario model hardware calib grid log fit trace)
 cmds=("run $TMP/in.fifo" "run $TMP/fifo-model.yaml" "run $TMP/fifo-hw.yaml"
       "run $TMP/s.yaml --calib $TMP/in.fifo" "validate $TMP/s.yaml --grid $TMP/in.fifo"
-      "fit-allreduce $TMP/in.fifo" "sweep $TMP/s.yaml --fit $TMP/in.fifo")
+      "fit-allreduce $TMP/in.fifo" "sweep $TMP/s.yaml --fit $TMP/in.fifo" "trace import $TMP/in.fifo")
 start=$SECONDS
 for i in "${!kinds[@]}"; do
     # shellcheck disable=SC2086
@@ -113,7 +113,7 @@ for i in "${!kinds[@]}"; do
     rc=$(cat "$TMP/fifo.$i.rc")
     check "FIFO ${kinds[$i]}: status 2 (got $rc)" test "$rc" -eq 2
     check "FIFO ${kinds[$i]}: one line naming the FIFO" \
-        bash -c "[ \$(wc -l <'$TMP/fifo.$i.err') -eq 1 ] && grep -q 'in\.fifo' '$TMP/fifo.$i.err' && grep -q 'no end of input within' '$TMP/fifo.$i.err'"
+        bash -c "[ \$(wc -l <'$TMP/fifo.$i.err') -eq 1 ] && grep -q 'in\.fifo' '$TMP/fifo.$i.err' && grep -Eq 'no end of input within|not a regular file' '$TMP/fifo.$i.err'"
 done
 start=$SECONDS
 expect_fail2 "--grid /dev/zero" "^tpsim: /dev/zero: more than 16 MiB of input, expected a CSV grid" \
