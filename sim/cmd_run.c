@@ -116,6 +116,9 @@ static void run_print_text(const scenario *s, const run_summary *r)
                cc->total_s * 1e6, coll_model_names[s->allreduce_model], cc->model, cc->algo,
                has_proto ? "/" : "", has_proto ? cc->proto : "",
                cc->copy_in ? "eager copy-in launched as its own op" : "no copy-in op");
+        if (s->graphs && !strcmp(cc->model, "nccl-fit") && !cal->has_graph_lambda)
+            printf("           (no graph-mode NCCL data in the calibration: its eager lambda is "
+                   "used under the graph)\n");
         printf("calibration %s: %s, tp %ld", cal->path, cal->hardware, cal->tp);
         if (cal->has_linear)
             printf(", lambda %.2f us, beta %.1f GB/s%s", cal->lambda_s * 1e6, cal->beta / 1e9,
