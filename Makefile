@@ -6,7 +6,9 @@
 #                   trace writer speed (before/after) and trace import MB/s
 #   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) FUZZ_SECONDS, default 60 (clang)
-#   make deps       install missing Debian packages (libyaml-dev, libcmocka-dev, gnuplot-nox)
+#   make atlas      the what-if atlas: {8B, 70B, 405B, Mixtral-8x7B} x {H100, H200, A100} x TP
+#                   {1,2,4,8} x {eager, graphs} to build/atlas/atlas.csv and atlas.png
+#   make deps       install missing Debian packages (DEB_PKGS below)
 
 CC      ?= cc
 BUILD   := build
@@ -34,7 +36,7 @@ SLIB_OBJ := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRC))
 
 DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev
 
-.PHONY: all run test unit-test cli-test bench calibrate deps clean fuzz fuzz-deps
+.PHONY: all run test unit-test cli-test bench calibrate deps clean fuzz fuzz-deps atlas
 # keep test objects between builds (they are intermediates of the test binaries)
 .SECONDARY:
 
@@ -96,6 +98,11 @@ run: deps
 	$(BUILD)/tpsim sweep scenarios/eager-host-dispatch.yaml --tp 2,4,8 --batch 1,8 --mode eager,graphs -o $(BUILD)/what-if.csv
 	@column -s, -t < $(BUILD)/what-if.csv | cut -d' ' -f1-200
 	@echo "figures: $(FIG)/*/  what-if grid: $(BUILD)/what-if.csv"
+
+# The what-if atlas (atlas/atlas.sh): every cell that fits in HBM, CSV and figure.
+atlas: deps
+	@$(MAKE) --no-print-directory all
+	atlas/atlas.sh $(BUILD)/tpsim $(BUILD)/atlas
 
 unit-test: $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/asan/tests/,$(TESTS))
 	@set -e; for t in $(TESTS); do \

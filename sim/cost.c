@@ -8,13 +8,14 @@ int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
         return tp_err_set(err, "no all-reduce calibration for tp %ld", p->tp);
     if (p->n_collectives && coll_check(&c->allreduce, err)) return -1;
     double hbm = c->hbm_bw * c->hbm_eff, flops = c->peak_flops * c->flops_eff;
+    double fp8_flops = (c->fp8_peak_flops > 0 ? c->fp8_peak_flops : c->peak_flops) * c->flops_eff;
     cost_totals t = {0, 0};
     for (size_t i = 0; i < p->n; i++) {
         prog_op *op = &p->ops[i];
         double s;
         switch (op->kind) {
         case PROG_KERNEL: {
-            double mem = op->bytes / hbm, math = op->flops / flops;
+            double mem = op->bytes / hbm, math = op->flops / (op->fp8 ? fp8_flops : flops);
             s = (mem > math ? mem : math) + c->kernel_fixed_s;
             break;
         }

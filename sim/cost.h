@@ -1,7 +1,8 @@
 /* cost.h: the GPU cost model, applied to a step program.
  *
  * Contract: cost_apply sets every op's gpu_s:
- *   kernel      max(bytes / (hbm_bw * hbm_eff), flops / (peak * flops_eff)) + kernel_fixed
+ *   kernel      max(bytes / (hbm_bw * hbm_eff), flops / (peak * flops_eff)) + kernel_fixed,
+ *               peak the FP8 one for ops marked fp8 (fp8_peak_flops; 0: the BF16 peak)
  *   copy        bytes / pcie_bw + kernel_fixed
  *   all-reduce  coll_allreduce(the scenario's collective model, b, mode).total_s (coll.h)
  *   all-gather  the calibration's NCCL ring: lambda + (k-1)/k * b / beta
@@ -26,6 +27,7 @@ typedef struct cost_params {
     double graph_node_s;
     int graphs;            /* the step is replayed from a CUDA graph */
     coll_setup allreduce;  /* model and calibration (cal NULL when k == 1) */
+    double fp8_peak_flops; /* FLOP/s of the FP8 tensor cores, 0 where the GPU has none */
 } cost_params;
 
 typedef struct cost_totals {

@@ -15,6 +15,7 @@ typedef struct hw_spec {
     double hbm_bytes;         /* capacity */
     double hbm_bw;            /* bytes/s, nominal */
     double peak_flops;        /* BF16 dense FLOP/s */
+    double fp8_peak_flops;    /* FP8 dense FLOP/s, 0 if the GPU has no FP8 tensor cores */
     double pcie_bw;           /* bytes/s, one direction */
     double kernel_fixed_s;    /* GPU time every kernel pays */
     double launch_latency_s;  /* enqueue on an idle stream -> start */

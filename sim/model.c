@@ -5,12 +5,22 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "hfconfig.h"
 
-static const char *const model_keys[] = {"name",     "layers",       "hidden", "heads",
-                                         "kv_heads", "head_dim",     "intermediate",
-                                         "vocab",    "dtype_bytes",  "source", NULL};
+static const char *const model_keys[] = {
+    "name",     "layers",         "hidden",          "heads",       "kv_heads",
+    "head_dim", "intermediate",   "vocab",           "dtype_bytes", "qkv_bias",
+    "o_bias",   "mlp_bias",       "tie_embeddings",  "sliding_window",
+    "experts",  "experts_per_tok", "moe_intermediate", "shared_expert_intermediate",
+    "shared_expert_gate", "source", NULL};
 
-int model_load(const char *path, model_arch *out, tp_err *err)
+static int model_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+static int model_load_yaml(const char *path, model_arch *out, tp_err *err)
 {
     cfg_doc *doc = cfg_load(path, err);
     if (!doc) return -1;
@@ -26,11 +36,41 @@ int model_load(const char *path, model_arch *out, tp_err *err)
         cfg_long(r, "head_dim", 1, 1, 4096, &m.head_dim, err) ||
         cfg_long(r, "intermediate", 1, 1, 1L << 22, &m.intermediate, err) ||
         cfg_long(r, "vocab", 1, 1, 1L << 24, &m.vocab, err) ||
-        cfg_long(r, "dtype_bytes", 1, 1, 8, &m.dtype_bytes, err) || cfg_source(r, 1, err))
+        cfg_long(r, "dtype_bytes", 1, 1, 8, &m.dtype_bytes, err) ||
+        cfg_bool(r, "qkv_bias", 0, &m.qkv_bias, err) || cfg_bool(r, "o_bias", 0, &m.o_bias, err) ||
+        cfg_bool(r, "mlp_bias", 0, &m.mlp_bias, err) ||
+        cfg_bool(r, "tie_embeddings", 0, &m.tied_embeddings, err) ||
+        cfg_long(r, "sliding_window", 0, 1, 1L << 24, &m.sliding_window, err) ||
+        cfg_long(r, "experts", 0, 2, 4096, &m.experts, err) ||
+        cfg_long(r, "experts_per_tok", m.experts > 0, 1, 4096, &m.experts_per_tok, err) ||
+        cfg_long(r, "moe_intermediate", m.experts > 0, 1, 1L << 22, &m.moe_intermediate, err) ||
+        cfg_long(r, "shared_expert_intermediate", 0, 1, 1L << 22, &m.shared_intermediate, err) ||
+        cfg_bool(r, "shared_expert_gate", 0, &m.shared_gate, err) || cfg_source(r, 1, err))
         goto out;
+    if (m.experts == 0) {
+        static const char *const moe_only[] = {"experts_per_tok", "moe_intermediate",
+                                               "shared_expert_intermediate",
+                                               "shared_expert_gate", NULL};
+        for (int i = 0; moe_only[i]; i++)
+            if (cfg_get(r, moe_only[i])) {
+                cfg_error(cfg_get(r, moe_only[i]), err,
+                          "only a mixture-of-experts model has it, expected 'experts' too");
+                goto out;
+            }
+    }
     if (m.heads % m.kv_heads != 0) {
         cfg_error(cfg_get(r, "kv_heads"), err, "%ld does not divide heads (%ld)", m.kv_heads,
                   m.heads);
+        goto out;
+    }
+    if (m.experts && m.experts_per_tok > m.experts) {
+        cfg_error(cfg_get(r, "experts_per_tok"), err, "%ld is more than the %ld experts",
+                  m.experts_per_tok, m.experts);
+        goto out;
+    }
+    if (m.shared_gate && !m.shared_intermediate) {
+        cfg_error(cfg_get(r, "shared_expert_gate"), err,
+                  "a gate needs a shared expert, expected shared_expert_intermediate too");
         goto out;
     }
     snprintf(m.name, sizeof m.name, "%s", name);
@@ -41,14 +81,30 @@ out:
     return rc;
 }
 
+int model_load(const char *path, model_arch *out, tp_err *err)
+{
+    if (model_ends_with(path, ".json")) return hfconfig_load(path, out, err);
+    return model_load_yaml(path, out, err);
+}
+
+long model_vocab_padded(const model_arch *m)
+{
+    return (m->vocab + MODEL_VOCAB_PAD - 1) / MODEL_VOCAB_PAD * MODEL_VOCAB_PAD;
+}
+
 int model_check_tp(const model_arch *m, long tp, tp_err *err)
 {
     if (tp < 1) return tp_err_set(err, "tp %ld: expected a TP degree >= 1", tp);
-    if (m->heads % tp || m->intermediate % tp || m->vocab % tp)
+    long mlp = m->experts ? m->moe_intermediate : m->intermediate;
+    if (m->heads % tp || mlp % tp || model_vocab_padded(m) % tp ||
+        (m->shared_intermediate && m->shared_intermediate % tp))
         return tp_err_set(err,
-                          "tp %ld does not shard %s: heads (%ld), intermediate (%ld) and vocab "
+                          "tp %ld does not shard %s: heads (%ld), %s (%ld)%s and padded vocab "
                           "(%ld) must divide by it",
-                          tp, m->name, m->heads, m->intermediate, m->vocab);
+                          tp, m->name, m->heads,
+                          m->experts ? "each expert's intermediate" : "intermediate", mlp,
+                          m->shared_intermediate ? ", the shared expert's intermediate" : "",
+                          model_vocab_padded(m));
     if (m->kv_heads % tp && tp % m->kv_heads)
         return tp_err_set(err, "tp %ld does not shard %s's %ld KV heads: expected a divisor or a "
                           "multiple of it", tp, m->name, m->kv_heads);

@@ -1,23 +1,41 @@
-/* model.h: a transformer's architecture as the decode step sees it (models/NAME.yaml).
+/* model.h: a transformer's architecture as the decode step sees it: a tpsim model file
+ * (models/NAME.yaml) or a Hugging Face config.json (models/hf/NAME.json, read by hfconfig).
  *
- * Contract: model_load reads and validates one model file into a caller-owned value
- * (no pointers inside). model_check_tp says whether a TP degree can shard it: heads and
- * intermediate must divide by k; KV heads divide by k, or are replicated when k > kv_heads
- * (then k must be a multiple of kv_heads), as vLLM does.
+ * Contract: model_load reads and validates one model file into a caller-owned value (no
+ * pointers inside); a path ending in ".json" is a Hugging Face config.json. Zero in the
+ * optional fields means the plain dense Llama layout (no biases, untied embeddings, full
+ * attention, no experts). model_check_tp says whether a TP degree can shard it as vLLM does:
+ * heads, the MLP (or each expert's) intermediate and the padded vocab divide by k; KV heads
+ * divide by k, or are replicated when k > kv_heads (then k must be a multiple of kv_heads).
  */
 #ifndef TPSIM_MODEL_H
 #define TPSIM_MODEL_H
 
 #include "err.h"
 
+/* vLLM pads the vocabulary of its embedding and lm_head to a multiple of this
+ * (vllm/model_executor/layers/vocab_parallel_embedding.py, DEFAULT_VOCAB_PADDING_SIZE). */
+#define MODEL_VOCAB_PAD 64
+
 typedef struct model_arch {
     char name[64];
     long layers, hidden, heads, kv_heads, head_dim, intermediate, vocab, dtype_bytes;
+    int qkv_bias;          /* bias on the q, k, v projections (Qwen2) */
+    int o_bias, mlp_bias;  /* bias on o_proj / on the MLP projections (Llama attention_bias, mlp_bias) */
+    int tied_embeddings;   /* lm_head reuses the embedding table: stored once */
+    long sliding_window;   /* attention reads at most this many positions; 0: all */
+    int weights_quant;     /* prec_kind of the published weights (quantization_config), 0: dtype */
+    /* mixture of experts; experts == 0: every layer is a dense MLP */
+    long experts, experts_per_tok, moe_intermediate;
+    long shared_intermediate; /* shared expert(s) of every MoE layer, 0: none */
+    int shared_gate;          /* the shared expert's output scaled by sigmoid(x W_g), Qwen2-MoE */
 } model_arch;
 
 int model_load(const char *path, model_arch *out, tp_err *err);
 int model_check_tp(const model_arch *m, long tp, tp_err *err);
-/* KV heads each rank holds at TP k (replicated when k > kv_heads). */
+/* KV heads each rank holds at TP k: max(1, kv_heads / k) (replicated when k > kv_heads). */
 long model_kv_heads_per_rank(const model_arch *m, long tp);
+/* The vocabulary as vLLM allocates it: rounded up to MODEL_VOCAB_PAD. */
+long model_vocab_padded(const model_arch *m);
 
 #endif

@@ -2,6 +2,7 @@
  * once, activations read and written, the KV cache read by attention for the context. */
 #include "prog.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static const char *const prog_names[OPN_COUNT] = {
@@ -25,12 +26,38 @@ static const char *const prog_names[OPN_COUNT] = {
     [OPN_LOGITS_GATHER] = "logits_all_gather",
     [OPN_SAMPLING] = "sampler",
     [OPN_TOKENS_D2H] = "sampled_tokens_d2h",
+    [OPN_FP8_QUANT] = "input_quant_fp8",
+    [OPN_SHARED_GATE_UP] = "shared_expert_gate_up",
+    [OPN_SHARED_SILU_MUL] = "shared_expert_silu_and_mul",
+    [OPN_SHARED_DOWN] = "shared_expert_down",
+    [OPN_SHARED_GATE] = "shared_expert_gate",
+    [OPN_SHARED_SIGMOID] = "shared_expert_sigmoid",
+    [OPN_SHARED_MUL] = "shared_expert_mul",
+    [OPN_ROUTER] = "router",
+    [OPN_TOPK] = "topk_softmax",
+    [OPN_MOE_ALIGN] = "moe_align_block_size",
+    [OPN_MOE_W13] = "fused_moe_w13",
+    [OPN_MOE_SILU_MUL] = "moe_silu_and_mul",
+    [OPN_MOE_W2] = "fused_moe_w2",
+    [OPN_MOE_SUM] = "moe_sum",
+    [OPN_SHARED_ADD] = "shared_expert_add",
 };
 
 const char *prog_op_name(const prog_op *op) { return prog_names[op->name]; }
 
-static int prog_add(prog *p, prog_kind kind, prog_name name, int layer, double bytes,
-                    double flops)
+/* What every builder below needs: the shapes, the precisions, the batch. */
+typedef struct prog_ctx {
+    prog *p;
+    const model_arch *m;
+    const prog_opts *o;
+    long tp;
+    double B, ctx;
+    int wprec, w8a8;
+    double act, kv; /* bytes per activation / KV-cache value */
+} prog_ctx;
+
+static int prog_add_fp8(prog *p, prog_kind kind, prog_name name, int layer, double bytes,
+                        double flops, int fp8)
 {
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 1024;
@@ -41,8 +68,8 @@ static int prog_add(prog *p, prog_kind kind, prog_name name, int layer, double b
     }
     int eager_only = name == OPN_INPUT_COPY || name == OPN_LM_HEAD || name == OPN_LOGITS_GATHER ||
                      name == OPN_SAMPLING || name == OPN_TOKENS_D2H;
-    p->ops[p->n++] =
-        (prog_op){(uint8_t)kind, (uint8_t)name, (int16_t)layer, (uint8_t)!eager_only, bytes, flops, 0.0};
+    p->ops[p->n++] = (prog_op){(uint8_t)kind, (uint8_t)name, (int16_t)layer,
+                               (uint8_t)!eager_only, (uint8_t)fp8, bytes, flops, 0.0};
     if (kind == PROG_ALLREDUCE) p->n_allreduce++;
     if (kind == PROG_ALLREDUCE || kind == PROG_ALLGATHER)
         p->n_collectives++;
@@ -51,20 +78,57 @@ static int prog_add(prog *p, prog_kind kind, prog_name name, int layer, double b
     return 0;
 }
 
-/* A GEMM y[B,out] = x[B,in] W[in,out]: weights dominate the bytes at decode batch sizes. */
-static int prog_gemm(prog *p, prog_name name, int layer, double batch, double in, double out,
-                     double d)
+static int prog_add(prog *p, prog_kind kind, prog_name name, int layer, double bytes,
+                    double flops)
 {
-    p->weight_bytes += d * in * out;
-    return prog_add(p, PROG_KERNEL, name, layer, d * (in * out + batch * (in + out)),
-                    2.0 * batch * in * out);
+    return prog_add_fp8(p, kind, name, layer, bytes, flops, 0);
+}
+
+/* vLLM's per-token dynamic FP8 quantisation of a GEMM input: read rows x in activations,
+ * write them as FP8 plus one float32 scale per row. */
+static int prog_quant(prog_ctx *c, int layer, double rows, double in)
+{
+    return prog_add(c->p, PROG_KERNEL, OPN_FP8_QUANT, layer, rows * (in * c->act + in + 4.0),
+                    2.0 * rows * in);
+}
+
+/* A GEMM y[B,out] = x[B,in] W[in,out] (+ bias[out]) on the layers' weights, in their
+ * precision: weights dominate the bytes at decode batch sizes. */
+static int prog_linear(prog_ctx *c, prog_name name, int layer, double in, double out, int bias)
+{
+    double w = prec_matrix_bytes(c->wprec, c->m->dtype_bytes, in, out);
+    double b = bias ? out * (double)c->m->dtype_bytes : 0.0;
+    c->p->weight_bytes += w + b;
+    if (c->w8a8 && prog_quant(c, layer, c->B, in)) return -1;
+    double x_bytes = c->w8a8 ? 1.0 : c->act;
+    return prog_add_fp8(c->p, PROG_KERNEL, name, layer,
+                        w + b + c->B * (in * x_bytes + out * c->act),
+                        2.0 * c->B * in * out + (bias ? c->B * out : 0.0), c->w8a8);
+}
+
+/* A GEMM left in the model's dtype (embedding-tied lm_head, the router). */
+static int prog_gemm_native(prog_ctx *c, prog_name name, int layer, double in, double out,
+                            int holds)
+{
+    double d = (double)c->m->dtype_bytes;
+    if (holds) c->p->weight_bytes += d * in * out;
+    return prog_add(c->p, PROG_KERNEL, name, layer, d * in * out + c->act * c->B * (in + out),
+                    2.0 * c->B * in * out);
 }
 
 /* Fused residual add + RMSNorm: read x and residual, write both, read the weight. */
-static int prog_norm(prog *p, prog_name name, int layer, double batch, double hidden, double d)
+static int prog_norm(prog_ctx *c, prog_name name, int layer)
 {
-    return prog_add(p, PROG_KERNEL, name, layer, d * (4.0 * batch * hidden + hidden),
-                    5.0 * batch * hidden);
+    double H = (double)c->m->hidden;
+    return prog_add(c->p, PROG_KERNEL, name, layer, c->act * (4.0 * c->B * H + H),
+                    5.0 * c->B * H);
+}
+
+/* An elementwise kernel over n activations read and m written. */
+static int prog_eltwise(prog_ctx *c, prog_name name, int layer, double n_read, double n_written,
+                        double flops)
+{
+    return prog_add(c->p, PROG_KERNEL, name, layer, c->act * (n_read + n_written), flops);
 }
 
 /* The all-reduce of a layer's output: vLLM copies it into the registered buffer first. */
@@ -75,33 +139,98 @@ static int prog_allreduce(prog *p, const prog_opts *o, prog_name name, int layer
     return prog_add(p, PROG_ALLREDUCE, name, layer, msg, 0.0);
 }
 
-static int prog_layer(prog *p, const prog_opts *o, const model_arch *m, long tp, double B,
-                      double ctx, int layer)
+/* The dense MLP (or a shared expert): gate_up, SiLU-and-mul, down. */
+static int prog_mlp(prog_ctx *c, int layer, double inter, prog_name gate_up, prog_name act,
+                    prog_name down, int bias)
 {
-    double d = (double)m->dtype_bytes, H = (double)m->hidden, hd = (double)m->head_dim;
-    double q_heads = (double)(m->heads / tp), kv_heads = (double)model_kv_heads_per_rank(m, tp);
-    double inter = (double)(m->intermediate / tp);
-    double qkv_out = (q_heads + 2.0 * kv_heads) * hd, msg = B * H * d;
-    int sharded = tp > 1;
-    if (prog_norm(p, OPN_INPUT_LAYERNORM, layer, B, H, d) ||
-        prog_gemm(p, OPN_QKV_PROJ, layer, B, H, qkv_out, d) ||
-        prog_add(p, PROG_KERNEL, OPN_ROTARY, layer, d * 2.0 * B * (q_heads + kv_heads) * hd,
-                 3.0 * B * (q_heads + kv_heads) * hd) ||
-        prog_add(p, PROG_KERNEL, OPN_CACHE_WRITE, layer, d * 4.0 * B * kv_heads * hd, 0.0) ||
-        /* decode attention: read the context's K and V, q in, out out */
-        (p->kv_bytes += d * 2.0 * B * ctx * kv_heads * hd, 0) ||
-        prog_add(p, PROG_KERNEL, OPN_ATTENTION, layer,
-                 d * (2.0 * B * ctx * kv_heads * hd + 2.0 * B * q_heads * hd),
-                 4.0 * B * q_heads * hd * ctx) ||
-        prog_gemm(p, OPN_O_PROJ, layer, B, q_heads * hd, H, d) ||
-        (sharded && prog_allreduce(p, o, OPN_ALL_REDUCE, layer, msg)) ||
-        prog_norm(p, OPN_POST_LAYERNORM, layer, B, H, d) ||
-        prog_gemm(p, OPN_GATE_UP, layer, B, H, 2.0 * inter, d) ||
-        prog_add(p, PROG_KERNEL, OPN_SILU_MUL, layer, d * 3.0 * B * inter, 4.0 * B * inter) ||
-        prog_gemm(p, OPN_DOWN_PROJ, layer, B, inter, H, d) ||
-        (sharded && prog_allreduce(p, o, OPN_ALL_REDUCE, layer, msg)))
+    double H = (double)c->m->hidden, B = c->B;
+    return prog_linear(c, gate_up, layer, H, 2.0 * inter, bias) ||
+           prog_eltwise(c, act, layer, 2.0 * B * inter, B * inter, 4.0 * B * inter) ||
+           prog_linear(c, down, layer, inter, H, bias);
+}
+
+double prog_experts_touched(double experts, double top_k, double batch)
+{
+    return experts * (1.0 - pow(1.0 - top_k / experts, batch));
+}
+
+/* vLLM's FusedMoE on one rank: router, top-k, the two grouped GEMMs over the experts the
+ * tokens touch (every expert's 1/k intermediate slice lives on each rank). */
+static int prog_moe(prog_ctx *c, int layer)
+{
+    const model_arch *m = c->m;
+    double H = (double)m->hidden, B = c->B, E = (double)m->experts;
+    double k = (double)m->experts_per_tok, I = (double)(m->moe_intermediate / c->tp);
+    double routed = B * k, touched = prog_experts_touched(E, k, B);
+    double w13 = prec_matrix_bytes(c->wprec, m->dtype_bytes, H, 2.0 * I);
+    double w2 = prec_matrix_bytes(c->wprec, m->dtype_bytes, I, H);
+    double x_bytes = c->w8a8 ? 1.0 : c->act;
+    c->p->experts_touched = touched;
+    c->p->weight_bytes += E * (w13 + w2);
+    if (m->shared_intermediate) {
+        double SI = (double)(m->shared_intermediate / c->tp);
+        if (prog_mlp(c, layer, SI, OPN_SHARED_GATE_UP, OPN_SHARED_SILU_MUL, OPN_SHARED_DOWN, 0))
+            return -1;
+        if (m->shared_gate &&
+            (prog_gemm_native(c, OPN_SHARED_GATE, layer, H, 1.0, 1) ||
+             prog_eltwise(c, OPN_SHARED_SIGMOID, layer, B, B, 4.0 * B) ||
+             prog_eltwise(c, OPN_SHARED_MUL, layer, B * H + B, B * H, B * H)))
+            return -1;
+    }
+    if (prog_gemm_native(c, OPN_ROUTER, layer, H, E, 1) ||
+        /* softmax over E logits, top-k ids (int32) and weights (float32) out */
+        prog_add(c->p, PROG_KERNEL, OPN_TOPK, layer, c->act * B * E + 8.0 * routed, 5.0 * B * E) ||
+        /* sort the (token, expert) pairs by expert: ids in, sorted ids and offsets out */
+        prog_add(c->p, PROG_KERNEL, OPN_MOE_ALIGN, layer, 4.0 * routed * 2.0 + 4.0 * (E + 1), 0.0) ||
+        (c->w8a8 && prog_quant(c, layer, B, H)) ||
+        prog_add_fp8(c->p, PROG_KERNEL, OPN_MOE_W13, layer,
+                     touched * w13 + routed * (H * x_bytes + 2.0 * I * c->act),
+                     2.0 * routed * H * 2.0 * I, c->w8a8) ||
+        prog_eltwise(c, OPN_MOE_SILU_MUL, layer, 2.0 * routed * I, routed * I, 4.0 * routed * I) ||
+        (c->w8a8 && prog_quant(c, layer, routed, I)) ||
+        prog_add_fp8(c->p, PROG_KERNEL, OPN_MOE_W2, layer,
+                     touched * w2 + routed * (I * x_bytes + H * c->act), 2.0 * routed * I * H,
+                     c->w8a8) ||
+        /* weighted sum of each token's top-k expert outputs */
+        prog_eltwise(c, OPN_MOE_SUM, layer, routed * H, B * H, 2.0 * routed * H))
+        return -1;
+    if (m->shared_intermediate && prog_eltwise(c, OPN_SHARED_ADD, layer, 2.0 * B * H, B * H, B * H))
         return -1;
     return 0;
+}
+
+static int prog_layer(prog_ctx *c, int layer)
+{
+    const model_arch *m = c->m;
+    prog *p = c->p;
+    double B = c->B, H = (double)m->hidden, hd = (double)m->head_dim;
+    double q_heads = (double)(m->heads / c->tp), kv_heads = (double)model_kv_heads_per_rank(m, c->tp);
+    double qkv_out = (q_heads + 2.0 * kv_heads) * hd, msg = B * H * c->act;
+    /* sliding-window attention reads at most the window */
+    double ctx = m->sliding_window && (double)m->sliding_window < c->ctx ? (double)m->sliding_window
+                                                                         : c->ctx;
+    double kv_read = c->kv * 2.0 * B * ctx * kv_heads * hd;
+    int sharded = c->tp > 1;
+    p->kv_bytes += kv_read;
+    if (prog_norm(c, OPN_INPUT_LAYERNORM, layer) ||
+        prog_linear(c, OPN_QKV_PROJ, layer, H, qkv_out, m->qkv_bias) ||
+        prog_eltwise(c, OPN_ROTARY, layer, B * (q_heads + kv_heads) * hd,
+                     B * (q_heads + kv_heads) * hd, 3.0 * B * (q_heads + kv_heads) * hd) ||
+        /* the new token's K and V read, written into the cache in its precision */
+        prog_add(p, PROG_KERNEL, OPN_CACHE_WRITE, layer,
+                 2.0 * B * kv_heads * hd * (c->act + c->kv), 0.0) ||
+        /* decode attention: read the context's K and V, q in, out out */
+        prog_add(p, PROG_KERNEL, OPN_ATTENTION, layer, kv_read + c->act * 2.0 * B * q_heads * hd,
+                 4.0 * B * q_heads * hd * ctx) ||
+        prog_linear(c, OPN_O_PROJ, layer, q_heads * hd, H, m->o_bias) ||
+        (sharded && prog_allreduce(p, c->o, OPN_ALL_REDUCE, layer, msg)) ||
+        prog_norm(c, OPN_POST_LAYERNORM, layer))
+        return -1;
+    if (m->experts ? prog_moe(c, layer)
+                   : prog_mlp(c, layer, (double)(m->intermediate / c->tp), OPN_GATE_UP,
+                              OPN_SILU_MUL, OPN_DOWN_PROJ, m->mlp_bias))
+        return -1;
+    return sharded && prog_allreduce(p, c->o, OPN_ALL_REDUCE, layer, msg) ? -1 : 0;
 }
 
 int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long batch, long ctx,
@@ -113,22 +242,34 @@ int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long b
     p->tp = tp;
     p->batch = batch;
     p->ctx = ctx;
-    double B = (double)batch, d = (double)m->dtype_bytes, H = (double)m->hidden;
-    double vocab_shard = (double)(m->vocab / tp);
+    int wprec = o->prec_weights ? o->prec_weights : m->weights_quant;
+    prog_ctx c = {p,
+                  m,
+                  o,
+                  tp,
+                  (double)batch,
+                  (double)ctx,
+                  wprec,
+                  o->w8a8 && wprec == PREC_FP8,
+                  prec_elem_bytes(o->prec_activations, m->dtype_bytes),
+                  prec_elem_bytes(o->prec_kv_cache, m->dtype_bytes)};
+    double B = c.B, H = (double)m->hidden, d = (double)m->dtype_bytes;
+    double vocab_shard = (double)(model_vocab_padded(m) / tp);
     int sharded = tp > 1, fail = 0;
     /* token ids, positions, slot mapping, block table, sequence lengths... (8 B each) */
     for (long i = 0; i < o->input_copies && !fail; i++)
         fail = prog_add(p, PROG_H2D, OPN_INPUT_COPY, -1, 8.0 * B, 0.0);
-    fail = fail || prog_add(p, PROG_KERNEL, OPN_EMBEDDING, -1, d * 2.0 * B * H, 0.0);
+    fail = fail || prog_add(p, PROG_KERNEL, OPN_EMBEDDING, -1, c.act * 2.0 * B * H, 0.0);
     p->weight_bytes += d * vocab_shard * H; /* the embedding table is sharded by vocab too */
     if (sharded && o->embedding_allreduce)
-        fail = fail || prog_allreduce(p, o, OPN_EMBED_ALLREDUCE, -1, B * H * d);
-    for (long l = 0; l < m->layers && !fail; l++)
-        fail = prog_layer(p, o, m, tp, B, (double)ctx, (int)l);
-    fail = fail || prog_norm(p, OPN_FINAL_NORM, -1, B, H, d) ||
-           prog_gemm(p, OPN_LM_HEAD, -1, B, H, vocab_shard, d);
+        fail = fail || prog_allreduce(p, o, OPN_EMBED_ALLREDUCE, -1, B * H * c.act);
+    for (long l = 0; l < m->layers && !fail; l++) fail = prog_layer(&c, (int)l);
+    /* a tied lm_head streams the embedding table again but holds no weights of its own */
+    fail = fail || prog_norm(&c, OPN_FINAL_NORM, -1) ||
+           prog_gemm_native(&c, OPN_LM_HEAD, -1, H, vocab_shard, !m->tied_embeddings);
     if (sharded && o->logits_gather)
-        fail = fail || prog_add(p, PROG_ALLGATHER, OPN_LOGITS_GATHER, -1, B * (double)m->vocab * d, 0.0);
+        fail = fail || prog_add(p, PROG_ALLGATHER, OPN_LOGITS_GATHER, -1,
+                                B * (double)model_vocab_padded(m) * c.act, 0.0);
     /* the sampler reads the full logits row per sequence (float32) */
     for (long i = 0; i < o->sampling_kernels && !fail; i++)
         fail = prog_add(p, PROG_KERNEL, OPN_SAMPLING, -1, 4.0 * B * (double)m->vocab, 0.0);

@@ -9,6 +9,22 @@
  *   ar_copy all_reduce                                  (14 launches, 2 all-reduces)
  * (ar_copy is vLLM's custom all-reduce copying its input into the registered buffer in
  * eager mode; absent with allreduce_no_copy.)
+ * (ar_copy is vLLM's custom all-reduce copying its input into the registered buffer.)
+ * A mixture-of-experts layer replaces gate_up_proj silu_and_mul down_proj with vLLM's
+ * FusedMoE sequence (after the shared expert, when the model has one):
+ *   [shared_expert gate_up silu down, shared_expert_gate, sigmoid, mul]
+ *   router topk_softmax moe_align_block_size fused_moe_w13 silu_and_mul fused_moe_w2
+ *   moe_sum [shared_expert_add]
+ * Experts are sharded over TP as vLLM does (each rank holds every expert's 1/k slice of the
+ * intermediate dimension; no expert parallelism). The experts' weight bytes a step reads are
+ * those of the experts its B tokens touch: ASSUMED uniform routing, each token picking
+ * top_k distinct experts of E at random, so the expected number touched is
+ * E * (1 - (1 - top_k/E)^B) (exactly top_k at B = 1).
+ * Precision (prog_opts): weights of the decoder layers' projections and experts in
+ * prec_weights (embedding, lm_head and router stay in the model's dtype, as vLLM's fp8 and
+ * GPTQ methods leave them); with w8a8 (FP8 weights on a GPU with FP8 tensor cores) each such
+ * GEMM is preceded by vLLM's per-token dynamic FP8 quantisation of its input and runs at the
+ * FP8 peak (op.fp8); without it, FP8 weights are weight-only (Marlin W8A16) at the BF16 peak.
  * Around the layers: the step's input copies, the embedding (plus its all-reduce when
  * enabled), the final norm, lm_head (plus the logits all-gather when enabled), sampling
  * kernels, and the copy of the sampled tokens back to the host. The model forward, from
@@ -25,6 +41,7 @@
 
 #include "err.h"
 #include "model.h"
+#include "prec.h"
 
 typedef enum prog_kind {
     PROG_KERNEL,
@@ -38,7 +55,10 @@ typedef enum prog_name {
     OPN_INPUT_COPY, OPN_EMBEDDING, OPN_EMBED_ALLREDUCE, OPN_INPUT_LAYERNORM, OPN_QKV_PROJ,
     OPN_ROTARY, OPN_CACHE_WRITE, OPN_ATTENTION, OPN_O_PROJ, OPN_AR_COPY, OPN_ALL_REDUCE,
     OPN_POST_LAYERNORM, OPN_GATE_UP, OPN_SILU_MUL, OPN_DOWN_PROJ, OPN_FINAL_NORM, OPN_LM_HEAD,
-    OPN_LOGITS_GATHER, OPN_SAMPLING, OPN_TOKENS_D2H, OPN_COUNT
+    OPN_LOGITS_GATHER, OPN_SAMPLING, OPN_TOKENS_D2H, OPN_FP8_QUANT, OPN_SHARED_GATE_UP,
+    OPN_SHARED_SILU_MUL, OPN_SHARED_DOWN, OPN_SHARED_GATE, OPN_SHARED_SIGMOID, OPN_SHARED_MUL,
+    OPN_ROUTER, OPN_TOPK, OPN_MOE_ALIGN, OPN_MOE_W13, OPN_MOE_SILU_MUL, OPN_MOE_W2, OPN_MOE_SUM,
+    OPN_SHARED_ADD, OPN_COUNT
 } prog_name;
 
 typedef struct prog_op {
@@ -46,6 +66,7 @@ typedef struct prog_op {
     uint8_t name;   /* prog_name */
     int16_t layer;  /* decoder layer, -1 outside the layers */
     uint8_t graphable; /* part of the model forward, which vLLM captures in a CUDA graph */
+    uint8_t fp8;       /* its math runs on the FP8 tensor cores (the FP8 peak applies) */
     double bytes;   /* kernel: HBM bytes read+written; copy: bytes copied; collective: message */
     double flops;
     double gpu_s;   /* GPU time, from cost_apply */
@@ -58,6 +79,10 @@ typedef struct prog_opts {
     long sampling_kernels;   /* kernels of the sampler (greedy ~6, top-p up to ~20) */
     int allreduce_no_copy;   /* the all-reduce reads its input in place (NCCL, or vLLM's
                                 custom all-reduce under a CUDA graph): no ar_copy launch */
+    int prec_weights;        /* prec_kind of the layers' weights (PREC_MODEL: the model's) */
+    int prec_kv_cache;       /* prec_kind of the KV cache */
+    int prec_activations;    /* prec_kind of activations and collectives' messages */
+    int w8a8;                /* FP8 weights with FP8 math (the GPU has FP8 tensor cores) */
 } prog_opts;
 
 typedef struct prog {
@@ -67,13 +92,17 @@ typedef struct prog {
     size_t n_kernels;    /* every non-collective launch: kernels and copies */
     size_t n_allreduce;
     size_t n_collectives;
-    double weight_bytes; /* per rank: the weights its kernels stream */
+    double weight_bytes; /* per rank: the weights it holds (every expert, scales included) */
     double kv_bytes;     /* per rank: the KV cache its attention reads */
+    double experts_touched; /* expected experts a MoE layer's tokens touch (0: dense) */
 } prog;
 
 int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long batch, long ctx,
                tp_err *err);
 void prog_free(prog *p);
+/* Expected distinct experts that `batch` tokens, each routed to top_k distinct experts of
+ * `experts` uniformly at random, touch: experts * (1 - (1 - top_k/experts)^batch). */
+double prog_experts_touched(double experts, double top_k, double batch);
 const char *prog_op_name(const prog_op *op);
 static inline int prog_is_collective(const prog_op *op)
 {

@@ -109,7 +109,8 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
     prog_opts po = s->program;
     if (cal) {
         /* the copy-in is launched only where vLLM's custom all-reduce runs eagerly */
-        double msg = (double)req->batch * (double)s->model.hidden * (double)s->model.dtype_bytes;
+        double msg = (double)req->batch * (double)s->model.hidden *
+                     prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes);
         out->allreduce_call = coll_allreduce(&coll, msg, s->graphs);
         po.allreduce_no_copy = !out->allreduce_call.copy_in;
     }
@@ -118,7 +119,7 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
     if (prog_build(&d.program, &s->model, &po, req->tp, req->batch, req->ctx, err)) return -1;
     cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,
                       s->hw.pcie_bw,    s->kernel_fixed_s, s->graphs ? s->graph_node_s : 0.0,
-                      s->graphs,        coll};
+                      s->graphs,        coll,              s->hw.fp8_peak_flops};
     engine_host *hosts = calloc((size_t)req->tp, sizeof *hosts);
     int rc = -1;
     if (!hosts) {

@@ -7,7 +7,8 @@
 static const char *const scn_keys[] = {"name",    "description", "model",     "hardware",
                                        "allreduce", "defaults",  "gpu",       "program",
                                        "host",    "execution",   "offset_ms", "fit",
-                                       "source",  "collective", "calibration_from", NULL};
+                                       "source",  "collective", "calibration_from",
+                                       "precision", NULL};
 static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
 static const char *const gpu_keys[] = {"hbm_efficiency", "flops_efficiency", "kernel_fixed_us",
@@ -22,6 +23,7 @@ static const char *const slow_keys[] = {"rank", "extra_step_us", "launch_factor"
 static const char *const exec_keys[] = {"mode", "graph_launch", "graph_node_us", NULL};
 static const char *const dist_keys[] = {"dist", "mean_us", "cv", NULL};
 static const char *const fit_keys[] = {"params", "cells", NULL};
+static const char *const precision_keys[] = {"weights", "kv_cache", "activations", NULL};
 static const char *const fit_param_keys[] = {"key", "also", "min", "max", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
 
@@ -209,6 +211,26 @@ static int scn_bind_gpu(const cfg_node *gpu, scenario *s, tp_err *err)
     return 0;
 }
 
+/* precision.{weights,kv_cache,activations}: each class takes the formats vLLM serves it in. */
+static int scn_bind_precision(const cfg_node *n, scenario *s, tp_err *err)
+{
+    static const char *const weights[] = {"bf16", "fp8", "int4", NULL};
+    static const char *const kv[] = {"bf16", "fp8", NULL};
+    static const char *const act[] = {"bf16", NULL};
+    const char *const *choices[] = {weights, kv, act};
+    int *dst[] = {&s->program.prec_weights, &s->program.prec_kv_cache,
+                  &s->program.prec_activations};
+    if (cfg_expect_map(n, precision_keys, err)) return -1;
+    for (int i = 0; i < 3; i++) {
+        cfg_node *v = cfg_get(n, precision_keys[i]);
+        int idx;
+        if (!v) continue;
+        if (cfg_as_choice(v, choices[i], &idx, err)) return -1;
+        *dst[i] = prec_parse(choices[i][idx]);
+    }
+    return 0;
+}
+
 static int scn_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_err *err)
 {
     char path[SCN_PATH_MAX];
@@ -247,7 +269,8 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     s.tp = 1, s.batch = 1, s.ctx = 2048, s.steps = 20, s.warmup = 1;
     /* vLLM's step unless the scenario says otherwise (REFERENCE.md section 4): the embedding
      * all-reduce and logits gather at k > 1, ~6-10 input copies, ~6 greedy sampler kernels */
-    s.program = (prog_opts){1, 1, 8, 6, 0};
+    s.program = (prog_opts){.embedding_allreduce = 1, .logits_gather = 1, .input_copies = 8,
+                            .sampling_kernels = 6};
     if (cfg_expect_map(r, scn_keys, err) || cfg_string_fits(r, "name", 1, sizeof s.name, &name, err) ||
         cfg_string(r, "description", 0, &desc, err) ||
         cfg_source(r, 0, err) || scn_bind_files(doc, r, &s, err))
@@ -270,6 +293,10 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
          cfg_long(n, "input_copies", 0, 0, 1000, &s.program.input_copies, err) ||
          cfg_long(n, "sampling_kernels", 0, 0, 1000, &s.program.sampling_kernels, err)))
         return -1;
+    if ((n = cfg_get(r, "precision")) && scn_bind_precision(n, &s, err)) return -1;
+    /* FP8 weights run W8A8 on the FP8 tensor cores where the GPU has them (vLLM's
+     * Fp8LinearMethod), else weight-only (Marlin W8A16) */
+    s.program.w8a8 = s.hw.fp8_peak_flops > 0;
     if (!(n = cfg_need(r, "host", err)) || scn_bind_host(n, &s, err)) return -1;
     /* CUDA-graph replay costs unless the scenario says otherwise: ~15 us per
      * cudaGraphLaunch and ~0.6 us per node (REFERENCE.md section 5) */

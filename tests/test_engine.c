@@ -369,7 +369,7 @@ static void test_70b_program_shape(void **state)
     model_arch m;
     tp_err err;
     assert_int_equal(model_load("models/llama-3.1-70b.yaml", &m, &err), 0);
-    prog_opts o = {0, 0, 8, 6, 0};
+    prog_opts o = {.input_copies = 8, .sampling_kernels = 6};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 2048, &err), 0);
     assert_int_equal(p.n_allreduce, 160);
@@ -397,7 +397,7 @@ static void test_70b_weight_bytes(void **state)
     model_arch m;
     tp_err err;
     assert_int_equal(model_load("models/llama-3.1-70b.yaml", &m, &err), 0);
-    prog_opts o = {0, 0, 0, 0, 0};
+    prog_opts o = {.input_copies = 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 1, &err), 0);
     double gemm = 0;

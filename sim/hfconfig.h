@@ -1,0 +1,23 @@
+/* hfconfig.h: a Hugging Face config.json read as a tpsim model (research-sources.md section 5).
+ *
+ * Contract: hfconfig_load reads one config.json (at most HFCONFIG_MAX_BYTES, strict JSON
+ * via jansson, duplicate keys refused) into a caller-owned model_arch. Supported
+ * `architectures`: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM (q/k/v bias),
+ * MixtralForCausalLM and Qwen2MoeForCausalLM (experts; Qwen2-MoE's gated shared expert).
+ * Anything else, or a field the decode step needs that is missing or out of range, is one
+ * line "file:line:col: key: what is wrong, what is expected" (the key's position in the
+ * file). Keys the step does not need are ignored: config.json carries many. The model's
+ * name is `_name_or_path` when present, else the file name without ".json" (and without a
+ * "_config" suffix; a bare config.json takes its folder's name).
+ */
+#ifndef TPSIM_HFCONFIG_H
+#define TPSIM_HFCONFIG_H
+
+#include "err.h"
+#include "model.h"
+
+#define HFCONFIG_MAX_BYTES ((size_t)4 << 20)
+
+int hfconfig_load(const char *path, model_arch *out, tp_err *err);
+
+#endif

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# models.sh: models and GPUs a user serves, through the command line. A Hugging Face
+# config.json as `model:` (the shipped Llama-3.1-70B one gives the bundled model's output to
+# the byte), precision.* through --set, refusals as one line, and the atlas.
+source tests/cli/lib.sh
+SHARED=../shared/data/hf-configs
+S=scenarios/eager-host-dispatch.yaml
+
+# the repository's copy is the shipped file, unmodified
+check "models/hf/Llama-3.1-70B.json is the shipped config.json" \
+    cmp -s models/hf/Llama-3.1-70B.json "$SHARED/aiconfigurator__meta-llama--Meta-Llama-3.1-70B_config.json"
+check "models/hf/Mixtral-8x7B-v0.1.json is the shipped config.json" \
+    cmp -s models/hf/Mixtral-8x7B-v0.1.json "$SHARED/aiconfigurator__mistralai--Mixtral-8x7B-v0.1_config.json"
+
+# identical run output, text and JSON, eager and graphs, TP-1..8 (TP-1 on B200: 141 GB fits)
+for args in "--tp 1 --set hardware=../models/hw/b200.yaml" "--tp 2 --batch 4" "--tp 4 --mode graphs" "--tp 8 --batch 8 --ctx 4096"; do
+    for fmt in text json; do
+        expect_ok "yaml $args $fmt" "$TPSIM" run $S $args --format $fmt && cp "$TMP/out" "$TMP/yaml"
+        expect_ok "json $args $fmt" "$TPSIM" run $S $args --format $fmt \
+            --set model=../models/hf/Llama-3.1-70B.json && cp "$TMP/out" "$TMP/json"
+        check "config.json gives the bundled model's output ($args, $fmt)" cmp -s "$TMP/yaml" "$TMP/json"
+    done
+done
+# the shared copy's only difference is its name (taken from the file name)
+expect_ok "shared config.json" "$TPSIM" run $S --tp 4 --format json \
+    --set "model=$PWD/$SHARED/aiconfigurator__meta-llama--Meta-Llama-3.1-70B_config.json"
+sed 's/"model": "aiconfigurator__meta-llama--Meta-Llama-3.1-70B"/"model": "Llama-3.1-70B"/' "$TMP/out" >"$TMP/shared"
+expect_ok "yaml tp4" "$TPSIM" run $S --tp 4 --format json
+check "shared config.json: same numbers as the bundled model" cmp -s "$TMP/shared" "$TMP/out"
+
+ops() { sed -n 's/^  "ops_per_step": \([0-9]*\),$/\1/p' "$TMP/out"; }
+# Mixtral: 32 layers like Llama-3.1-8B, each MoE MLP 4 launches longer than a dense one
+# (router topk align w13 silu w2 sum vs gate_up silu down), the rest identical
+expect_ok "8b tp2" "$TPSIM" run $S --tp 2 --set model=../models/llama-3.1-8b.yaml --format json
+ops8b=$(ops)
+expect_ok "mixtral tp2" "$TPSIM" run $S --tp 2 --set model=../models/hf/Mixtral-8x7B-v0.1.json --format json
+check "mixtral: 8B's launches + 32*4" test "$(ops)" -eq $((ops8b + 32 * 4))
+check "mixtral: 46.7 GB per rank at TP-2" grep -q '"weights_gb_per_rank": 46.70' "$TMP/out"
+
+# precision through --set: FP8 weights on H100 run W8A8 (4 quantisation kernels per layer)
+expect_ok "bf16 weights" "$TPSIM" run $S --tp 2 --format json
+ops70=$(ops)
+expect_ok "fp8 weights" "$TPSIM" run $S --tp 2 --set precision.weights=fp8 --format json
+check "fp8: 80*4 more launches" test "$(ops)" -eq $((ops70 + 80 * 4))
+check "fp8: weights 80*(427819008+16) + 2101346304 B" grep -q '"weights_gb_per_rank": 36.32686' "$TMP/out"
+expect_ok "fp8 kv" "$TPSIM" run $S --tp 2 --set precision.kv_cache=fp8 --format json
+check "fp8 kv: half the KV cache" grep -q '"kv_cache_gb_per_rank": 0.16777216,' "$TMP/out"
+# on A100 (no FP8 tensor cores) FP8 weights are weight-only: no extra launches
+expect_ok "fp8 on A100" "$TPSIM" run atlas/a100.yaml --tp 2 --set precision.weights=fp8 --format json
+check "fp8 on A100: 70B's launches" test "$(ops)" -eq "$ops70"
+expect_ok "int4 on A100" "$TPSIM" run atlas/a100.yaml --tp 2 --set precision.weights=int4 --format json
+check "int4: 80*220594176 + 2101346304 B" grep -q '"weights_gb_per_rank": 19.74888' "$TMP/out"
+
+# refusals: one line each, status 2
+printf '{\n  "architectures": ["GPT2LMHeadModel"],\n  "n_embd": 768\n}\n' >"$TMP/gpt2.json"
+expect_fail2 "unsupported architecture" \
+    "^tpsim: $TMP/gpt2\.json:2:3: architectures: 'GPT2LMHeadModel' is not supported, expected one of LlamaForCausalLM" \
+    "$TPSIM" run $S --set "model=$TMP/gpt2.json"
+expect_fail2 "DeepSeek-V3 (MLA) refused" "architectures: 'DeepseekV3ForCausalLM' is not supported" \
+    "$TPSIM" run $S --set "model=$PWD/$SHARED/aiconfigurator__deepseek-ai--DeepSeek-V3_config.json"
+expect_fail2 "bad weights precision" "precision\.weights: .*expected one of: bf16, fp8, int4" \
+    "$TPSIM" run $S --set precision.weights=fp4
+expect_fail2 "activations are bf16 only" "precision\.activations: .*expected one of: bf16" \
+    "$TPSIM" run $S --set precision.activations=fp8
+expect_fail2 "int4 KV cache refused" "precision\.kv_cache: .*expected one of: bf16, fp8" \
+    "$TPSIM" run $S --set precision.kv_cache=int4
+expect_fail2 "unknown precision key" "unknown key 'weight' in precision" \
+    "$TPSIM" run $S --set precision.weight=fp8
+expect_fail2 "missing config.json" "cannot open" "$TPSIM" run $S --set "model=$TMP/none.json"
+expect_fail2 "mixtral at TP-3" "tp 3 does not shard Mixtral-8x7B-v0.1" \
+    "$TPSIM" run $S --tp 3 --set model=../models/hf/Mixtral-8x7B-v0.1.json
+
+# the atlas: 16 of the 4 x 3 x 4 model/GPU/TP cells do not fit, by BF16 weights alone:
+# on each 80 GB GPU (H100, A100) 70B (141 GB) and Mixtral (93 GB) at TP-1 and 405B (810 GB,
+# 101 GB a rank even at TP-8) at every TP = 6 each; on H200 (141 GB) 70B at TP-1 (141.1 GB)
+# and 405B at TP-1, 2, 4 = 4. So 2 modes x (48 - 16) = 64 rows.
+expect_ok "atlas" atlas/atlas.sh "$TPSIM" "$TMP/atlas"
+check "atlas: 64 rows + header" test "$(wc -l <"$TMP/atlas/atlas.csv")" -eq 65
+check "atlas: no 405B on H100" test "$(grep -c '^405B,H100' "$TMP/atlas/atlas.csv")" -eq 0
+check "atlas: 405B on H200 at TP-8 only" test "$(grep -c '^405B,H200,[a-z]*,8,' "$TMP/atlas/atlas.csv")" -eq 2
+check "atlas: a figure" test -s "$TMP/atlas/atlas.png"
+finish
