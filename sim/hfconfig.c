@@ -2,15 +2,14 @@
  * and vLLM's reading of them (vllm/config/model.py, research-sources.md section 5). */
 #include "hfconfig.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "prec.h"
+#include "rfile.h"
 
 typedef struct hf_file {
     const char *path;
@@ -107,28 +106,9 @@ static const char *hf_first_key(const hf_file *f, const char *const *keys)
 
 static int hf_read(const char *path, hf_file *f, tp_err *err)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(fp);
-        return tp_err_set(err, "%s: cannot open: is a directory, expected a config.json", path);
-    }
-    char *buf = malloc(HFCONFIG_MAX_BYTES + 1);
-    if (!buf) {
-        fclose(fp);
-        return tp_err_set(err, "%s: out of memory", path);
-    }
-    size_t n = fread(buf, 1, HFCONFIG_MAX_BYTES + 1, fp);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad || n > HFCONFIG_MAX_BYTES) {
-        free(buf);
-        return bad ? tp_err_set(err, "%s: cannot open: read error", path)
-                   : tp_err_at(err, path, 1, 1, "larger than %zu MiB, expected a config.json",
-                               HFCONFIG_MAX_BYTES >> 20);
-    }
-    buf[n] = '\0';
+    char *buf;
+    size_t n;
+    if (rfile_read(path, HFCONFIG_MAX_BYTES, "a config.json", &buf, &n, err)) return -1;
     f->path = path;
     f->text = buf;
     f->len = n;

@@ -1,6 +1,7 @@
 /* hfconfig.h: a Hugging Face config.json read as a tpsim model (research-sources.md section 5).
  *
- * Contract: hfconfig_load reads one config.json (at most HFCONFIG_MAX_BYTES, strict JSON
+ * Contract: hfconfig_load reads one config.json (through rfile: at most HFCONFIG_MAX_BYTES,
+ * bounded in time; strict JSON
  * via jansson, duplicate keys refused) into a caller-owned model_arch. Supported
  * `architectures`: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM (q/k/v bias),
  * MixtralForCausalLM and Qwen2MoeForCausalLM (experts; Qwen2-MoE's gated shared expert).
