@@ -34,6 +34,12 @@ LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 SOBJ     := $(patsubst %.c,$(BUILD)/asan/%.o,$(SIM_SRC))
 SLIB_OBJ := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRC))
 
+# Where a build finds models/, scenarios/ and validate/ when a scenario or the command line
+# names a file by name (sim/locate.h): this source tree; `make install` builds its own tpsim
+# with $(PREFIX)/share/tpsim instead.
+SHARE_SRC := $(CURDIR)
+$(BUILD)/obj/sim/locate.o $(BUILD)/asan/sim/locate.o: CFLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
+
 DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev
 
 .PHONY: all run test unit-test cli-test bench calibrate deps clean fuzz fuzz-deps atlas

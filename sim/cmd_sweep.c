@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "csv.h"
 #include "jw.h"
+#include "locate.h"
 #include "ofile.h"
 #include "run.h"
 #include "validate.h"
@@ -35,6 +36,7 @@ typedef struct sweep_opts {
     run_request req;
     int have_seed;
     const char *fit_grid, *out;
+    char scn_buf[1024], grid_buf[1024]; /* the scenario and grid, resolved */
     int json;
 } sweep_opts;
 
@@ -107,6 +109,13 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
         }
     }
     if (!*path) return tp_err_set(err, "sweep: missing SCENARIO (see tpsim sweep --help)");
+    /* by name: scenarios/NAME.yaml, validate/NAME.csv (locate.h) */
+    if (locate_arg("scenarios", ".yaml", *path, o->scn_buf, sizeof o->scn_buf, err)) return -1;
+    *path = o->scn_buf;
+    if (o->fit_grid) {
+        if (locate_arg("validate", ".csv", o->fit_grid, o->grid_buf, sizeof o->grid_buf, err)) return -1;
+        o->fit_grid = o->grid_buf;
+    }
     return 0;
 }
 

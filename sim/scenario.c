@@ -1,6 +1,8 @@
 /* scenario.c: see scenario.h. */
 #include "scenario.h"
 
+#include "locate.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -27,18 +29,19 @@ static const char *const precision_keys[] = {"weights", "kv_cache", "activations
 static const char *const fit_param_keys[] = {"key", "also", "min", "max", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
 
-/* A path in the scenario is relative to the scenario's own directory. */
-static int scn_resolve(const cfg_doc *doc, const cfg_node *n, char *out, size_t cap, tp_err *err)
+/* A file the scenario names: a path from the scenario's own folder, or a name ("llama-3.1-70b")
+ * looked up as KIND/NAME.yaml; then $TPSIM_PATH and the share folder (locate.h). */
+static int scn_resolve(const cfg_doc *doc, const cfg_node *n, const char *kind, char *out,
+                       size_t cap, tp_err *err)
 {
-    const char *rel;
-    if (cfg_as_string(n, &rel, err)) return -1;
+    const char *ref;
+    if (cfg_as_string(n, &ref, err)) return -1;
     const char *file = cfg_file(doc), *slash = strrchr(file, '/');
-    int w;
-    if (rel[0] == '/' || !slash)
-        w = snprintf(out, cap, "%s", rel);
-    else
-        w = snprintf(out, cap, "%.*s/%s", (int)(slash - file), file, rel);
-    if (w < 0 || (size_t)w >= cap) return cfg_error(n, err, "path too long");
+    char dir[SCN_PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 0, file);
+    tp_err where;
+    if (locate_file(kind, ".yaml", ref, dir, out, cap, &where))
+        return cfg_error(n, err, "%s", where.msg);
     return 0;
 }
 
@@ -235,9 +238,9 @@ static int scn_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_err *
 {
     char path[SCN_PATH_MAX];
     cfg_node *mn = cfg_need(r, "model", err), *hn, *an;
-    if (!mn || scn_resolve(doc, mn, path, sizeof path, err)) return -1;
+    if (!mn || scn_resolve(doc, mn, "models", path, sizeof path, err)) return -1;
     if (model_load(path, &s->model, err)) return scn_subfile_error(mn, err);
-    if (!(hn = cfg_need(r, "hardware", err)) || scn_resolve(doc, hn, path, sizeof path, err))
+    if (!(hn = cfg_need(r, "hardware", err)) || scn_resolve(doc, hn, "models/hw", path, sizeof path, err))
         return -1;
     if (hw_load(path, &s->hw, err)) return scn_subfile_error(hn, err);
     an = cfg_get(r, "allreduce");
@@ -246,7 +249,7 @@ static int scn_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_err *
         return cfg_error(an, err, "expected a list of at most %d calibration files", SCN_MAX_CALS);
     for (size_t i = 0; i < an->n; i++) {
         arcal c;
-        if (scn_resolve(doc, an->vals[i], path, sizeof path, err)) return -1;
+        if (scn_resolve(doc, an->vals[i], "models/allreduce", path, sizeof path, err)) return -1;
         if (arcal_load(path, &c, err)) return scn_subfile_error(an->vals[i], err);
         if (scenario_allreduce(s, c.tp))
             return cfg_error(an->vals[i], err, "a second calibration for tp %ld, expected one per k",

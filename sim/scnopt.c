@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "locate.h"
+
 int scn_opts_sets(const scn_opts *o, const char **sets)
 {
     int n = o->n_sets;
@@ -13,8 +15,12 @@ int scn_opts_sets(const scn_opts *o, const char **sets)
 
 int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err)
 {
-    for (int i = 0; i < o->n_calibs; i++)
-        if (scenario_add_allreduce(s, o->calibs[i], err)) return -1;
+    for (int i = 0; i < o->n_calibs; i++) {
+        char path[SCN_PATH_MAX]; /* a calibration given by name: models/allreduce/NAME.yaml */
+        if (locate_arg("models/allreduce", ".yaml", o->calibs[i], path, sizeof path, err) ||
+            scenario_add_allreduce(s, path, err))
+            return -1;
+    }
     s->allow_foreign_calib = o->allow_foreign_calib;
     return 0;
 }

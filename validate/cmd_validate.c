@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "jw.h"
+#include "locate.h"
 #include "plot.h"
 #include "validate.h"
 
@@ -137,15 +138,14 @@ static void val_print_json(const val_report *r)
     jw_done(&w);
 }
 
-/* The bundled grid, found from the scenario's folder: SCENARIO_DIR/../validate/... */
-static void val_default_grid(const char *scenario_path, char *out, size_t cap)
+/* The bundled grid: SCENARIO_DIR/../validate/h100-ctx2048.csv, else validate/h100-ctx2048.csv
+ * under $TPSIM_PATH or the share folder (locate.h). */
+static int val_default_grid(const char *scenario_path, char *out, size_t cap, tp_err *err)
 {
     const char *slash = strrchr(scenario_path, '/');
-    if (slash)
-        snprintf(out, cap, "%.*s/../validate/h100-ctx2048.csv", (int)(slash - scenario_path),
-                 scenario_path);
-    else
-        snprintf(out, cap, "../validate/h100-ctx2048.csv");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - scenario_path) : 0, scenario_path);
+    return locate_file("validate", ".csv", "../validate/h100-ctx2048.csv", dir, out, cap, err);
 }
 
 int tpsim_cmd_validate(int argc, char **argv)
@@ -191,11 +191,13 @@ int tpsim_cmd_validate(int argc, char **argv)
     }
     if (!path)
         return tp_err_set(&err, "validate: missing SCENARIO (see tpsim validate --help)"), cmd_fail(&err);
-    char default_grid[1024];
-    if (!grid_path) {
-        val_default_grid(path, default_grid, sizeof default_grid);
-        grid_path = default_grid;
-    }
+    char scn_path[1024], grid_buf[1024];
+    if (locate_arg("scenarios", ".yaml", path, scn_path, sizeof scn_path, &err)) return cmd_fail(&err);
+    path = scn_path;
+    if (grid_path ? locate_arg("validate", ".csv", grid_path, grid_buf, sizeof grid_buf, &err)
+                  : val_default_grid(path, grid_buf, sizeof grid_buf, &err))
+        return cmd_fail(&err);
+    grid_path = grid_buf;
     grid g;
     val_report *rep = malloc(sizeof *rep);
     if (!rep) return tp_err_set(&err, "out of memory"), cmd_fail(&err);

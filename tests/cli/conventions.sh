@@ -152,4 +152,57 @@ printf 'config,tp,batch,ctx,measured_ms\n"H100 TP-2,2,1,2048,27.77\n' >"$TMP/ope
 expect_fail2 "an unterminated quote" "open\.csv:2:1: a quoted field that never ends" \
     "$TPSIM" validate "$S" --grid "$TMP/open.csv"
 
+# --- finding files: the scenario's folder, then $TPSIM_PATH, then the share folder ---------------
+# (the share folder of a build that is not installed is this source tree)
+"$TPSIM" run "$S" --tp 4 --steps 3 --format json >"$TMP/ref.json" 2>/dev/null
+step_of() { grep -Eo '"mean": ?[0-9.]+' "$1" | head -1; }
+mkdir -p "$TMP/away"
+sed -e 's#^model: .*#model: llama-3.1-70b#' -e 's#^hardware: .*#hardware: h100-sxm#' \
+    -e 's#^  - \.\./models/allreduce/\(.*\)\.yaml#  - \1#' "$S" >"$TMP/away/named.yaml"
+check "the copy names its files" grep -qx 'model: llama-3.1-70b' "$TMP/away/named.yaml"
+check "the copy names its calibrations" grep -qx '  - h100-sxm-tp4' "$TMP/away/named.yaml"
+(cd "$TMP" && "$BIN" run away/named.yaml --tp 4 --steps 3 --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
+check "names resolve from another folder (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
+check "by name: the same step" test "$(step_of "$TMP/out")" = "$(step_of "$TMP/ref.json")"
+check "by name: the share folder's calibration" grep -q "\"$PWD/models/allreduce/h100-sxm-tp4.yaml\"" "$TMP/out"
+cp "$S" "$TMP/away/copied.yaml" # its ../models/... paths no longer exist from there
+(cd "$TMP" && "$BIN" run away/copied.yaml --tp 4 --steps 3 --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
+check "a bundled scenario copied away still runs (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
+check "copied: the same step" test "$(step_of "$TMP/out")" = "$(step_of "$TMP/ref.json")"
+
+# order: a model of the same name in the scenario's folder beats $TPSIM_PATH, which beats share
+mkdir -p "$TMP/lib/models" "$TMP/away/models"
+sed 's#^name: .*#name: From-TPSIM_PATH#' models/llama-3.1-70b.yaml >"$TMP/lib/models/llama-3.1-70b.yaml"
+sed 's#^name: .*#name: Only-in-TPSIM_PATH#' models/llama-3.1-70b.yaml >"$TMP/lib/models/my-model.yaml"
+check "the library models are renamed" grep -qx 'name: From-TPSIM_PATH' "$TMP/lib/models/llama-3.1-70b.yaml"
+model_of() { grep -Eo '"model": ?"[^"]*"' "$1" | head -1 | sed 's/.*: *//'; }
+TPSIM_PATH="/nonexistent::$TMP/lib" "$TPSIM" run "$TMP/away/named.yaml" --tp 4 --steps 2 --format json >"$TMP/out" 2>/dev/null
+check "\$TPSIM_PATH beats the share folder" test "$(model_of "$TMP/out")" = '"From-TPSIM_PATH"'
+sed 's#^name: .*#name: From-scenario-folder#' models/llama-3.1-70b.yaml >"$TMP/away/models/llama-3.1-70b.yaml"
+TPSIM_PATH="$TMP/lib" "$TPSIM" run "$TMP/away/named.yaml" --tp 4 --steps 2 --format json >"$TMP/out" 2>/dev/null
+check "the scenario's folder beats \$TPSIM_PATH" test "$(model_of "$TMP/out")" = '"From-scenario-folder"'
+rm -r "$TMP/away/models"
+sed 's#^model: .*#model: my-model#' "$TMP/away/named.yaml" >"$TMP/away/mine.yaml"
+mkdir -p "$TMP/empty"
+expect_fail2 "an unknown name lists where it looked" \
+    "^tpsim: $TMP/away/mine\.yaml:14:8: model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $TMP/empty, $PWD$" \
+    env TPSIM_PATH="$TMP/empty" "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2 --format json
+TPSIM_PATH="$TMP/lib" "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2 --format json >"$TMP/out" 2>/dev/null
+check "a name only \$TPSIM_PATH has" test "$(model_of "$TMP/out")" = '"Only-in-TPSIM_PATH"'
+expect_fail2 "without \$TPSIM_PATH it is not found" "model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $PWD$" \
+    env -u TPSIM_PATH "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2
+
+# names on the command line: SCENARIO, --calib, --grid
+(cd "$TMP" && "$BIN" run paper-additive --tp 4 --steps 3 --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
+check "a scenario by name (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
+check "a scenario by name: the same step" test "$(step_of "$TMP/out")" = "$(step_of "$TMP/ref.json")"
+(cd "$TMP" && "$BIN" run paper-additive --tp 8 --calib h100-sxm-tp8 --steps 2 --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
+check "--calib by name (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
+check "--calib by name: the TP-8 calibration" grep -q "models/allreduce/h100-sxm-tp8.yaml" "$TMP/out"
+(cd "$TMP" && "$BIN" validate paper-additive --grid h100-ctx2048 --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
+check "--grid by name (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
+check "--grid by name: the bundled grid" grep -q "\"grid\": *\"$PWD/validate/h100-ctx2048.csv\"" "$TMP/out"
+expect_fail2 "an unknown scenario name" "^tpsim: 'no-such-scenario' not found: looked for scenarios/no-such-scenario\.yaml in \., $PWD$" \
+    env -u TPSIM_PATH "$TPSIM" run no-such-scenario
+
 finish
