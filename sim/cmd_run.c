@@ -212,9 +212,9 @@ int tpsim_cmd_run(int argc, char **argv)
         tp_err_set(&err, "run: missing SCENARIO (see tpsim run --help)");
         return cmd_fail(&err);
     }
-    char scn_path[1024]; /* a scenario by name: scenarios/NAME.yaml (locate.h) */
-    if (locate_arg("scenarios", ".yaml", path, scn_path, sizeof scn_path, &err)) return cmd_fail(&err);
-    path = scn_path;
+    char scn_buf[1024]; /* a scenario by name: scenarios/NAME.yaml (locate.h) */
+    if (!(path = locate_arg("scenarios", ".yaml", path, scn_buf, sizeof scn_buf, &err)))
+        return cmd_fail(&err);
     scenario *s = malloc(sizeof *s);
     if (!s) return tp_err_set(&err, "out of memory"), cmd_fail(&err);
     int status = 2;

@@ -110,12 +110,11 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
     }
     if (!*path) return tp_err_set(err, "sweep: missing SCENARIO (see tpsim sweep --help)");
     /* by name: scenarios/NAME.yaml, validate/NAME.csv (locate.h) */
-    if (locate_arg("scenarios", ".yaml", *path, o->scn_buf, sizeof o->scn_buf, err)) return -1;
-    *path = o->scn_buf;
-    if (o->fit_grid) {
-        if (locate_arg("validate", ".csv", o->fit_grid, o->grid_buf, sizeof o->grid_buf, err)) return -1;
-        o->fit_grid = o->grid_buf;
-    }
+    if (!(*path = locate_arg("scenarios", ".yaml", *path, o->scn_buf, sizeof o->scn_buf, err)))
+        return -1;
+    if (o->fit_grid &&
+        !(o->fit_grid = locate_arg("validate", ".csv", o->fit_grid, o->grid_buf, sizeof o->grid_buf, err)))
+        return -1;
     return 0;
 }
 

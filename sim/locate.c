@@ -113,13 +113,10 @@ int locate_file(const char *kind, const char *ext, const char *ref, const char *
     return tp_err_set(err, "%s: cannot open: no such file (also looked in %s)", ref, list);
 }
 
-int locate_arg(const char *kind, const char *ext, const char *arg, char *out, size_t cap,
-               tp_err *err)
+const char *locate_arg(const char *kind, const char *ext, const char *arg, char *buf, size_t cap,
+                       tp_err *err)
 {
     struct stat st;
-    if (!locate_is_name(arg, ext) || stat(arg, &st) == 0) {
-        if (snprintf(out, cap, "%s", arg) >= (int)cap) return tp_err_set(err, "%s: path too long", arg);
-        return 0;
-    }
-    return locate_file(kind, ext, arg, "", out, cap, err);
+    if (!locate_is_name(arg, ext) || stat(arg, &st) == 0) return arg;
+    return locate_file(kind, ext, arg, "", buf, cap, err) ? NULL : buf;
 }

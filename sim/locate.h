@@ -27,10 +27,11 @@ int locate_is_name(const char *ref, const char *ext);
 int locate_file(const char *kind, const char *ext, const char *ref, const char *from, char *out,
                 size_t cap, tp_err *err);
 
-/* A file named on the command line (SCENARIO, --calib, --grid): used as written when it
- * exists or is a path; a bare name that is not a file here is looked up as KIND/NAME.EXT in
- * the current folder, $TPSIM_PATH and the share folder. */
-int locate_arg(const char *kind, const char *ext, const char *arg, char *out, size_t cap,
-               tp_err *err);
+/* A file named on the command line (SCENARIO, --calib, --grid): arg itself when it exists or
+ * is a path (its loader reports it if it cannot be read); a bare name that is not a file here
+ * is looked up as KIND/NAME.EXT in the current folder, $TPSIM_PATH and the share folder,
+ * into buf. NULL with err set when that finds nothing. */
+const char *locate_arg(const char *kind, const char *ext, const char *arg, char *buf, size_t cap,
+                       tp_err *err);
 
 #endif

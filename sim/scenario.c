@@ -38,6 +38,7 @@ static int scn_resolve(const cfg_doc *doc, const cfg_node *n, const char *kind, 
     if (cfg_as_string(n, &ref, err)) return -1;
     const char *file = cfg_file(doc), *slash = strrchr(file, '/');
     char dir[SCN_PATH_MAX];
+    if (slash && (size_t)(slash - file) >= sizeof dir) return cfg_error(n, err, "path too long");
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 0, file);
     tp_err where;
     if (locate_file(kind, ".yaml", ref, dir, out, cap, &where))

@@ -143,7 +143,7 @@ static void val_print_json(const val_report *r)
 static int val_default_grid(const char *scenario_path, char *out, size_t cap, tp_err *err)
 {
     const char *slash = strrchr(scenario_path, '/');
-    char dir[1024];
+    char dir[4096];
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - scenario_path) : 0, scenario_path);
     return locate_file("validate", ".csv", "../validate/h100-ctx2048.csv", dir, out, cap, err);
 }
@@ -191,13 +191,17 @@ int tpsim_cmd_validate(int argc, char **argv)
     }
     if (!path)
         return tp_err_set(&err, "validate: missing SCENARIO (see tpsim validate --help)"), cmd_fail(&err);
-    char scn_path[1024], grid_buf[1024];
-    if (locate_arg("scenarios", ".yaml", path, scn_path, sizeof scn_path, &err)) return cmd_fail(&err);
-    path = scn_path;
-    if (grid_path ? locate_arg("validate", ".csv", grid_path, grid_buf, sizeof grid_buf, &err)
-                  : val_default_grid(path, grid_buf, sizeof grid_buf, &err))
+    char scn_buf[1024], grid_buf[4096];
+    if (!(path = locate_arg("scenarios", ".yaml", path, scn_buf, sizeof scn_buf, &err)))
         return cmd_fail(&err);
-    grid_path = grid_buf;
+    if (grid_path) {
+        if (!(grid_path = locate_arg("validate", ".csv", grid_path, grid_buf, sizeof grid_buf, &err)))
+            return cmd_fail(&err);
+    } else if (val_default_grid(path, grid_buf, sizeof grid_buf, &err)) {
+        return cmd_fail(&err);
+    } else {
+        grid_path = grid_buf;
+    }
     grid g;
     val_report *rep = malloc(sizeof *rep);
     if (!rep) return tp_err_set(&err, "out of memory"), cmd_fail(&err);
