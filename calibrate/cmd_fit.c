@@ -9,8 +9,10 @@
 #include "cli.h"
 #include "num.h"
 #include "ofile.h"
+#include "nccl_tuning.h"
 #include "nccltune.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,14 +25,17 @@ static const char USAGE[] =
     "usage: tpsim fit-allreduce FILE [--tp K] [--weight abs|rel] [--min SIZE] [--max SIZE]\n"
     "                           [--fit linear|piecewise] [-o FILE.yaml] [--format text|json]\n"
     "                           [--hardware NAME] [--column oop|ip|min]\n"
-    "                           [--tuner NCCL_VERSION [--algos ring,tree,nvls] [--nvls-busbw GBPS]]\n"
+    "                           [--tuner NCCL_VERSION [--algos ring,tree,nvls] [--nvls-busbw GBPS]\n"
+    "                            [--tuning-log NCCL_LOG]]\n"
     "Fit t = lambda + 2(k-1)/k * b/beta to an all-reduce sweep (nccl-tests all_reduce_perf\n"
     "output or a tpsim-nccl-sweep CSV). SIZE is bytes or K/M/G (powers of 1024); the default\n"
     "range is 32K..256M. --column picks nccl-tests' out-of-place (default), in-place or the\n"
     "smaller time. -o writes a calibration file (-o - to stdout, instead of the report) with\n"
     "the fit of lower BIC unless --fit picks one. --tuner also fits NCCL's own cost model\n"
     "(channels, bandwidth per channel, a per-call overhead) for that NCCL version with the\n"
-    "algorithms the run allowed (default ring: NCCL_ALGO of the sweep) and writes its block.\n";
+    "algorithms the run allowed (default ring: NCCL_ALGO of the sweep) and writes its block;\n"
+    "with --tuning-log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING output, the sweep's own\n"
+    "stdout will do) channels, bandwidth and algorithms are read from NCCL's table instead.\n";
 
 typedef struct fit_args {
     const char *file;
@@ -39,6 +44,7 @@ typedef struct fit_args {
     const char *fit;  /* "linear" or "piecewise"; NULL: the lower BIC */
     const char *fit_by; /* "--fit" or "lower BIC" */
     const char *tuner; /* NCCL version, NULL: no tuner fit */
+    const char *tuning_log; /* NCCL's TUNING table: channels and bandwidth read, not fitted */
     unsigned algos;    /* NT_ALGO_BIT set for the tuner fit */
     double nvls_busbw;
     int json;
@@ -67,12 +73,12 @@ static int parse_choice(const char *flag, const char *v, const char *a, const ch
 static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
 {
     enum { F_HELP, F_TP, F_WEIGHT, F_MIN, F_MAX, F_FIT, F_FORMAT, F_HARDWARE, F_OUT, F_COLUMN,
-           F_TUNER, F_ALGOS, F_NVLS };
+           F_TUNER, F_ALGOS, F_NVLS, F_TUNING_LOG };
     static const cli_flag flags[] = {{"help", 'h', 0},   {"tp", 0, 1},     {"weight", 0, 1},
                                      {"min", 0, 1},      {"max", 0, 1},    {"fit", 0, 1},
                                      {"format", 0, 1},   {"hardware", 0, 1}, {"output", 'o', 1},
                                      {"column", 0, 1},   {"tuner", 0, 1},  {"algos", 0, 1},
-                                     {"nvls-busbw", 0, 1}, {NULL, 0, 0}};
+                                     {"nvls-busbw", 0, 1}, {"tuning-log", 0, 1}, {NULL, 0, 0}};
     *a = (fit_args){.opts = arfit_default_opts(), .algos = NT_ALGO_BIT(NT_RING)};
     cli_args ca;
     const char *v;
@@ -135,6 +141,9 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
                                   "tree, nvls", v);
             break;
         }
+        case F_TUNING_LOG:
+            a->tuning_log = v;
+            break;
         case F_NVLS:
             if (cli_double("fit-allreduce: --nvls-busbw", v, 1e-3, 1e5, &a->nvls_busbw, err))
                 return -1;
@@ -157,6 +166,9 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
     if (!a->file) return tp_err_set(err, "fit-allreduce: no sweep file given (see --help)");
     if (a->opts.min_bytes > a->opts.max_bytes)
         return tp_err_set(err, "fit-allreduce: --min is above --max");
+    if (a->tuning_log && !a->tuner)
+        return tp_err_set(err, "fit-allreduce: --tuning-log needs --tuner NCCL_VERSION (the "
+                          "version whose latency constants apply)");
     if ((a->algos & NT_ALGO_BIT(NT_NVLS)) && a->nvls_busbw <= 0)
         return tp_err_set(err, "fit-allreduce: --algos nvls needs --nvls-busbw GBPS (its bus "
                           "bandwidth, e.g. from nccl-tests with NCCL_ALGO=NVLS)");
@@ -169,6 +181,8 @@ typedef struct fit_tuner {
     nt_inputs in;
     double launch_us, mae_pct;
     int n_points;
+    int from_log;           /* channels and bandwidth read from NCCL's TUNING table */
+    double lat_diff_us;     /* largest |table latency - the version's| (from_log) */
 } fit_tuner;
 
 static int fit_tuner_model(const fit_args *a, const arfit_sweep *s, fit_tuner *t, tp_err *err)
@@ -188,15 +202,35 @@ static int fit_tuner_model(const fit_args *a, const arfit_sweep *s, fit_tuner *t
             us[n++] = s->points[i].time_us;
         }
     t->in = (nt_inputs){nt_find(a->tuner), s->k, 1, 1, a->nvls_busbw, a->algos};
-    if (n >= ARFIT_MIN_POINTS) t->mae_pct = 100.0 * nt_fit(&t->in, bytes, us, n, &t->launch_us);
+    int bad = 0;
+    if (a->tuning_log) {
+        nt_tuning log;
+        bad = nt_tuning_read(a->tuning_log, &log, err) ||
+              nt_tuning_inputs(&log, a->tuning_log, a->tuner, &t->in, &t->lat_diff_us, err);
+        t->from_log = 1;
+        if (!bad && n >= ARFIT_MIN_POINTS)
+            t->mae_pct = 100.0 * nt_fit_overhead(&t->in, bytes, us, n, &t->launch_us);
+    } else if (n >= ARFIT_MIN_POINTS) {
+        t->mae_pct = 100.0 * nt_fit(&t->in, bytes, us, n, &t->launch_us);
+    }
     free(bytes);
     free(us);
+    if (bad) return -1;
     if (n < ARFIT_MIN_POINTS)
         return tp_err_set(err, "%s: %zu points in the fit range, the tuner fit needs %d",
                           s->file, n, ARFIT_MIN_POINTS);
     t->n_points = (int)n;
     t->valid = 1;
     return 0;
+}
+
+/* A path as a plain YAML scalar: characters YAML would read as syntax become spaces. */
+static void plain_path(char *dst, size_t len, const char *src)
+{
+    size_t j = 0;
+    for (const char *p = src; *p && j + 1 < len; p++)
+        dst[j++] = (isalnum((unsigned char)*p) || strchr("./_-+()", *p)) ? *p : ' ';
+    dst[j] = '\0';
 }
 
 /* The calibration file: the fits, then the tuner block when fitted. */
@@ -215,13 +249,24 @@ static int write_calibration(FILE *f, const fit_args *a, const arfit_sweep *s,
             t->in.bw_per_channel_gbps);
     if (t->in.nvls_busbw_gbps > 0) fprintf(f, "  nvls_busbw_gbps: %.3f\n", t->in.nvls_busbw_gbps);
     fprintf(f, "  launch_us: %.4f\n", t->launch_us);
-    fprintf(f, "  source:\n    how: >-\n      Fitted by tpsim fit-allreduce --tuner %s: NCCL %s's latency "
-               "constants and time formula (research-sources.md section 3), channels (whole, "
-               "1..64) and bandwidth per channel by least squares on relative error, plus a "
-               "constant per-call overhead outside NCCL's model (launch_us), over %d points; "
-               "mean |error| %.1f%%.\n",
-            a->tuner, a->tuner, t->n_points, t->mae_pct);
-    fprintf(f, "    where: %s (%s)\n", s->file, arfit_column_name(a->opts.column));
+    if (t->from_log)
+        fprintf(f, "  source:\n    how: >-\n      Channels, bandwidth per channel (Ring Simple's "
+                   "algorithm bandwidth x 2(k-1)/k over the channels) and algorithms read from "
+                   "NCCL's own tuning table; NCCL %s's latency constants (research-sources.md "
+                   "section 3; the table's differ by at most %.2f us); the per-call overhead "
+                   "(launch_us) fitted by tpsim fit-allreduce over %d points; mean |error| %.1f%%.\n",
+                a->tuner, t->lat_diff_us, t->n_points, t->mae_pct);
+    else
+        fprintf(f, "  source:\n    how: >-\n      Fitted by tpsim fit-allreduce --tuner %s: NCCL %s's "
+                   "latency constants and time formula (research-sources.md section 3), channels "
+                   "(whole, 1..64) and bandwidth per channel by least squares on relative error, "
+                   "plus a constant per-call overhead outside NCCL's model (launch_us), over %d "
+                   "points; mean |error| %.1f%%.\n",
+                a->tuner, a->tuner, t->n_points, t->mae_pct);
+    char log[256] = "";
+    if (t->from_log) plain_path(log, sizeof log, a->tuning_log);
+    fprintf(f, "    where: %s (%s)%s%s\n", s->file, arfit_column_name(a->opts.column),
+            t->from_log ? ", and the tuning table in " : "", log);
     return ferror(f) ? -1 : 0;
 }
 
@@ -275,9 +320,13 @@ static void print_text(const fit_args *a, const arfit_sweep *s, const arfit_line
            pw->q.bic, pw->n_pieces, ARFIT_MAX_PIECES);
     printf("chosen fit: %s (%s)\n", a->fit, a->fit_by);
     if (t->valid)
-        printf("nccl-tuner %s: %.0f channels x %.2f GB/s, per-call overhead %.2f us, mean |error| "
-               "%.1f%% (%d points)\n", a->tuner, t->in.channels, t->in.bw_per_channel_gbps,
-               t->launch_us, t->mae_pct, t->n_points);
+        printf("nccl-tuner %s: %.0f channels x %.2f GB/s (%s), per-call overhead %.2f us, mean "
+               "|error| %.1f%% (%d points)\n", a->tuner, t->in.channels, t->in.bw_per_channel_gbps,
+               t->from_log ? "read from NCCL's tuning table" : "fitted", t->launch_us, t->mae_pct,
+               t->n_points);
+    if (t->valid && t->from_log)
+        printf("  the table's Tree/Ring latencies differ from NCCL %s's formula by at most %.2f us\n",
+               a->tuner, t->lat_diff_us);
     if (a->out) printf("wrote %s (fit: %s, %s%s)\n", a->out, a->fit, a->fit_by,
                        t->valid ? ", with the tuner block" : "");
 }
@@ -336,10 +385,11 @@ static void print_json(const fit_args *a, const arfit_sweep *s, const arfit_line
            : a->opts.column == ARFIT_COLUMN_IP ? "ip" : "min",
            a->fit, a->fit_by);
     if (t->valid)
-        printf(",\"tuner\":{\"nccl_version\":\"%s\",\"channels\":%.0f,\"bw_per_channel_gbps\":%.6g,"
+        printf(",\"tuner\":{\"nccl_version\":\"%s\",\"channels\":%.0f,\"bw_per_channel_gbps\":%.10g,"
+               "\"nvls_busbw_gbps\":%.10g,\"algos_mask\":%u,\"from_tuning_log\":%s,"
                "\"launch_us\":%.6g,\"mae_pct\":%.4g,\"n_points\":%d}",
-               a->tuner, t->in.channels, t->in.bw_per_channel_gbps, t->launch_us, t->mae_pct,
-               t->n_points);
+               a->tuner, t->in.channels, t->in.bw_per_channel_gbps, t->in.nvls_busbw_gbps,
+               t->in.algos, t->from_log ? "true" : "false", t->launch_us, t->mae_pct, t->n_points);
     if (a->out) {
         printf(",\"output\":");
         json_string(a->out);

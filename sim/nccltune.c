@@ -149,3 +149,13 @@ double nt_fit(nt_inputs *in, const double *bytes, const double *us, size_t n, do
         mae += fabs((nt_pick(in, bytes[i]).time_us + best_launch - us[i]) / us[i]);
     return n ? mae / (double)n : 0;
 }
+
+double nt_fit_overhead(const nt_inputs *in, const double *bytes, const double *us, size_t n,
+                       double *launch_us)
+{
+    nt_objective(in, bytes, us, n, launch_us);
+    double mae = 0;
+    for (size_t i = 0; i < n; i++)
+        mae += fabs((nt_pick(in, bytes[i]).time_us + *launch_us - us[i]) / us[i]);
+    return n ? mae / (double)n : 0;
+}

@@ -64,5 +64,9 @@ nt_choice nt_pick(const nt_inputs *in, double bytes);
  * Only the bus bandwidth channels x bw is identifiable unless a per-channel cap (LL128)
  * binds: among equal fits the fewest channels win. */
 double nt_fit(nt_inputs *in, const double *bytes, const double *us, size_t n, double *launch_us);
+/* With channels and bandwidth given (read from NCCL's TUNING table), only the overhead:
+ * returns the mean |relative error| and fills *launch_us. */
+double nt_fit_overhead(const nt_inputs *in, const double *bytes, const double *us, size_t n,
+                       double *launch_us);
 
 #endif

@@ -182,4 +182,36 @@ expect_fail2 "tuner version unknown" "--tuner '2.99.0' is not in the tuner table
 expect_fail2 "tuner nvls without bandwidth" "--algos nvls needs --nvls-busbw" \
     "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --algos ring,nvls
 
+# --- NCCL's own tuning table (NCCL_DEBUG_SUBSYS=INIT,TUNING): channels and bandwidth read ------
+TUN=tests/data/nccl-tuning-h100-8gpu-synthetic.log
+expect_ok "tuning log" "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TUN" --format json &&
+check "read from the table: 16 channels, Ring Simple 182.9 x 2*7/8 / 16, NVLS 400 / (5/6)" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["tuner"]
+assert t["from_tuning_log"] is True and t["channels"] == 16, t
+assert abs(t["bw_per_channel_gbps"] - 182.9 * 2 * 7 / 8 / 16) < 1e-9, t
+assert abs(t["nvls_busbw_gbps"] - 400.0 / (5 / 6)) < 1e-9, t
+assert t["algos_mask"] == 1 | 2 | 4, t   # Tree, Ring, NVLS have bandwidth; CollNet is not modelled
+' "$TMP/out"
+expect_ok "tuning log text" "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TUN"
+check "table latencies match the 2.27.3 constants (1-decimal print)" grep -q "differ from NCCL 2.27.3's formula by at most 0.0[0-5] us" "$TMP/out"
+expect_ok "tuning log block" "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TUN" -o "$TMP/tun.yaml" --hardware "H100 SXM"
+check "block: algorithms and NVLS bandwidth" bash -c "grep -q 'algorithms: \[tree, ring, nvls\]' '$TMP/tun.yaml' && grep -q 'nvls_busbw_gbps: 480.000' '$TMP/tun.yaml'"
+expect_ok "the block drives nccl-tuner" "$TPSIM" allreduce --tp 8 --calib "$TMP/tun.yaml" --model nccl-tuner --sizes 16K,2M --format json &&
+check "16K Ring LL, 2M NVLS Simple (the crossover is at 1.0 MB)" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"]
+assert (r[0]["algo"], r[0]["proto"]) == ("Ring", "LL") and (r[1]["algo"], r[1]["proto"]) == ("NVLS", "Simple"), r
+' "$TMP/out"
+expect_fail2 "tuning log without a table" "no NCCL tuning table" \
+    "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$LOG"
+sed 's/ Simple |/ Fast |/' "$TUN" >"$TMP/badproto.log"
+expect_fail2 "tuning log: unknown protocol" "badproto.log:4: protocol 'Fast'" \
+    "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TMP/badproto.log"
+sed 's/nRanks 8/nRanks 4/' "$TUN" >"$TMP/k4.log"
+expect_fail2 "tuning log of another k" "nRanks 4, the sweep of k 8" \
+    "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TMP/k4.log"
+expect_fail2 "tuning log needs --tuner" "--tuning-log needs --tuner" \
+    "$TPSIM" fit-allreduce "$LOG" --tuning-log "$TUN"
+
 finish
