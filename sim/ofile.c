@@ -104,6 +104,9 @@ int ofile_open(ofile *o, const char *path, tp_err *err)
         if (S_ISDIR(st.st_mode))
             return tp_err_set(err, "%s: is a directory, expected a file name", path);
         if (!S_ISREG(st.st_mode)) return ofile_in_place(o, err);
+        /* rename(2) would replace a file its owner made read-only: refuse as a write would */
+        if (access(path, W_OK) != 0)
+            return tp_err_set(err, "%s: cannot write: %s", path, strerror(errno));
         if (rfile_is_input(&st))
             return tp_err_set(err, "%s: is one of this run's inputs, refusing to overwrite it; "
                                    "expected another output name", path);

@@ -4,8 +4,8 @@
  * (0 on success) or ofile_abort gives up. By what PATH is:
  *   - absent or a regular file: the output goes to "PATH.tmp.XXXXXX" beside it; commit
  *     flushes, fsyncs, renames it over PATH and fsyncs the directory, so PATH holds the old
- *     content or the whole new one, never a part. A replaced file keeps its permission bits;
- *     a new one gets 0666 less the umask.
+ *     content or the whole new one, never a part. A replaced file keeps its permission bits
+ *     (one the user may not write is refused); a new one gets 0666 less the umask.
  *   - a symlink to a file: the same on the file it resolves to; the link stays a link.
  *   - a device, FIFO or socket (/dev/null, /dev/full, a pipe): written in place, never
  *     replaced; a FIFO with no reader is refused, not waited on.

@@ -130,6 +130,13 @@ static void test_replace_keeps_mode_and_inode_changes(void **state)
     assert_int_equal(stat(p, &after), 0);
     assert_int_equal(after.st_mode & 07777, 0640);
     assert_true(after.st_ino != before.st_ino); /* replaced by rename, not rewritten */
+    /* a file its owner made read-only is not replaced (root may write anything: skipped) */
+    if (geteuid() != 0) {
+        assert_int_equal(chmod(p, 0440), 0);
+        assert_int_equal(ofile_open(&o, p, &e), -1);
+        assert_non_null(strstr(e.msg, "Permission denied"));
+        assert_int_equal(chmod(p, 0640), 0);
+    }
     /* abort leaves the old content and no temporary file */
     assert_int_equal(ofile_open(&o, p, &e), 0);
     fputs("partial", o.f);

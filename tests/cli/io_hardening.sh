@@ -57,6 +57,11 @@ expect_fail2 "sweep -o a link to the model" "model-link\.yaml: is one of this ru
 check "model still a file" test -f "$ROOT/models/llama-3.1-70b.yaml" -a -L "$TMP/model-link.yaml"
 expect_fail2 "validate --grid G, sweep -o G via --fit" "g\.csv: is one of this run's inputs" \
     bash -c "cp '$GRID' '$TMP/g.csv' && exec '$TPSIM' ${SW[*]} --fit '$TMP/g.csv' -o '$TMP/g.csv'"
+expect_fail2 "fit-allreduce LOG -o LOG" "log\.out: is one of this run's inputs" \
+    bash -c "cp '$LOG' '$TMP/log.out' && exec '$TPSIM' fit-allreduce '$TMP/log.out' -o '$TMP/log.out'"
+check "the log is untouched" cmp -s "$LOG" "$TMP/log.out"
+expect_fail2 "run S --trace S" "s\.yaml: is one of this run's inputs" "$TPSIM" run "$TMP/s.yaml" --trace "$TMP/s.yaml"
+check "scenario untouched by --trace" cmp -s "$TMP/s.yaml" "$TMP/s.orig"
 expect_fail2 "sweep -o /dev/full" "^tpsim: /dev/full: cannot write: No space left on device" \
     "$TPSIM" "${SW[@]}" -o /dev/full
 check "/dev/full still a device" test -c /dev/full
