@@ -8,6 +8,8 @@
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) FUZZ_SECONDS, default 60 (clang)
 #   make atlas      the what-if atlas: {8B, 70B, 405B, Mixtral-8x7B} x {H100, H200, A100} x TP
 #                   {1,2,4,8} x {eager, graphs} to build/atlas/atlas.csv and atlas.png
+#   make install    PREFIX=/usr/local (and DESTDIR): tpsim, models, scenarios, grids, man page;
+#                   make uninstall removes them
 #   make deps       install missing Debian packages (DEB_PKGS below)
 
 CC      ?= cc
@@ -42,7 +44,7 @@ $(BUILD)/obj/sim/locate.o $(BUILD)/asan/sim/locate.o: CFLAGS += -DTPSIM_SHARE='"
 
 DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev
 
-.PHONY: all run test unit-test cli-test bench calibrate deps clean fuzz fuzz-deps atlas
+.PHONY: all run test unit-test cli-test bench calibrate deps clean install uninstall fuzz fuzz-deps atlas
 # keep test objects between builds (they are intermediates of the test binaries)
 .SECONDARY:
 
@@ -166,6 +168,41 @@ fuzz: fuzz-deps
 	done
 
 -include calibrate/calibrate.mk
+
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: tpsim (and the GPU tools when `make
+# calibrate` built them) in bin/; models/, scenarios/ and the validate/ grids in share/tpsim/;
+# the manual page in share/man/man1/. The installed tpsim is linked with $(PREFIX)/share/tpsim
+# as its share folder (sim/locate.h), so scenarios and models are found by name from anywhere.
+# make uninstall removes exactly those files and share/tpsim, then whichever of bin/,
+# share/man/man1/, share/man/ and share/ are left empty.
+PREFIX    ?= /usr/local
+INST_BIN  := $(PREFIX)/bin
+INST_SHARE := $(PREFIX)/share/tpsim
+INST_MAN  := $(PREFIX)/share/man/man1
+GPU_TOOLS := tpsim-nccl-sweep tpsim-probe
+
+install: $(filter-out $(BUILD)/obj/sim/locate.o,$(OBJ))
+	@mkdir -p $(BUILD)/install
+	$(CC) $(CFLAGS) $(INC) -DTPSIM_SHARE='"$(INST_SHARE)"' -c sim/locate.c -o $(BUILD)/install/locate.o
+	$(CC) $(CFLAGS) $^ $(BUILD)/install/locate.o -o $(BUILD)/install/tpsim $(LDLIBS)
+	install -d $(DESTDIR)$(INST_BIN) $(DESTDIR)$(INST_SHARE)/validate $(DESTDIR)$(INST_MAN)
+	install -m 755 $(BUILD)/install/tpsim $(DESTDIR)$(INST_BIN)/tpsim
+	@for t in $(GPU_TOOLS); do if [ -x $(BUILD)/$$t ]; then \
+	  echo "install -m 755 $(BUILD)/$$t $(DESTDIR)$(INST_BIN)/$$t"; \
+	  install -m 755 $(BUILD)/$$t $(DESTDIR)$(INST_BIN)/$$t; fi; done
+	rm -rf $(DESTDIR)$(INST_SHARE)/models $(DESTDIR)$(INST_SHARE)/scenarios
+	cp -R models scenarios $(DESTDIR)$(INST_SHARE)/
+	chmod -R u=rwX,go=rX $(DESTDIR)$(INST_SHARE)/models $(DESTDIR)$(INST_SHARE)/scenarios
+	install -m 644 validate/*.csv $(DESTDIR)$(INST_SHARE)/validate/
+	install -m 644 docs/tpsim.1 $(DESTDIR)$(INST_MAN)/tpsim.1
+
+uninstall:
+	rm -f $(DESTDIR)$(INST_BIN)/tpsim $(addprefix $(DESTDIR)$(INST_BIN)/,$(GPU_TOOLS))
+	rm -f $(DESTDIR)$(INST_MAN)/tpsim.1
+	rm -rf $(DESTDIR)$(INST_SHARE)
+	@# the folders install made, where nothing else is left in them
+	@for d in $(INST_BIN) $(INST_MAN) $(PREFIX)/share/man $(PREFIX)/share; do \
+	  rmdir $(DESTDIR)$$d 2>/dev/null || true; done
 
 clean:
 	rm -rf $(BUILD)

@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "coll.h"
 #include "jw.h"
+#include "locate.h"
 
 #define AR_MAX_ROWS 64
 
@@ -211,8 +212,11 @@ int tpsim_cmd_allreduce(int argc, char **argv)
         tp_err_set(&err, "--model: '%s', expected nccl-fit, nccl-tuner, vllm-custom or auto", a.model);
         return cmd_fail(&err);
     }
-    char def[128];
-    snprintf(def, sizeof def, "models/allreduce/h100-sxm-tp%ld.yaml", a.tp);
+    /* the bundled calibration by name, so it is found from any folder (locate.h) */
+    char def[128], found[1024];
+    snprintf(def, sizeof def, "h100-sxm-tp%ld", a.tp);
+    const char *calib = locate_arg("models/allreduce", ".yaml", a.calib ? a.calib : def, found,
+                                   sizeof found, &err);
     arcal *cal = malloc(sizeof *cal);
     ar_row *rows = calloc(AR_MAX_ROWS, sizeof *rows);
     double sizes[AR_MAX_ROWS];
@@ -223,7 +227,7 @@ int tpsim_cmd_allreduce(int argc, char **argv)
         tp_err_set(&err, "out of memory");
         goto out;
     }
-    if (arcal_load(a.calib ? a.calib : def, cal, &err)) goto out;
+    if (!calib || arcal_load(calib, cal, &err)) goto out;
     if (cal->tp != a.tp) {
         tp_err_set(&err, "%s: a calibration for tp %ld, expected one for --tp %ld", cal->path,
                    cal->tp, a.tp);

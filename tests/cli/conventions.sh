@@ -205,4 +205,36 @@ check "--grid by name: the bundled grid" grep -q "\"grid\": *\"$PWD/validate/h10
 expect_fail2 "an unknown scenario name" "^tpsim: 'no-such-scenario' not found: looked for scenarios/no-such-scenario\.yaml in \., $PWD$" \
     env -u TPSIM_PATH "$TPSIM" run no-such-scenario
 
+# --- make install / uninstall into a temporary PREFIX; the installed tpsim runs from elsewhere ----
+P="$TMP/prefix"
+if make -s install PREFIX="$P" >"$TMP/make.out" 2>&1; then ok; else bad "make install: $(tail -c 400 "$TMP/make.out")"; fi
+check "installed: bin/tpsim" test -x "$P/bin/tpsim"
+check "installed: the man page" test -f "$P/share/man/man1/tpsim.1"
+for f in models/llama-3.1-70b.yaml models/hw/h100-sxm.yaml models/allreduce/h100-sxm-tp4.yaml \
+         scenarios/eager-host-dispatch.yaml validate/h100-ctx2048.csv; do
+    check "installed: share/tpsim/$f is the tree's" cmp -s "$f" "$P/share/tpsim/$f"
+done
+check "installed: every scenario" test "$(ls "$P/share/tpsim/scenarios" | wc -l)" -eq "$(ls scenarios/*.yaml | wc -l)"
+if command -v man >/dev/null; then
+    check "the man page renders" bash -c "man -l '$P/share/man/man1/tpsim.1' 2>/dev/null | grep -q 'TPSIM_PATH'"
+fi
+mkdir -p "$TMP/elsewhere"
+# from another folder, with nothing on $TPSIM_PATH: the scenario by name, its files from share/tpsim
+(cd "$TMP/elsewhere" && env -u TPSIM_PATH "$P/bin/tpsim" run paper-additive --tp 4 --steps 3 --format json \
+    >"$TMP/out" 2>"$TMP/err"); rc=$?
+check "installed tpsim runs a scenario by name (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
+check "installed: the same step" test "$(step_of "$TMP/out")" = "$(step_of "$TMP/ref.json")"
+check "installed: its calibration from share/tpsim" grep -q "\"$P/share/tpsim/scenarios/\.\./models/allreduce/h100-sxm-tp4.yaml\"" "$TMP/out"
+(cd "$TMP/elsewhere" && env -u TPSIM_PATH "$P/bin/tpsim" validate paper-additive --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
+check "installed: validate finds its default grid (exit $rc)" grep -q "\"grid\": *\"$P/share/tpsim/scenarios/../validate/h100-ctx2048.csv\"" "$TMP/out"
+check "installed: tpsim help run" bash -c "'$P/bin/tpsim' help run | grep -q 'usage: tpsim run'"
+if make -s uninstall PREFIX="$P" >"$TMP/make.out" 2>&1; then ok; else bad "make uninstall: $(tail -c 400 "$TMP/make.out")"; fi
+check "uninstall leaves nothing ($(find "$P" -mindepth 1 | head -3 | tr '\n' ' '))" test -z "$(find "$P" -mindepth 1)"
+# DESTDIR stages under another root; uninstall with the same DESTDIR removes what it staged
+if make -s install PREFIX=/opt/tpsim DESTDIR="$TMP/stage" >"$TMP/make.out" 2>&1; then ok; else bad "make install DESTDIR: $(tail -c 400 "$TMP/make.out")"; fi
+check "DESTDIR: staged under the root" test -x "$TMP/stage/opt/tpsim/bin/tpsim" -a -f "$TMP/stage/opt/tpsim/share/tpsim/validate/h100-ctx2048.csv"
+check "DESTDIR: the binary looks in PREFIX, not the staging root" grep -q "/opt/tpsim/share/tpsim" "$TMP/stage/opt/tpsim/bin/tpsim"
+make -s uninstall PREFIX=/opt/tpsim DESTDIR="$TMP/stage" >/dev/null 2>&1
+check "DESTDIR: uninstall leaves nothing" test -z "$(find "$TMP/stage" -type f)"
+
 finish
