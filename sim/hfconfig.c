@@ -18,10 +18,13 @@ typedef struct hf_file {
     json_t *root;
 } hf_file;
 
-enum hf_arch { HF_LLAMA, HF_MISTRAL, HF_QWEN2, HF_MIXTRAL, HF_QWEN2_MOE, HF_N_ARCH };
+enum hf_arch {
+    HF_LLAMA, HF_MISTRAL, HF_QWEN2, HF_MIXTRAL, HF_QWEN2_MOE, HF_DEEPSEEK_V2, HF_DEEPSEEK_V3,
+    HF_N_ARCH
+};
 static const char *const hf_arch_names[HF_N_ARCH] = {
-    "LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "MixtralForCausalLM",
-    "Qwen2MoeForCausalLM"};
+    "LlamaForCausalLM",    "MistralForCausalLM",     "Qwen2ForCausalLM",      "MixtralForCausalLM",
+    "Qwen2MoeForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"};
 
 /* Where a top-level key is written ("key" followed by ':' at depth 1), 1-based; 1:1 when
  * it is not in the file (a missing key is reported at the start). */
@@ -237,6 +240,38 @@ static int hf_moe(const hf_file *f, int arch, model_arch *m, tp_err *err)
     return 0;
 }
 
+/* DeepSeek-V2/V3: MLA attention, n_routed_experts behind first_k_dense_replace dense layers,
+ * n_shared_experts of moe_intermediate_size each (vllm deepseek_v2.py). */
+static int hf_deepseek(const hf_file *f, model_arch *m, tp_err *err)
+{
+    long shared = 0, freq = 1, q_lora = -1;
+    if (hf_long(f, "kv_lora_rank", 1, 1, 1L << 16, &m->kv_lora_rank, err) ||
+        hf_long(f, "q_lora_rank", 0, 1, 1L << 16, &q_lora, err) ||
+        hf_long(f, "qk_nope_head_dim", 1, 1, 4096, &m->qk_nope_dim, err) ||
+        hf_long(f, "qk_rope_head_dim", 1, 1, 4096, &m->qk_rope_dim, err) ||
+        hf_long(f, "v_head_dim", 1, 1, 4096, &m->v_head_dim, err) ||
+        hf_long(f, "n_routed_experts", 1, 2, 4096, &m->experts, err) ||
+        hf_long(f, "num_experts_per_tok", 1, 1, m->experts, &m->experts_per_tok, err) ||
+        hf_long(f, "moe_intermediate_size", 1, 1, 1L << 22, &m->moe_intermediate, err) ||
+        hf_long(f, "n_shared_experts", 0, 0, 64, &shared, err) ||
+        hf_long(f, "first_k_dense_replace", 0, 0, m->layers, &m->dense_layers, err) ||
+        hf_long(f, "moe_layer_freq", 0, 1, 1000, &freq, err))
+        return -1;
+    if (freq > 1)
+        return hf_error(f, "moe_layer_freq", err,
+                        "%ld (dense layers between MoE layers) is not modelled, expected 1", freq);
+    json_t *scale = json_object_get(f->root, "routed_scaling_factor");
+    if (scale && !json_is_null(scale) && !json_is_number(scale))
+        return hf_error(f, "routed_scaling_factor", err, "expected a number");
+    m->routed_scale = scale && json_is_number(scale) && json_number_value(scale) != 1.0;
+    m->q_lora_rank = q_lora > 0 ? q_lora : 0;
+    m->dense_layers = m->dense_layers > 0 ? m->dense_layers : 0;
+    m->shared_intermediate = shared > 0 ? shared * m->moe_intermediate : 0;
+    /* vLLM's MLA head size: kv_lora_rank + qk_rope_head_dim (research-sources.md section 5) */
+    m->head_dim = m->kv_lora_rank + m->qk_rope_dim;
+    return 0;
+}
+
 static int hf_bind(const hf_file *f, model_arch *out, tp_err *err)
 {
     model_arch m = {0};
@@ -284,6 +319,7 @@ static int hf_bind(const hf_file *f, model_arch *out, tp_err *err)
     }
     m.sliding_window = window > 0 ? window : 0;
     if ((arch == HF_MIXTRAL || arch == HF_QWEN2_MOE) && hf_moe(f, arch, &m, err)) return -1;
+    if ((arch == HF_DEEPSEEK_V2 || arch == HF_DEEPSEEK_V3) && hf_deepseek(f, &m, err)) return -1;
     if (arch == HF_QWEN2_MOE && m.intermediate < 0) m.intermediate = m.moe_intermediate;
     if (hf_name(f, m.name, sizeof m.name, err)) return -1;
     *out = m;

@@ -4,7 +4,8 @@
  * bounded in time; strict JSON
  * via jansson, duplicate keys refused) into a caller-owned model_arch. Supported
  * `architectures`: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM (q/k/v bias),
- * MixtralForCausalLM and Qwen2MoeForCausalLM (experts; Qwen2-MoE's gated shared expert).
+ * MixtralForCausalLM, Qwen2MoeForCausalLM (experts; Qwen2-MoE's gated shared expert) and
+ * DeepseekV2/V3ForCausalLM (MLA attention, routed + shared experts after dense layers).
  * Anything else, or a field the decode step needs that is missing or out of range, is one
  * line "file:line:col: key: what is wrong, what is expected" (the key's position in the
  * file). Keys the step does not need are ignored: config.json carries many. The model's

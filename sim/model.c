@@ -97,6 +97,7 @@ int model_check_tp(const model_arch *m, long tp, tp_err *err)
     if (tp < 1) return tp_err_set(err, "tp %ld: expected a TP degree >= 1", tp);
     long mlp = m->experts ? m->moe_intermediate : m->intermediate;
     if (m->heads % tp || mlp % tp || model_vocab_padded(m) % tp ||
+        (m->experts && m->dense_layers && m->intermediate % tp) ||
         (m->shared_intermediate && m->shared_intermediate % tp))
         return tp_err_set(err,
                           "tp %ld does not shard %s: heads (%ld), %s (%ld)%s and padded vocab "
@@ -105,7 +106,7 @@ int model_check_tp(const model_arch *m, long tp, tp_err *err)
                           m->experts ? "each expert's intermediate" : "intermediate", mlp,
                           m->shared_intermediate ? ", the shared expert's intermediate" : "",
                           model_vocab_padded(m));
-    if (m->kv_heads % tp && tp % m->kv_heads)
+    if (!m->kv_lora_rank && m->kv_heads % tp && tp % m->kv_heads)
         return tp_err_set(err, "tp %ld does not shard %s's %ld KV heads: expected a divisor or a "
                           "multiple of it", tp, m->name, m->kv_heads);
     return 0;
@@ -113,5 +114,6 @@ int model_check_tp(const model_arch *m, long tp, tp_err *err)
 
 long model_kv_heads_per_rank(const model_arch *m, long tp)
 {
+    if (m->kv_lora_rank) return 1;
     return m->kv_heads >= tp ? m->kv_heads / tp : 1;
 }

@@ -29,11 +29,17 @@ typedef struct model_arch {
     long experts, experts_per_tok, moe_intermediate;
     long shared_intermediate; /* shared expert(s) of every MoE layer, 0: none */
     int shared_gate;          /* the shared expert's output scaled by sigmoid(x W_g), Qwen2-MoE */
+    long dense_layers;        /* the first N layers keep a dense MLP (first_k_dense_replace) */
+    int routed_scale;         /* the routed experts' sum is scaled (routed_scaling_factor != 1) */
+    /* multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank == 0: none. q_lora_rank 0:
+     * queries projected directly (V2-Lite) */
+    long q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
 } model_arch;
 
 int model_load(const char *path, model_arch *out, tp_err *err);
 int model_check_tp(const model_arch *m, long tp, tp_err *err);
-/* KV heads each rank holds at TP k: max(1, kv_heads / k) (replicated when k > kv_heads). */
+/* KV heads each rank holds at TP k: max(1, kv_heads / k) (replicated when k > kv_heads);
+ * 1 under MLA, whose latent cache every rank holds whole ("during decode it becomes MQA"). */
 long model_kv_heads_per_rank(const model_arch *m, long tp);
 /* The vocabulary as vLLM allocates it: rounded up to MODEL_VOCAB_PAD. */
 long model_vocab_padded(const model_arch *m);

@@ -41,6 +41,13 @@ static const char *const prog_names[OPN_COUNT] = {
     [OPN_MOE_W2] = "fused_moe_w2",
     [OPN_MOE_SUM] = "moe_sum",
     [OPN_SHARED_ADD] = "shared_expert_add",
+    [OPN_MOE_SCALE] = "moe_routed_scale",
+    [OPN_QKV_A_PROJ] = "fused_qkv_a_proj",
+    [OPN_Q_A_NORM] = "q_a_layernorm",
+    [OPN_Q_B_PROJ] = "q_b_proj",
+    [OPN_KV_A_NORM] = "kv_a_layernorm",
+    [OPN_MLA_Q_ABSORB] = "mla_q_absorb_bmm",
+    [OPN_MLA_V_UP] = "mla_v_up_bmm",
 };
 
 const char *prog_op_name(const prog_op *op) { return prog_names[op->name]; }
@@ -194,9 +201,57 @@ static int prog_moe(prog_ctx *c, int layer)
         /* weighted sum of each token's top-k expert outputs */
         prog_eltwise(c, OPN_MOE_SUM, layer, routed * H, B * H, 2.0 * routed * H))
         return -1;
+    if (m->routed_scale && prog_eltwise(c, OPN_MOE_SCALE, layer, B * H, B * H, B * H)) return -1;
     if (m->shared_intermediate && prog_eltwise(c, OPN_SHARED_ADD, layer, 2.0 * B * H, B * H, B * H))
         return -1;
     return 0;
+}
+
+/* RMSNorm of n values per token without a residual: read x and the weight, write y. */
+static int prog_norm_n(prog_ctx *c, prog_name name, int layer, double n)
+{
+    return prog_add(c->p, PROG_KERNEL, name, layer, c->act * (2.0 * c->B * n + n), 4.0 * c->B * n);
+}
+
+/* A per-head batched GEMM on weights kept in the model's dtype: heads x [B, in] . [in, out]. */
+static int prog_bmm_native(prog_ctx *c, prog_name name, int layer, double heads, double in,
+                           double out)
+{
+    double w = (double)c->m->dtype_bytes * heads * in * out;
+    c->p->weight_bytes += w;
+    return prog_add(c->p, PROG_KERNEL, name, layer, w + c->act * c->B * heads * (in + out),
+                    2.0 * c->B * heads * in * out);
+}
+
+/* vLLM's MLA decode (absorbed): queries into the latent space, attention over the latent
+ * cache (one "KV head" of kv_lora_rank + rope values per token), values back up, o_proj. */
+static int prog_attn_mla(prog_ctx *c, int layer, double ctx)
+{
+    const model_arch *m = c->m;
+    prog *p = c->p;
+    double B = c->B, H = (double)m->hidden, Hq = (double)(m->heads / c->tp);
+    double L = (double)m->kv_lora_rank, R = (double)m->qk_rope_dim, N = (double)m->qk_nope_dim;
+    double V = (double)m->v_head_dim, QL = (double)m->q_lora_rank, qk = N + R;
+    double kv_read = c->kv * B * ctx * (L + R);
+    p->kv_bytes += kv_read;
+    if (prog_norm(c, OPN_INPUT_LAYERNORM, layer)) return -1;
+    if (QL > 0 ? prog_linear(c, OPN_QKV_A_PROJ, layer, H, QL + L + R, 0) ||
+                     prog_norm_n(c, OPN_Q_A_NORM, layer, QL) ||
+                     prog_linear(c, OPN_Q_B_PROJ, layer, QL, Hq * qk, 0)
+               : prog_linear(c, OPN_QKV_PROJ, layer, H, Hq * qk, 0) ||
+                     prog_linear(c, OPN_QKV_A_PROJ, layer, H, L + R, 0))
+        return -1;
+    return prog_norm_n(c, OPN_KV_A_NORM, layer, L) ||
+           prog_eltwise(c, OPN_ROTARY, layer, B * (Hq + 1) * R, B * (Hq + 1) * R,
+                        3.0 * B * (Hq + 1) * R) ||
+           prog_bmm_native(c, OPN_MLA_Q_ABSORB, layer, Hq, N, L) ||
+           prog_add(p, PROG_KERNEL, OPN_CACHE_WRITE, layer, B * (L + R) * (c->act + c->kv), 0.0) ||
+           /* scores over L + R latent dims, the output over L */
+           prog_add(p, PROG_KERNEL, OPN_ATTENTION, layer,
+                    kv_read + c->act * B * Hq * (L + R + L),
+                    2.0 * B * Hq * ctx * (L + R) + 2.0 * B * Hq * ctx * L) ||
+           prog_bmm_native(c, OPN_MLA_V_UP, layer, Hq, L, V) ||
+           prog_linear(c, OPN_O_PROJ, layer, Hq * V, H, 0);
 }
 
 static int prog_layer(prog_ctx *c, int layer)
@@ -209,24 +264,29 @@ static int prog_layer(prog_ctx *c, int layer)
     /* sliding-window attention reads at most the window */
     double ctx = m->sliding_window && (double)m->sliding_window < c->ctx ? (double)m->sliding_window
                                                                          : c->ctx;
-    double kv_read = c->kv * 2.0 * B * ctx * kv_heads * hd;
     int sharded = c->tp > 1;
-    p->kv_bytes += kv_read;
-    if (prog_norm(c, OPN_INPUT_LAYERNORM, layer) ||
-        prog_linear(c, OPN_QKV_PROJ, layer, H, qkv_out, m->qkv_bias) ||
-        prog_eltwise(c, OPN_ROTARY, layer, B * (q_heads + kv_heads) * hd,
-                     B * (q_heads + kv_heads) * hd, 3.0 * B * (q_heads + kv_heads) * hd) ||
-        /* the new token's K and V read, written into the cache in its precision */
-        prog_add(p, PROG_KERNEL, OPN_CACHE_WRITE, layer,
-                 2.0 * B * kv_heads * hd * (c->act + c->kv), 0.0) ||
-        /* decode attention: read the context's K and V, q in, out out */
-        prog_add(p, PROG_KERNEL, OPN_ATTENTION, layer, kv_read + c->act * 2.0 * B * q_heads * hd,
-                 4.0 * B * q_heads * hd * ctx) ||
-        prog_linear(c, OPN_O_PROJ, layer, q_heads * hd, H, m->o_bias) ||
-        (sharded && prog_allreduce(p, c->o, OPN_ALL_REDUCE, layer, msg)) ||
+    if (m->kv_lora_rank) {
+        if (prog_attn_mla(c, layer, ctx)) return -1;
+    } else {
+        double kv_read = c->kv * 2.0 * B * ctx * kv_heads * hd;
+        p->kv_bytes += kv_read;
+        if (prog_norm(c, OPN_INPUT_LAYERNORM, layer) ||
+            prog_linear(c, OPN_QKV_PROJ, layer, H, qkv_out, m->qkv_bias) ||
+            prog_eltwise(c, OPN_ROTARY, layer, B * (q_heads + kv_heads) * hd,
+                         B * (q_heads + kv_heads) * hd, 3.0 * B * (q_heads + kv_heads) * hd) ||
+            /* the new token's K and V read, written into the cache in its precision */
+            prog_add(p, PROG_KERNEL, OPN_CACHE_WRITE, layer,
+                     2.0 * B * kv_heads * hd * (c->act + c->kv), 0.0) ||
+            /* decode attention: read the context's K and V, q in, out out */
+            prog_add(p, PROG_KERNEL, OPN_ATTENTION, layer,
+                     kv_read + c->act * 2.0 * B * q_heads * hd, 4.0 * B * q_heads * hd * ctx) ||
+            prog_linear(c, OPN_O_PROJ, layer, q_heads * hd, H, m->o_bias))
+            return -1;
+    }
+    if ((sharded && prog_allreduce(p, c->o, OPN_ALL_REDUCE, layer, msg)) ||
         prog_norm(c, OPN_POST_LAYERNORM, layer))
         return -1;
-    if (m->experts ? prog_moe(c, layer)
+    if (m->experts && layer >= m->dense_layers ? prog_moe(c, layer)
                    : prog_mlp(c, layer, (double)(m->intermediate / c->tp), OPN_GATE_UP,
                               OPN_SILU_MUL, OPN_DOWN_PROJ, m->mlp_bias))
         return -1;

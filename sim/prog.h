@@ -20,6 +20,14 @@
  * those of the experts its B tokens touch: ASSUMED uniform routing, each token picking
  * top_k distinct experts of E at random, so the expected number touched is
  * E * (1 - (1 - top_k/E)^B) (exactly top_k at B = 1).
+ * A multi-head latent attention layer (DeepSeek-V2/V3, vLLM's MLA decode with absorbed
+ * weights) replaces input_layernorm .. o_proj with:
+ *   input_layernorm fused_qkv_a_proj q_a_layernorm q_b_proj kv_a_layernorm rotary_emb
+ *   mla_q_absorb_bmm reshape_and_cache attention mla_v_up_bmm o_proj
+ * (no q LoRA: q_proj and kv_a_proj for the first four); the a-projections are replicated,
+ * q_b and o sharded by heads, the latent KV cache (kv_lora_rank + qk_rope_dim per token)
+ * held whole by every rank, W_UK/W_UV in the model's dtype (vLLM dequantises them at load).
+ * A routed_scale model scales the experts' sum (moe_routed_scale) before the shared add.
  * Precision (prog_opts): weights of the decoder layers' projections and experts in
  * prec_weights (embedding, lm_head and router stay in the model's dtype, as vLLM's fp8 and
  * GPTQ methods leave them); with w8a8 (FP8 weights on a GPU with FP8 tensor cores) each such
@@ -58,7 +66,8 @@ typedef enum prog_name {
     OPN_LOGITS_GATHER, OPN_SAMPLING, OPN_TOKENS_D2H, OPN_FP8_QUANT, OPN_SHARED_GATE_UP,
     OPN_SHARED_SILU_MUL, OPN_SHARED_DOWN, OPN_SHARED_GATE, OPN_SHARED_SIGMOID, OPN_SHARED_MUL,
     OPN_ROUTER, OPN_TOPK, OPN_MOE_ALIGN, OPN_MOE_W13, OPN_MOE_SILU_MUL, OPN_MOE_W2, OPN_MOE_SUM,
-    OPN_SHARED_ADD, OPN_COUNT
+    OPN_SHARED_ADD, OPN_MOE_SCALE, OPN_QKV_A_PROJ, OPN_Q_A_NORM, OPN_Q_B_PROJ, OPN_KV_A_NORM,
+    OPN_MLA_Q_ABSORB, OPN_MLA_V_UP, OPN_COUNT
 } prog_name;
 
 typedef struct prog_op {

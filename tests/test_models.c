@@ -227,10 +227,13 @@ static void test_hf_refusals(void **state)
                    " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\",\n"
                    " \"_name_or_path\": \"org/a-model-name-that-goes-on-and-on-well-past-sixty-three-bytes\"}",
                    ":4:2: _name_or_path: 64 bytes", "at most 63"); /* 64 characters */
-    model_arch m;
-    tp_err err;
-    assert_int_equal(model_load(SHARED_DSV3, &m, &err), -1);
-    assert_non_null(strstr(err.msg, "'DeepseekV3ForCausalLM' is not supported"));
+    expect_refused("sparse_step",
+                   "{\"architectures\": [\"Qwen2MoeForCausalLM\"], \"num_hidden_layers\": 2,\n"
+                   " \"hidden_size\": 64, \"num_attention_heads\": 8, \"vocab_size\": 100,\n"
+                   " \"torch_dtype\": \"bfloat16\", \"num_experts\": 4, \"num_experts_per_tok\": 2,\n"
+                   " \"moe_intermediate_size\": 32, \"decoder_sparse_step\": 2}",
+                   ":4:31: decoder_sparse_step: 2 (dense layers between MoE layers) is not modelled",
+                   "expected 1");
 }
 
 /* ---- MoE -------------------------------------------------------------------------------- */
@@ -317,6 +320,57 @@ static void test_moe_qwen_shared_expert(void **state)
     assert_near(find_op(&p, OPN_MOE_W13, 7)->bytes, 4 * 2048.0 * 1408 * 2 + 4 * (2048 + 1408) * 2.0);
     assert_near(find_op(&p, OPN_SHARED_GATE_UP, 7)->bytes, 2048.0 * 5632 * 2 + (2048 + 5632) * 2.0);
     prog_free(&p);
+}
+
+/* DeepSeek-V3 (its config.json): MLA with kv_lora_rank 512, q_lora_rank 1536, qk dims
+ * 128 + 64, v 128; 256 routed experts of 2048, top-8, one shared expert of 2048, the first 3
+ * of 61 layers dense (18432), routed_scaling_factor 2.5, FP8 weights. */
+static void test_mla_deepseek_v3(void **state)
+{
+    (void)state;
+    model_arch m;
+    tp_err err;
+    if (model_load(SHARED_DSV3, &m, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(m.kv_lora_rank, 512);
+    assert_int_equal(m.q_lora_rank, 1536);
+    assert_int_equal(m.qk_nope_dim + m.qk_rope_dim, 192);
+    assert_int_equal(m.v_head_dim, 128);
+    assert_int_equal(m.head_dim, 576); /* vLLM's MLA head size: 512 + 64 */
+    assert_int_equal(m.experts, 256);
+    assert_int_equal(m.experts_per_tok, 8);
+    assert_int_equal(m.moe_intermediate, 2048);
+    assert_int_equal(m.shared_intermediate, 2048);
+    assert_int_equal(m.dense_layers, 3);
+    assert_int_equal(m.intermediate, 18432);
+    assert_int_equal(m.routed_scale, 1);
+    assert_int_equal(m.weights_quant, PREC_FP8);
+    assert_int_equal(model_kv_heads_per_rank(&m, 8), 1); /* the latent cache, whole on every rank */
+    prog_opts o = {.prec_kv_cache = PREC_BF16, .allreduce_no_copy = 1}; /* NCCL: no copy-in */
+    prog p;
+    assert_int_equal(prog_build(&p, &m, &o, 8, 1, 1000, &err), 0);
+    /* KV cache per rank: 61 layers * 1000 tokens * 576 latent values * 2 B */
+    assert_near(p.kv_bytes, 61.0 * 1000 * 576 * 2);
+    /* 128/8 = 16 heads a rank; q into the latent: W_UK 16 x 128 x 512 at 2 B, q 128 in,
+     * 512 out per head */
+    assert_near(find_op(&p, OPN_MLA_Q_ABSORB, 5)->bytes, 2.0 * 16 * 128 * 512 + 2.0 * 16 * (128 + 512));
+    /* attention reads 1000 x 576 latent values, q (576) in and the latent output (512) out */
+    assert_near(find_op(&p, OPN_ATTENTION, 5)->bytes, 2.0 * 1000 * 576 + 2.0 * 16 * (576 + 512));
+    /* fused_qkv_a_proj is replicated: 7168 x (1536 + 512 + 64) in FP8 + one scale */
+    assert_near(find_op(&p, OPN_QKV_A_PROJ, 5)->bytes, 7168.0 * 2112 + 4 + (7168.0 + 2112) * 2);
+    /* launches at TP-8 without W8A8: MLA 11 (norm qkv_a q_a_norm q_b kv_a_norm rope absorb
+     * cache attention v_up o), all-reduce, norm; a dense layer's MLP 3, a MoE layer's shared
+     * expert 3 + router topk align w13 silu w2 sum scale add 9; all-reduce */
+    size_t dense = 0, moe = 0;
+    for (size_t i = 0; i < p.n; i++) {
+        dense += p.ops[i].layer == 1;
+        moe += p.ops[i].layer == 40;
+    }
+    assert_int_equal(dense, 11 + 2 + 3 + 1);
+    assert_int_equal(moe, 11 + 2 + 3 + 9 + 1);
+    assert_int_equal(count_ops(&p, OPN_MOE_W13, 2), 0);
+    assert_int_equal(count_ops(&p, OPN_MOE_W13, 3), 1);
+    prog_free(&p);
+    assert_int_equal(prog_build(&p, &m, &o, 3, 1, 1000, &err), -1); /* 128 heads / 3 */
 }
 
 /* ---- precision -------------------------------------------------------------------------- */
@@ -456,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_hf_refusals),
         cmocka_unit_test(test_moe_mixtral_bytes),
         cmocka_unit_test(test_moe_qwen_shared_expert),
+        cmocka_unit_test(test_mla_deepseek_v3),
         cmocka_unit_test(test_precision_matrix_bytes),
         cmocka_unit_test(test_precision_70b),
         cmocka_unit_test(test_cost_fp8_peak),

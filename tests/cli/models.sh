@@ -11,6 +11,8 @@ check "models/hf/Llama-3.1-70B.json is the shipped config.json" \
     cmp -s models/hf/Llama-3.1-70B.json "$SHARED/aiconfigurator__meta-llama--Meta-Llama-3.1-70B_config.json"
 check "models/hf/Mixtral-8x7B-v0.1.json is the shipped config.json" \
     cmp -s models/hf/Mixtral-8x7B-v0.1.json "$SHARED/aiconfigurator__mistralai--Mixtral-8x7B-v0.1_config.json"
+check "models/hf/DeepSeek-V3.json is the shipped config.json" \
+    cmp -s models/hf/DeepSeek-V3.json "$SHARED/aiconfigurator__deepseek-ai--DeepSeek-V3_config.json"
 
 # identical run output, text and JSON, eager and graphs, TP-1..8 (TP-1 on B200: 141 GB fits)
 for args in "--tp 1 --set hardware=../models/hw/b200.yaml" "--tp 2 --batch 4" "--tp 4 --mode graphs" "--tp 8 --batch 8 --ctx 4096"; do
@@ -56,8 +58,13 @@ printf '{\n  "architectures": ["GPT2LMHeadModel"],\n  "n_embd": 768\n}\n' >"$TMP
 expect_fail2 "unsupported architecture" \
     "^tpsim: $TMP/gpt2\.json:2:3: architectures: 'GPT2LMHeadModel' is not supported, expected one of LlamaForCausalLM" \
     "$TPSIM" run $S --set "model=$TMP/gpt2.json"
-expect_fail2 "DeepSeek-V3 (MLA) refused" "architectures: 'DeepseekV3ForCausalLM' is not supported" \
-    "$TPSIM" run $S --set "model=$PWD/$SHARED/aiconfigurator__deepseek-ai--DeepSeek-V3_config.json"
+# DeepSeek-V3 (MLA + 256 experts, FP8 weights): 8 x H200 holds it, 8 x H100 does not (exit 1)
+expect_ok "DeepSeek-V3 on 8 x H200" "$TPSIM" run atlas/h200.yaml --tp 8 --format json \
+    --set "model=$PWD/$SHARED/aiconfigurator__deepseek-ai--DeepSeek-V3_config.json"
+check "DeepSeek-V3 fits on H200" grep -q '"fits_in_hbm": true' "$TMP/out"
+"$TPSIM" run atlas/h100.yaml --tp 8 --set model=../models/hf/DeepSeek-V3.json >/dev/null 2>"$TMP/err"
+check "DeepSeek-V3 on 8 x H100: exit 1, does not fit" test $? -eq 1
+check "DeepSeek-V3 on 8 x H100: says so" grep -q "does not fit in HBM" "$TMP/err"
 expect_fail2 "bad weights precision" "precision\.weights: .*expected one of: bf16, fp8, int4" \
     "$TPSIM" run $S --set precision.weights=fp4
 expect_fail2 "activations are bf16 only" "precision\.activations: .*expected one of: bf16" \
