@@ -68,6 +68,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
         jw_knum(&w, "latency_us", cc->latency_s * 1e6);
         jw_knum(&w, "body_us", cc->body_s * 1e6);
         jw_knum(&w, "us", cc->total_s * 1e6);
+        jw_kbool(&w, "eager_in_graph", cc->eager_in_graph);
         jw_end_obj(&w);
     }
     jw_key(&w, "step_ms");
@@ -117,8 +118,8 @@ static void run_print_text(const scenario *s, const run_summary *r)
                cc->total_s * 1e6, coll_model_names[s->allreduce_model], cc->model, cc->algo,
                has_proto ? "/" : "", has_proto ? cc->proto : "",
                cc->copy_in ? "eager copy-in launched as its own op" : "no copy-in op");
-        if (s->graphs && !strcmp(cc->model, "nccl-fit") && !cal->has_graph_lambda)
-            printf("           (no graph-mode NCCL data in the calibration: its eager lambda is "
+        if (cc->eager_in_graph)
+            printf("           (no graph-mode NCCL data in the calibration: its eager latency is "
                    "used under the graph)\n");
         printf("calibration %s: %s, tp %ld", cal->path, cal->hardware, cal->tp);
         if (cal->has_linear)

@@ -79,12 +79,12 @@ static coll_cost coll_nccl(const arcal *c, double bytes, int graphs, int use_tun
         double over = graphs && c->tuner.graph_launch_s >= 0 ? c->tuner.graph_launch_s : c->tuner.launch_s;
         double lat = ch.lat_us * 1e-6 + over, total = ch.time_us * 1e-6 + over;
         return (coll_cost){"nccl-tuner", nt_algo_name(ch.algo), nt_proto_name(ch.proto), 0, lat,
-                           total - lat, total};
+                           total - lat, total, graphs && c->tuner.graph_launch_s < 0};
     }
     double lam = arcal_allreduce_lambda(c, bytes), body = arcal_allreduce_time(c, bytes) - lam;
     if (graphs && c->has_graph_lambda) lam = c->graph_lambda_s;
     return (coll_cost){"nccl-fit", c->piecewise ? "ring-fit-piecewise" : "ring-fit", "-", 0, lam,
-                       body, lam + body};
+                       body, lam + body, graphs && !c->has_graph_lambda};
 }
 
 coll_cost coll_allreduce(const coll_setup *s, double bytes, int graphs)
@@ -100,5 +100,5 @@ coll_cost coll_allreduce(const coll_setup *s, double bytes, int graphs)
     const arcal_line *l = &c->custom[one ? 0 : 1];
     double body = bytes / l->bw;
     return (coll_cost){"vllm-custom", one ? "one-stage" : "two-stage", "-", !graphs, l->latency_s,
-                       body, l->latency_s + body};
+                       body, l->latency_s + body, 0};
 }

@@ -41,6 +41,7 @@ typedef struct coll_cost {
     int copy_in;               /* an eager copy into the registered buffer precedes it */
     double latency_s, body_s;  /* fixed part, and the part that grows with bytes */
     double total_s;            /* latency + body: the collective op's GPU time */
+    int eager_in_graph;        /* under a graph, but priced with eager figures (no graph data) */
 } coll_cost;
 
 /* Compute capability from a hardware name (H100/H200/H800/H20 90, B200/GB200 100, B300 103,

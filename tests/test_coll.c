@@ -54,11 +54,15 @@ static void test_nccl_fit_by_hand(void **state)
     assert_near(e.latency_s * 1e6, 20.0, 1e-12);
     assert_int_equal(e.copy_in, 0);
     assert_string_equal(e.model, "nccl-fit");
-    /* under a graph without graph data: the eager lambda; with graph.lambda_us 7: 7 + 0.08192 */
+    /* under a graph without graph data: the eager lambda, said so; with graph.lambda_us 7:
+     * 7 + 0.08192 */
     assert_near(coll_allreduce(&s, 16384, 1).total_s * 1e6, 20.08192, 1e-9);
+    assert_int_equal(coll_allreduce(&s, 16384, 1).eager_in_graph, 1);
+    assert_int_equal(coll_allreduce(&s, 16384, 0).eager_in_graph, 0);
     c.has_graph_lambda = 1;
     c.graph_lambda_s = 7e-6;
     assert_near(coll_allreduce(&s, 16384, 1).total_s * 1e6, 7.08192, 1e-9);
+    assert_int_equal(coll_allreduce(&s, 16384, 1).eager_in_graph, 0);
     assert_near(coll_allreduce(&s, 16384, 0).total_s * 1e6, 20.08192, 1e-9);
     /* piecewise: the piece holding b; 1 MiB on piece 2 (30 us, 600 GB/s): 30 + 1.5 * 1048576 / 6e5 */
     c.piecewise = 1;
