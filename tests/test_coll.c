@@ -221,6 +221,34 @@ static void test_tuner_synthetic_table(void **state)
     assert_null(nt_find("2.99.0"));
 }
 
+/* nccl-tuner through coll: the tuner's pair plus the calibration's per-call overhead, eager
+ * (launch_us 10) or under a graph (graph_launch_us 2); vllm-custom falls back to it above 8 MiB. */
+static void test_tuner_through_coll(void **state)
+{
+    (void)state;
+    arcal c = test_cal(8);
+    c.tuner = (arcal_tuner){1, "2.27.3", NT_ALGO_BIT(NT_RING), 16, 20, 0, 10e-6, 2e-6};
+    coll_setup s = {COLL_NCCL_TUNER, &c, 90};
+    assert_int_equal(coll_check(&s, NULL), 0);
+    double ring_ll = 15.0 + 16384 / (1000 * (141.0 * 8 / 14));
+    coll_cost e = coll_allreduce(&s, 16384, 0), g = coll_allreduce(&s, 16384, 1);
+    assert_string_equal(e.model, "nccl-tuner");
+    assert_string_equal(e.algo, "Ring");
+    assert_string_equal(e.proto, "LL");
+    assert_near(e.total_s * 1e6, ring_ll + 10, 1e-9);
+    assert_near(e.latency_s * 1e6, 15.0 + 10, 1e-9);
+    assert_near(g.total_s * 1e6, ring_ll + 2, 1e-9);
+    assert_int_equal(g.eager_in_graph, 0);
+    c.tuner.graph_launch_s = -1; /* not measured: the eager overhead, flagged */
+    g = coll_allreduce(&s, 16384, 1);
+    assert_near(g.total_s * 1e6, ring_ll + 10, 1e-9);
+    assert_int_equal(g.eager_in_graph, 1);
+    s.model = COLL_VLLM_CUSTOM;
+    assert_string_equal(coll_allreduce(&s, 8 * MIB, 0).model, "nccl-tuner");
+    s.model = COLL_NCCL_FIT; /* nccl-fit ignores the tuner block */
+    assert_string_equal(coll_allreduce(&s, 16384, 0).model, "nccl-fit");
+}
+
 /* nt_fit recovers the inputs of times it generated. Channels x bandwidth is what the times
  * show; the channel count itself only where the LL128 per-channel cap (36.7 GB/s) binds. */
 static void fit_generated(double channels, double bw, double launch_true, nt_inputs *fit,
@@ -296,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_check_needs_blocks),
         cmocka_unit_test(test_tuner_synthetic_table),
         cmocka_unit_test(test_tuner_fit_recovers),
+        cmocka_unit_test(test_tuner_through_coll),
         cmocka_unit_test(test_graph_vs_eager_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
