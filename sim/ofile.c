@@ -20,11 +20,13 @@ static volatile sig_atomic_t ofile_live_used[OFILE_MAX_LIVE];
 static const int ofile_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
 #define OFILE_N_SIGNALS ((int)(sizeof ofile_signals / sizeof ofile_signals[0]))
 
-/* Async-signal-safe only: unlink, write, signal, raise. */
+/* Async-signal-safe only: unlink, rmdir, write, signal, raise. */
 static void ofile_on_signal(int sig)
 {
     for (int i = 0; i < OFILE_MAX_LIVE; i++)
         if (ofile_live_used[i]) unlink(ofile_live[i]);
+    for (int i = 0; i < OFILE_MAX_LIVE; i++) /* directories, now that their files are gone */
+        if (ofile_live_used[i]) rmdir(ofile_live[i]);
     if (sig == SIGXFSZ) {
         static const char msg[] =
             "tpsim: output file exceeds the file size limit (SIGXFSZ, ulimit -f); "
@@ -55,6 +57,7 @@ static void ofile_guard_install(void)
 
 static int ofile_guard_add(const char *tmp)
 {
+    if (strlen(tmp) >= sizeof ofile_live[0]) return -1;
     for (int i = 0; i < OFILE_MAX_LIVE; i++)
         if (!ofile_live_used[i]) {
             memcpy(ofile_live[i], tmp, strlen(tmp) + 1);
@@ -68,6 +71,17 @@ static void ofile_guard_drop(ofile *o)
 {
     if (o->slot >= 0) ofile_live_used[o->slot] = 0;
     o->slot = -1;
+}
+
+int ofile_guard(const char *path)
+{
+    ofile_guard_install();
+    return ofile_guard_add(path);
+}
+
+void ofile_guard_release(int slot)
+{
+    if (slot >= 0 && slot < OFILE_MAX_LIVE) ofile_live_used[slot] = 0;
 }
 
 /* ---- opening ----------------------------------------------------------------------- */

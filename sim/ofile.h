@@ -25,7 +25,7 @@
 #include "err.h"
 
 #define OFILE_PATH_MAX 4096
-#define OFILE_MAX_LIVE 16
+#define OFILE_MAX_LIVE 32
 
 typedef struct ofile {
     FILE *f;
@@ -40,5 +40,12 @@ int ofile_open(ofile *o, const char *path, tp_err *err);
 int ofile_commit(ofile *o, tp_err *err);
 /* Safe on a zeroed ofile and after commit (does nothing then). */
 void ofile_abort(ofile *o);
+
+/* The same signal guard for scratch paths written outside ofile (validate --plot's staging
+ * directory and its files): on a signal every registered file is removed, then every
+ * registered directory (once empty). Returns a slot for ofile_guard_release, or -1 when the
+ * registry is full (the path is then not guarded). */
+int ofile_guard(const char *path);
+void ofile_guard_release(int slot);
 
 #endif

@@ -257,6 +257,49 @@ static void test_signals_remove_temp(void **state)
     killed_while_writing(fx, SIGHUP);
 }
 
+/* Scratch paths guarded directly (plot's staging directory): a signal removes the files,
+ * then the directory. */
+static void test_guarded_scratch_directory(void **state)
+{
+    fixture *fx = *state;
+    char stage[128], a[160], b[160];
+    in_dir(fx, ".plot.stage", stage, sizeof stage);
+    snprintf(a, sizeof a, "%s/a.png", stage);
+    snprintf(b, sizeof b, "%s/b.svg", stage);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (mkdir(stage, 0700) != 0) _exit(3);
+        int slots[3] = {ofile_guard(stage), ofile_guard(a), ofile_guard(b)};
+        if (slots[0] < 0 || slots[1] < 0 || slots[2] < 0) _exit(4);
+        FILE *f = fopen(a, "w");
+        if (!f || fputs("png", f) < 0 || fclose(f) != 0) _exit(5);
+        raise(SIGTERM);
+        _exit(6);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGTERM);
+    assert_int_equal(count_entries(fx), 0);
+    /* released slots are not touched: a kept file survives the next signal */
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int slot = ofile_guard(a);
+        if (mkdir(stage, 0700) != 0 || slot < 0) _exit(3);
+        FILE *f = fopen(a, "w");
+        if (!f || fclose(f) != 0) _exit(5);
+        ofile_guard_release(slot);
+        raise(SIGTERM);
+        _exit(6);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    struct stat st;
+    assert_int_equal(stat(a, &st), 0);
+}
+
 static void test_reader_bounds(void **state)
 {
     fixture *fx = *state;
@@ -313,6 +356,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_devices_in_place, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_signals_remove_temp, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_guarded_scratch_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reader_bounds, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,8 @@
  */
 #include "plot.h"
 
+#include "ofile.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,8 @@ typedef struct plot_ctx {
     int multi_ctx;      /* the grid has more than one ctx: labels name it */
     int tp_unique;      /* every config has its own tp: labels say "TP-K" */
     tp_err *err;
+    int guard[1 + 4 * PLOT_N_FIGURES + 1]; /* signal-guard slots: the stage, its files, the log */
+    int n_guard;
 } plot_ctx;
 
 /* ---------------------------------------------------------------- strings ---------- */
@@ -906,6 +910,18 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
     snprintf(c.stage, sizeof c.stage, "%s/.plot.XXXXXX", dir);
     if (!mkdtemp(c.stage))
         return tp_err_set(err, "plot: %s: cannot create a staging directory: %s", dir, strerror(errno));
+    /* a signal while drawing removes the staging directory and what is in it (ofile.h) */
+    static const char *const ext[] = {"dat", "gp", "png", "svg"};
+    c.guard[c.n_guard++] = ofile_guard(c.stage);
+    for (int i = 0; i < PLOT_N_FIGURES; i++)
+        for (int e = 0; e < 4; e++) {
+            char p[PLOT_PATH_MAX + 64];
+            snprintf(p, sizeof p, "%s/%s.%s", c.stage, plot_figures[i], ext[e]);
+            c.guard[c.n_guard++] = ofile_guard(p);
+        }
+    char log[PLOT_PATH_MAX + 32];
+    snprintf(log, sizeof log, "%s/%s", c.stage, PLOT_LOG);
+    c.guard[c.n_guard++] = ofile_guard(log);
     int rc = -1;
     if (plot_measured_vs_predicted(&c) || plot_step_vs_tp(&c) || plot_breakdown(&c)) goto out;
     for (int i = 0; i < PLOT_N_FIGURES; i++)
@@ -914,5 +930,6 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
     rc = 0;
 out:
     plot_remove_stage(c.stage);
+    for (int i = 0; i < c.n_guard; i++) ofile_guard_release(c.guard[i]);
     return rc;
 }

@@ -81,6 +81,32 @@ expect_fail2 "output FIFO with no reader" "out\.fifo: cannot write: a FIFO with 
     timeout 20 "$TPSIM" "${SW[@]}" -o "$TMP/out.fifo"
 check "no temporary files left" bash -c "! ls -A '$TMP' | grep -q '\.tmp\.'"
 
+# SIGINT, SIGTERM, SIGHUP while the trace is written: killed by that signal, no temporary left.
+# The signal goes once the temporary file exists (the whole run is ~0.5 s of writing); a run
+# that ends before it is seen is reported, not counted.
+check "signals during a trace write remove the temporary" python3 - "$TPSIM" "$TMP" <<'PY'
+import glob, os, signal, subprocess, sys, time
+tpsim, tmp = sys.argv[1], sys.argv[2]
+for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    out = f"{tmp}/sig-{sig.name}.json"
+    p = subprocess.Popen([tpsim, "run", f"{tmp}/s.yaml", "--tp", "4", "--steps", "99", "--warmup", "1",
+                          "--trace", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in
+                                             (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)])
+    deadline = time.time() + 30
+    while not glob.glob(out + ".tmp.*") and p.poll() is None and time.time() < deadline:
+        time.sleep(0.002)
+    if p.poll() is not None:
+        print(f"  {sig.name}: the run ended before its temporary file was seen; not tested")
+        continue
+    p.send_signal(sig)
+    rc = p.wait(timeout=30)
+    assert rc == -sig, (sig.name, rc)
+    left = glob.glob(f"{tmp}/sig-*")
+    assert not left, (sig.name, left)
+    print(f"  {sig.name}: killed by it, temporary removed")
+PY
+
 # SIGXFSZ: a trace past the file size limit: one line, killed by the signal, nothing left
 { ( ulimit -f 8; exec "$TPSIM" run "$TMP/s.yaml" --trace "$TMP/big.json" ) >"$TMP/out" 2>"$TMP/err"
   rc=$?; } 2>/dev/null # (the shell's own "File size limit exceeded" note)
