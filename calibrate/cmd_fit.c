@@ -23,7 +23,7 @@
 
 static const char USAGE[] =
     "usage: tpsim fit-allreduce FILE [--tp K] [--weight abs|rel] [--min SIZE] [--max SIZE]\n"
-    "                           [--fit linear|piecewise] [-o FILE.yaml] [--format text|json]\n"
+    "                           [--fit linear|piecewise] [-o FILE.yaml|-] [--format text|json]\n"
     "                           [--hardware NAME] [--column oop|ip|min]\n"
     "                           [--tuner NCCL_VERSION [--algos ring,tree,nvls] [--nvls-busbw GBPS]\n"
     "                            [--tuning-log NCCL_LOG]]\n"

@@ -26,6 +26,9 @@ static const char usage[] =
     "  --help, --version\n"
     "\n"
     "Flags take --name value or --name=value; -- ends the flags; -o - writes to stdout.\n"
+    "A SCENARIO, --calib or --grid may be a file or a name (scenarios/NAME.yaml,\n"
+    "models/allreduce/NAME.yaml, validate/NAME.csv), looked for here, in $TPSIM_PATH and in\n"
+    "the share folder (man tpsim).\n"
     "Exit status: 0 done, 1 ran but the configuration does not fit in HBM (run),\n"
     "2 bad input (one line on stderr).\n";
 
@@ -61,7 +64,7 @@ static int tpsim_main(int argc, char **argv)
         const tpsim_command *c = find_command(argv[2]);
         if (!c || argc > 3) {
             fprintf(stderr, "tpsim: help: %s '%s' (see tpsim --help)\n",
-                    c ? "one command, got also" : "unknown command", argv[c ? 3 : 2]);
+                    c ? "one COMMAND, got also" : "unknown command", argv[c ? 3 : 2]);
             return 2;
         }
         char *help_argv[] = {argv[2], "--help", NULL};

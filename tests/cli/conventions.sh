@@ -60,14 +60,32 @@ check "--output=FILE wrote the file" grep -qx 'kind: allreduce-calibration' "$TM
 "$TPSIM" fit-allreduce "$LOG" -o - >"$TMP/stdout.yaml" 2>/dev/null
 check "-o - writes what -o FILE writes" cmp -s "$TMP/stdout.yaml" "$TMP/cal.yaml"
 
+# --- the GPU tools take flags the same way (argument errors come before any CUDA call) ----------
+if [ -x build/tpsim-nccl-sweep ] && [ -x build/tpsim-probe ]; then
+    expect_fail2 "nccl-sweep --gpus=1" "^tpsim-nccl-sweep: --gpus '1'" build/tpsim-nccl-sweep --gpus=1
+    expect_fail2 "nccl-sweep --min=32Q" "^tpsim-nccl-sweep: --min '32Q' is not a size" build/tpsim-nccl-sweep --min=32Q
+    expect_fail2 "nccl-sweep a unique prefix" "^tpsim-nccl-sweep: --iters '0'" build/tpsim-nccl-sweep --it 0
+    expect_fail2 "nccl-sweep missing value" "^tpsim-nccl-sweep: --dtype: missing value$" build/tpsim-nccl-sweep --dtype
+    expect_fail2 "nccl-sweep unknown flag" "^tpsim-nccl-sweep: unknown option '--gpu-count'" build/tpsim-nccl-sweep --gpu-count=2
+    expect_fail2 "probe an operand" "^tpsim-probe: unexpected argument 'x'" build/tpsim-probe x
+    expect_fail2 "probe after --" "^tpsim-probe: unexpected argument '--bytes'" build/tpsim-probe -- --bytes
+    expect_fail2 "probe --bytes=512M" "^tpsim-probe: --bytes must be at least 1G" build/tpsim-probe --bytes=512M
+    (cd "$TMP" && "$OLDPWD/build/tpsim-probe" -o - >"$TMP/out" 2>"$TMP/err"); rc=$?
+    if [ "$rc" -ne 0 ]; then  # no GPU here: it fails before writing, and never a file named -
+        check "probe -o - without a GPU: one line" test "$(wc -l <"$TMP/err")" -eq 1
+    fi
+    check "probe -o -: no file named -" test ! -e "$TMP/-"
+fi
+
 # --- tpsim help CMD is tpsim CMD --help ------------------------------------------------------
-for cmd in run validate sweep fit-allreduce; do
+for cmd in run validate sweep fit-allreduce allreduce trace; do
     expect_ok "help $cmd" "$TPSIM" help "$cmd" && cp "$TMP/out" "$TMP/help"
     expect_ok "$cmd --help" "$TPSIM" "$cmd" --help
     check "help $cmd is $cmd --help" cmp -s "$TMP/help" "$TMP/out"
-    check "help $cmd names the command" grep -q "usage: tpsim $cmd" "$TMP/help"
+    check "help $cmd names the command" grep -q "usage: tpsim $cmd " "$TMP/help"
 done
 expect_fail2 "help for an unknown command" "^tpsim: help: unknown command 'nope'" "$TPSIM" help nope
+expect_fail2 "help for two commands" "^tpsim: help: one COMMAND, got also 'sweep'" "$TPSIM" help run sweep
 expect_ok "help alone" "$TPSIM" help
 check "help alone lists help COMMAND" grep -q 'help COMMAND' "$TMP/out"
 
