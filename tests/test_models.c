@@ -486,6 +486,10 @@ static void test_hardware_datasheets(void **state)
         /* HGX B200, per GPU: 180 GB HBM3e, 7.7 TB/s, FP16/BF16 4.5 PFLOPS and FP8 9 PFLOPS
          * with sparsity, PCIe Gen5 128 GB/s; 148 SMs (numSms in the bundled B200 trace) */
         {"models/hw/b200.yaml", 180, 7.7, 4500.0 / 2, 9000.0 / 2, 128.0 / 2, 148},
+        /* L40S datasheet: 48 GB GDDR6, 864 GB/s, BF16 Tensor Core 362.05 dense (733 with
+         * sparsity), FP8 1,466 with sparsity, PCIe Gen4 x16 64 GB/s bidirectional; 142 SMs
+         * (142 RT cores, one per SM) */
+        {"models/hw/l40s.yaml", 48, 0.864, 362.05, 1466.0 / 2, 64.0 / 2, 142},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         hw_spec h;

@@ -77,6 +77,11 @@ expect_fail2 "missing config.json" "cannot open" "$TPSIM" run $S --set "model=$T
 expect_fail2 "mixtral at TP-3" "tp 3 does not shard Mixtral-8x7B-v0.1" \
     "$TPSIM" run $S --tp 3 --set model=../models/hf/Mixtral-8x7B-v0.1.json
 
+# a PCIe-only GPU with its own (assumed) calibration: accepted as the L40S's, not foreign
+expect_ok "L40S TP-4" "$TPSIM" run atlas/h100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
+    --calib models/allreduce/l40s-pcie-tp4.yaml --format json
+check "L40S: 70B fits in 4 x 48 GB" grep -q '"fits_in_hbm": true' "$TMP/out"
+
 # the atlas: 16 of the 4 x 3 x 4 model/GPU/TP cells do not fit, by BF16 weights alone:
 # on each 80 GB GPU (H100, A100) 70B (141 GB) and Mixtral (93 GB) at TP-1 and 405B (810 GB,
 # 101 GB a rank even at TP-8) at every TP = 6 each; on H200 (141 GB) 70B at TP-1 (141.1 GB)
