@@ -145,8 +145,8 @@ int arcal_load(const char *path, arcal *out, tp_err *err)
         cfg_double(r, "piecewise_r2", 0, -1e9, 1, &ignored, err) ||
         cfg_double(r, "piecewise_band_bias_pct", 0, -1e6, 1e6, &ignored, err) ||
         cfg_double(r, "n_points", 0, 0, 1e9, &ignored, err) ||
-        cfg_double(r, "min_bytes", 0, 0, 1e15, &ignored, err) ||
-        cfg_double(r, "max_bytes", 0, 0, 1e15, &ignored, err) || cfg_source(r, 1, err))
+        cfg_double(r, "min_bytes", 0, 0, 1e15, &c.min_bytes, err) ||
+        cfg_double(r, "max_bytes", 0, 0, 1e15, &c.max_bytes, err) || cfg_source(r, 1, err))
         goto out;
     if ((lam < 0) != (beta < 0)) {
         cfg_error(r, err, "lambda_us and beta_gbps must be given together");

@@ -52,6 +52,7 @@ typedef struct arcal {
     double lambda_s, beta;
     int n_pieces;
     arcal_piece pieces[ARCAL_MAX_PIECES];
+    double min_bytes, max_bytes; /* the fit's range, 0 if the file does not say */
     int has_graph_lambda;        /* graph.lambda_us given */
     double graph_lambda_s;
     arcal_tuner tuner;

@@ -118,6 +118,11 @@ static void run_print_text(const scenario *s, const run_summary *r)
                cc->total_s * 1e6, coll_model_names[s->allreduce_model], cc->model, cc->algo,
                has_proto ? "/" : "", has_proto ? cc->proto : "",
                cc->copy_in ? "eager copy-in launched as its own op" : "no copy-in op");
+        double msg = (double)r->req.batch * (double)s->model.hidden * (double)s->model.dtype_bytes;
+        if (!strcmp(cc->model, "nccl-fit") && cal->min_bytes > 0 &&
+            (msg < cal->min_bytes || (cal->max_bytes > 0 && msg > cal->max_bytes)))
+            printf("           (%.0f bytes is outside the fit's range %.0f..%.0f: extrapolated)\n",
+                   msg, cal->min_bytes, cal->max_bytes);
         if (cc->eager_in_graph)
             printf("           (no graph-mode NCCL data in the calibration: its eager latency is "
                    "used under the graph)\n");

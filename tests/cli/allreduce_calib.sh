@@ -71,4 +71,10 @@ assert c["hardware"] == "A100 SXM" and c["borrowed_by"] == "--allow-foreign-cali
 assert abs(d["allreduce_us_per_call"] - (30 + 2 * 3 / 4 * 16384 / 200e9 * 1e6)) < 1e-6, d
 ' "$TMP/out"
 
+# --- a message outside the calibration's fitted range is called extrapolated
+expect_ok "tp8 16 KiB" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 8
+check "16 KiB below the TP-8 fit's 32K..256M" grep -q "(16384 bytes is outside the fit's range 32768..268435456: extrapolated)" "$TMP/out"
+expect_ok "tp4 16 KiB" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4
+check "16 KiB inside the TP-4 fit's range" bash -c "! grep -q extrapolated '$TMP/out'"
+
 finish
