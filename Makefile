@@ -2,8 +2,11 @@
 #   make            build build/tpsim
 #   make run        the main job on the bundled data
 #   make test       unit tests (cmocka) and CLI tests, plain and under ASan+UBSan
-#   make bench      events/s and steps/s of the engine on TP-8 70B steps with jitter;
-#                   trace writer speed (before/after) and trace import MB/s
+#   make bench      events/s, rank-ops/s and steps/s of the engine on TP-8 70B steps with
+#                   jitter (fast path and event engine), peak RSS at 10^6 steps; trace writer
+#                   speed (before/after) and trace import MB/s
+#   make test-slurm scripts/slurm-sweep.sh on a real single-node Slurm (root; installs it)
+#   make bench-peer tpsim side by side with ../shared/peer/ (SimPy model, max-plus floor)
 #   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) FUZZ_SECONDS, default 60 (clang)
 #   make atlas      the what-if atlas: {8B, 70B, 405B, Mixtral-8x7B} x {H100, H200, A100} x TP
@@ -18,7 +21,7 @@ CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) -MMD -MP
-LDLIBS  := -lyaml -ljansson -lz -lsqlite3 -lm
+LDLIBS  := -lyaml -ljansson -lz -lsqlite3 -lm -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # The tpsim binary is three parts, one folder each: sim/ (engine, its inputs, run and sweep),
@@ -128,10 +131,34 @@ cli-test: $(BUILD)/tpsim $(BUILD)/asan/tpsim
 test: deps
 	@$(MAKE) --no-print-directory unit-test cli-test
 
+# Brings up munge + slurmctld + slurmd on localhost (packages installed by the test itself),
+# runs a 3-task array sweep and its merge, stops everything; bounded in time.
+.PHONY: test-slurm bench-peer
+test-slurm: deps
+	@$(MAKE) --no-print-directory $(BUILD)/tpsim
+	timeout 900 bash tests/slurm/run.sh
+
+# The fast path (max-plus), the event engine, then a 10^6-step TP-8 run for its peak RSS
+# (about 3 minutes: 9.1e9 rank-ops).
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/bench $(BUILD)/bench-trace
 	$(BUILD)/bench
+	$(BUILD)/bench --method events --steps 300
+	$(BUILD)/bench --scenario tests/bench/peer-tp8.yaml --steps 1000000 --reps 1
 	$(BUILD)/bench-trace
+
+# The peers are measured where they live (../shared/peer/); SimPy is Debian's python3-simpy3,
+# installed here so that make test does not need it.
+PEER := ../shared/peer
+PEER_PKGS := python3 python3-simpy3
+bench-peer: deps
+	$(call deb_install,$(PEER_PKGS))
+	@$(MAKE) --no-print-directory $(BUILD)/bench $(BUILD)/peer/floor
+	/usr/bin/python3 scripts/bench-peer.py --peer $(PEER)
+
+$(BUILD)/peer/floor: $(PEER)/floor.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $< -lm
 
 # Fuzzing: one libFuzzer harness per parser (tests/fuzz/fuzz_NAME.c, seeds in
 # tests/fuzz/corpus/NAME/; see tests/fuzz/README.md), each run FUZZ_SECONDS with ASan+UBSan;

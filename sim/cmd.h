@@ -31,5 +31,6 @@ int tpsim_cmd_validate(int argc, char **argv);
 int tpsim_cmd_sweep(int argc, char **argv);
 int tpsim_cmd_trace(int argc, char **argv);
 int tpsim_cmd_allreduce(int argc, char **argv);
+int tpsim_cmd_merge(int argc, char **argv);
 
 #endif

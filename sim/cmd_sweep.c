@@ -11,7 +11,9 @@
 #include "jw.h"
 #include "locate.h"
 #include "ofile.h"
+#include "par.h"
 #include "run.h"
+#include "shard.h"
 #include "validate.h"
 
 #define SWEEP_MAX 64
@@ -20,13 +22,17 @@ static const char sweep_usage[] =
     "usage: tpsim sweep SCENARIO [--tp 1,2,4,8] [--batch 1,2,4,8] [--ctx 2048,...]\n"
     "                   [--mode eager,graphs] [--steps N] [--warmup N] [--seed S]\n"
     "                   [--fit GRID] [-o FILE|-] [--format csv|json]\n"
-    "                   [--set key=value]... [--calib FILE]...\n"
+    "                   [--set key=value]... [--calib FILE]... [--jobs N] [--quiet]\n"
+    "                   [--shard I/N]\n"
     "  one row per cell (CSV with a header, or a JSON array of objects), each with the\n"
     "  scenario, model, hardware, mode, the cell, step times and breakdown in ms, and\n"
     "  fits_in_hbm (true/false: weights + KV cache within the GPU's HBM). A cell that does\n"
     "  not fit is still simulated and reported; the exit status stays 0.\n"
     "  --fit GRID first fits the scenario's declared parameters on its declared cells of GRID\n"
-    "  (as tpsim validate does) and sweeps with the fitted values.\n";
+    "  (as tpsim validate does) and sweeps with the fitted values.\n"
+    "  --jobs N runs N cells at once (default: one per core; the output does not change);\n"
+    "  --quiet drops the progress line a terminal gets on stderr. --shard I/N (0 <= I < N)\n"
+    "  runs only cells I, I+N, I+2N... of the grid and writes a CSV part for tpsim merge.\n";
 
 typedef struct sweep_opts {
     long tps[SWEEP_MAX], batches[SWEEP_MAX], ctxs[SWEEP_MAX];
@@ -38,6 +44,8 @@ typedef struct sweep_opts {
     const char *fit_grid, *out;
     char scn_buf[1024], grid_buf[1024]; /* the scenario and grid, resolved */
     int json;
+    int jobs, quiet;
+    long shard, n_shards; /* n_shards 0: the whole grid */
 } sweep_opts;
 
 static int sweep_modes(const char *text, sweep_opts *o, tp_err *err)
@@ -63,12 +71,13 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
                        tp_err *err)
 {
     enum { F_HELP, F_TP, F_BATCH, F_CTX, F_MODE, F_STEPS, F_WARMUP, F_SEED, F_FIT, F_OUT,
-           F_FORMAT };
+           F_FORMAT, F_JOBS, F_QUIET, F_SHARD };
     /* sweep's --mode takes a list, so it comes before the shared single --mode */
     static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},    {"batch", 0, 1},
                                      {"ctx", 0, 1},     {"mode", 0, 1},  {"steps", 0, 1},
                                      {"warmup", 0, 1},  {"seed", 0, 1},  {"fit", 0, 1},
-                                     {"output", 'o', 1}, {"format", 0, 1}, {"set", 0, 1},
+                                     {"output", 'o', 1}, {"format", 0, 1}, {"jobs", 0, 1},
+                                     {"quiet", 0, 0},   {"shard", 0, 1}, {"set", 0, 1},
                                      {"calib", 0, 1},
                                      {NULL, 0, 0}};
     const char *v;
@@ -104,11 +113,20 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
             if (strcmp(v, "csv") && strcmp(v, "json"))
                 return tp_err_set(err, "--format: '%s', expected csv or json", v);
             o->json = !strcmp(v, "json");
+        } else if (f == F_JOBS) {
+            if (cli_long(ca.shown, v, 1, 1024, &lv, err)) return -1;
+            o->jobs = (int)lv;
+        } else if (f == F_QUIET) {
+            o->quiet = 1;
+        } else if (f == F_SHARD) {
+            if (shard_parse(v, &o->shard, &o->n_shards, err)) return -1;
         } else if (cmd_scn_flag(so, flags[f].name, v, err) < 0) {
             return -1;
         }
     }
     if (!*path) return tp_err_set(err, "sweep: missing SCENARIO (see tpsim sweep --help)");
+    if (o->n_shards && o->json)
+        return tp_err_set(err, "--shard: parts are CSV (tpsim merge joins them), expected no --format json");
     /* by name: scenarios/NAME.yaml, validate/NAME.csv (locate.h) */
     if (!(*path = locate_arg("scenarios", ".yaml", *path, o->scn_buf, sizeof o->scn_buf, err)))
         return -1;
@@ -238,6 +256,20 @@ static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mod
     }
 }
 
+typedef struct sweep_job {
+    const scenario *s;    /* per mode index */
+    run_summary *rows;    /* req filled in, the rest by the job */
+    const int *row_mode;  /* mode index per row */
+} sweep_job;
+
+static int sweep_cell(void *ctx, size_t i, tp_err *err)
+{
+    sweep_job *j = ctx;
+    const scenario *s = &j->s[j->row_mode[i]];
+    run_request req = j->rows[i].req;
+    return run_cell(s, &req, &j->rows[i], NULL, err) || run_check_step(s, &j->rows[i], err) ? -1 : 0;
+}
+
 int tpsim_cmd_sweep(int argc, char **argv)
 {
     tp_err err = {{0}};
@@ -251,7 +283,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     int parsed = sweep_parse(argc, argv, &o, &so, &path, &err);
     if (parsed > 0) return fputs(sweep_usage, stdout), 0;
     if (parsed < 0) return cmd_fail(&err);
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(2, sizeof *s); /* one per mode */
     run_summary *rows = calloc(SWEEP_MAX * 4, sizeof *rows);
     int *row_mode = calloc(SWEEP_MAX * 4, sizeof *row_mode), status = 2;
     size_t n_rows = 0, total;
@@ -276,37 +308,33 @@ int tpsim_cmd_sweep(int argc, char **argv)
     for (size_t a = 0; a < o.n_tp; a++)
         if (run_check_tp(s, o.tps[a], &err)) goto out;
     if (o.fit_grid && sweep_fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;
-    int show = isatty(2);
     for (int m = 0; m < o.n_modes; m++) {
         snprintf(mode_set, sizeof mode_set, "execution.mode=%s", o.modes[m] ? "graphs" : "eager");
         so.sets[so.n_sets] = mode_set;
         so.n_sets++;
-        int bad = scn_opts_load(path, &so, s, &err);
+        int bad = scn_opts_load(path, &so, &s[m], &err);
         so.n_sets--;
         if (bad) goto out;
-        for (size_t a = 0; a < o.n_tp; a++)
-            for (size_t b = 0; b < o.n_batch; b++)
-                for (size_t c = 0; c < o.n_ctx; c++) {
-                    run_request req = o.req;
-                    req.tp = o.tps[a], req.batch = o.batches[b], req.ctx = o.ctxs[c];
-                    if (!o.have_seed) req.seed = s->seed;
-                    req = run_defaults(s, req);
-                    if (show)
-                        fprintf(stderr, "\rsweep: %zu/%zu  %s tp %ld batch %ld ctx %ld   ", n_rows + 1,
-                                total, o.modes[m] ? "graphs" : "eager", req.tp, req.batch, req.ctx);
-                    if (run_cell(s, &req, &rows[n_rows], NULL, &err) ||
-                        run_check_step(s, &rows[n_rows], &err)) {
-                        if (show) fputc('\n', stderr);
-                        goto out;
-                    }
-                    row_mode[n_rows++] = o.modes[m];
-                }
     }
-    if (show) fputc('\n', stderr);
+    /* the cells in grid order (mode, tp, batch, ctx); a shard keeps every n_shards-th */
+    for (size_t cell = 0; cell < total; cell++) {
+        if (o.n_shards && (long)(cell % (size_t)o.n_shards) != o.shard) continue;
+        size_t c = cell % o.n_ctx, b = cell / o.n_ctx % o.n_batch;
+        size_t a = cell / (o.n_ctx * o.n_batch) % o.n_tp, m = cell / (o.n_ctx * o.n_batch * o.n_tp);
+        run_request req = o.req;
+        req.tp = o.tps[a], req.batch = o.batches[b], req.ctx = o.ctxs[c];
+        if (!o.have_seed) req.seed = s[m].seed;
+        rows[n_rows].req = run_defaults(&s[m], req);
+        row_mode[n_rows++] = (int)m;
+    }
+    sweep_job job = {s, rows, row_mode};
+    if (par_map(n_rows, o.jobs, sweep_cell, &job, o.quiet ? NULL : "sweep", &err)) goto out;
+    for (size_t i = 0; i < n_rows; i++) row_mode[i] = o.modes[row_mode[i]]; /* now: graphs? */
     if (o.out) {
         if (ofile_open(&of, o.out, &err)) goto out;
         out = of.f;
     }
+    if (o.n_shards) shard_header(out, o.shard, o.n_shards, total);
     sweep_write(out, o.json, s, row_mode, rows, n_rows);
     if (o.out && ofile_commit(&of, &err)) goto out;
     fputs(shown, stderr);

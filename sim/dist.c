@@ -34,12 +34,8 @@ void dist_rng_seed(dist_rng *r, uint64_t seed, uint64_t stream)
     r->has_spare = 0;
 }
 
-double dist_std_normal(dist_rng *r)
+double dist_std_normal_pair(dist_rng *r)
 {
-    if (r->has_spare) {
-        r->has_spare = 0;
-        return r->spare;
-    }
     double u, v, s;
     do { /* a uniform point in the unit disc, by rejection (accepts pi/4 of the square) */
         u = 2.0 * pcg32_unit32(&r->pcg) - 1.0;
@@ -52,10 +48,9 @@ double dist_std_normal(dist_rng *r)
     return u * scale;
 }
 
-double dist_sample(const dist *d, dist_rng *rng)
+double dist_sample_drawn(const dist *d, dist_rng *rng)
 {
     double x;
-    if (d->cv == 0.0 || d->mean == 0.0) return d->mean;
     switch (d->kind) {
     case DIST_CONSTANT: return d->a;
     case DIST_UNIFORM: x = d->mean + d->a * (2.0 * pcg32_unit(&rng->pcg) - 1.0); break;

@@ -17,6 +17,8 @@
 #ifndef TPSIM_DIST_H
 #define TPSIM_DIST_H
 
+#include <math.h>
+
 #include "pcg32.h"
 
 #define DIST_UNIFORM_MAX_CV 0.5773502691896258 /* 1/sqrt(3): the lower edge stays >= 0 */
@@ -41,11 +43,27 @@ typedef struct dist_rng {
 void dist_rng_seed(dist_rng *r, uint64_t seed, uint64_t stream);
 dist dist_make(dist_kind kind, double mean, double cv);
 static inline dist dist_const(double mean) { return dist_make(DIST_CONSTANT, mean, 0.0); }
-double dist_sample(const dist *d, dist_rng *rng);
+/* The drawing part of dist_sample for the kinds not inlined below. */
+double dist_sample_drawn(const dist *d, dist_rng *rng);
+/* A standard normal draw: the spare of the last pair, else a new pair. */
+double dist_std_normal_pair(dist_rng *rng);
+static inline double dist_std_normal(dist_rng *rng)
+{
+    if (rng->has_spare) {
+        rng->has_spare = 0;
+        return rng->spare;
+    }
+    return dist_std_normal_pair(rng);
+}
+/* Inline because the engine calls it once per op and rank: jitter-free dists return at
+ * once, the lognormal (the usual jitter) without a call or a switch. */
+static inline double dist_sample(const dist *d, dist_rng *rng)
+{
+    if (d->cv == 0.0 || d->mean == 0.0) return d->mean;
+    if (d->kind == DIST_LOGNORMAL) return exp(d->a + d->b * dist_std_normal(rng));
+    return dist_sample_drawn(d, rng);
+}
 /* Name as written in YAML ("constant", ...); dist_parse_kind returns -1 if unknown. */
 const char *dist_kind_name(dist_kind kind);
 int dist_parse_kind(const char *name, dist_kind *out);
-/* A standard normal draw. */
-double dist_std_normal(dist_rng *rng);
-
 #endif

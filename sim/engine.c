@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "evq.h"
+#include "maxplus.h"
 
 enum { EV_HOST, EV_STREAM_START, EV_OP_END };
 
@@ -155,7 +156,7 @@ static void host_finish_step(eng *e, uint32_t r, double now)
     eng_rank *h = &e->ranks[r];
     h->acc.dur = now - h->acc.start;
     eng_slice(e, r, TRACK_HOST, SL_STEP, -1, h->acc.start, h->acc.dur);
-    e->res->rank_steps[(size_t)h->step * (size_t)e->cfg->tp + r] = h->acc;
+    engine_deliver(e->cfg, e->res, h->step, (long)r, &h->acc);
     h->step++;
     h->phase = h->step == e->total_steps ? PH_FINISHED : PH_BEGIN;
 }
@@ -275,23 +276,51 @@ static int eng_check(const engine_config *c, tp_err *err)
     return 0;
 }
 
+void engine_deliver(const engine_config *c, engine_result *r, long step, long rank,
+                    const engine_step *acc)
+{
+    if (c->on_step)
+        c->on_step(c->on_step_ctx, step, rank, acc);
+    else
+        r->rank_steps[(size_t)step * (size_t)c->tp + (size_t)rank] = *acc;
+}
+
+static int eng_run_events(const engine_config *c, engine_result *out, tp_err *err);
+
 int engine_run(const engine_config *c, engine_result *out, tp_err *err)
 {
     memset(out, 0, sizeof *out);
     if (eng_check(c, err)) return -1;
-    eng e = {.cfg = c, .p = c->program, .res = out, .bcast_step = -1};
-    e.total_steps = c->steps + c->warmup;
+    int fast = c->method != ENGINE_EVENTS && maxplus_supports(c);
+    if (c->method == ENGINE_MAXPLUS && !fast)
+        return tp_err_set(err, "engine: the max-plus path does not model this config (trace, "
+                               "an unknown op kind or a negative launch latency)");
     out->tp = c->tp;
     out->steps = c->steps;
     out->warmup = c->warmup;
+    if (!c->on_step) {
+        out->rank_steps = calloc((size_t)(c->steps + c->warmup) * (size_t)c->tp, sizeof *out->rank_steps);
+        if (!out->rank_steps) return tp_err_set(err, "engine: out of memory");
+    }
+    if (!fast) return eng_run_events(c, out, err);
+    out->method = ENGINE_MAXPLUS;
+    if (maxplus_run(c, out, err) == 0) return 0;
+    engine_result_free(out);
+    return -1;
+}
+
+/* The event engine; out is set up by engine_run. */
+static int eng_run_events(const engine_config *c, engine_result *out, tp_err *err)
+{
+    out->method = ENGINE_EVENTS;
+    eng e = {.cfg = c, .p = c->program, .res = out, .bcast_step = -1};
+    e.total_steps = c->steps + c->warmup;
     size_t k = (size_t)c->tp, n = c->program->n;
     size_t fifo_cap = (c->graphs || (size_t)c->queue_depth > n ? n : (size_t)c->queue_depth) + 1;
     int rc = -1;
     e.ranks = calloc(k, sizeof *e.ranks);
     e.coll_arrival = calloc(k, sizeof *e.coll_arrival);
-    out->rank_steps = calloc((size_t)e.total_steps * k, sizeof *out->rank_steps);
-    if (!e.ranks || !e.coll_arrival || !out->rank_steps || 
-        evq_init(&e.q, 4 * k + 16))
+    if (!e.ranks || !e.coll_arrival || evq_init(&e.q, 4 * k + 16))
         goto oom;
     if (c->trace && c->trace->start && c->trace->start(c->trace->ctx, c)) goto oom;
     for (size_t r = 0; r < k; r++) {

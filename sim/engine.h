@@ -17,6 +17,11 @@
  * gpu_idle = the step's duration (idle is the remainder). Time is a double in SECONDS.
  * Each rank draws from its own PCG32 stream (seed, stream = rank), so adding a rank does
  * not shift another rank's draws. All memory is allocated before the event loop.
+ * Two back ends compute this: the event engine here (the reference semantics, and the only
+ * one that traces) and maxplus.h's recursion, bit-identical on every config it accepts and
+ * an order of magnitude faster; ENGINE_AUTO picks the recursion whenever it applies.
+ * Step accounts go to cfg->on_step as each rank ends a step (memory O(k + program)), or,
+ * without on_step, into engine_result.rank_steps (O(steps * k)).
  */
 #ifndef TPSIM_ENGINE_H
 #define TPSIM_ENGINE_H
@@ -35,6 +40,23 @@ typedef struct engine_host {
     dist driver;     /* per step before launching; meaningful on rank 0 */
 } engine_host;
 
+/* One rank's account of one step. */
+typedef struct engine_step {
+    double start, dur;                     /* on this rank: from its step start to its end */
+    double host;                           /* host busy: launches, driver, per-step work */
+    double compute, allreduce, wait_peers; /* GPU stream time by kind */
+} engine_step;
+
+/* Receives each rank's step as it ends (warm-up steps included, step counted from 0).
+ * Ranks end a step in any order, but a rank's steps arrive in order. */
+typedef void (*engine_step_fn)(void *ctx, long step, long rank, const engine_step *acc);
+
+typedef enum engine_method {
+    ENGINE_AUTO,    /* the max-plus recursion when it applies, else the event engine */
+    ENGINE_EVENTS,  /* the event engine */
+    ENGINE_MAXPLUS  /* the recursion, or an error where it does not apply */
+} engine_method;
+
 typedef struct engine_config {
     const prog *program;      /* ops with gpu_s filled in; not owned */
     long tp;
@@ -48,14 +70,10 @@ typedef struct engine_config {
     long queue_depth;         /* launch queue depth per stream, >= 1 */
     double launch_latency_s;
     const struct engine_sink *trace; /* receives every timeline slice as it happens; NULL: none */
+    engine_method method;
+    engine_step_fn on_step;   /* NULL: keep every step in engine_result.rank_steps */
+    void *on_step_ctx;
 } engine_config;
-
-/* One rank's account of one step. */
-typedef struct engine_step {
-    double start, dur;                     /* on this rank: from its step start to its end */
-    double host;                           /* host busy: launches, driver, per-step work */
-    double compute, allreduce, wait_peers; /* GPU stream time by kind */
-} engine_step;
 
 typedef enum engine_track { TRACK_HOST, TRACK_STREAM } engine_track;
 typedef enum engine_label {
@@ -90,12 +108,16 @@ typedef struct engine_sink {
 
 typedef struct engine_result {
     long tp, steps, warmup;
-    engine_step *rank_steps; /* (warmup + steps) * tp, index [step * tp + rank] */
+    engine_step *rank_steps; /* (warmup + steps) * tp, index [step * tp + rank]; NULL with on_step */
     uint64_t events;         /* events processed */
+    engine_method method;    /* the back end that ran: ENGINE_EVENTS or ENGINE_MAXPLUS */
 } engine_result;
 
 int engine_run(const engine_config *cfg, engine_result *out, tp_err *err);
 void engine_result_free(engine_result *r);
+/* For the back ends: hand one rank's ended step to on_step or rank_steps. */
+void engine_deliver(const engine_config *c, engine_result *r, long step, long rank,
+                    const engine_step *acc);
 static inline const engine_step *engine_at(const engine_result *r, long step, long rank)
 {
     return &r->rank_steps[(size_t)step * (size_t)r->tp + (size_t)rank];

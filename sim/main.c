@@ -16,6 +16,7 @@ static const char usage[] =
     "  validate SCENARIO [...]   fit the scenario's declared parameters on its declared cells,\n"
     "                            predict a measured grid, apply the kill-switch (--help)\n"
     "  sweep SCENARIO [...]      what-if grid over tp, batch, ctx, mode to CSV (--help)\n"
+    "  merge OUT PART...          join the parts of a sweep run with --shard I/N (--help)\n"
     "  fit-allreduce FILE [...]  fit t = lambda + 2(k-1)/k b/beta to an all-reduce sweep\n"
     "                            (all_reduce_perf stdout or tpsim-nccl-sweep CSV)\n"
     "  trace import|compare ...  read profiler traces (Kineto JSON, Nsight SQLite): steps,\n"
@@ -41,6 +42,7 @@ static const tpsim_command commands[] = {
     {"run", tpsim_cmd_run},
     {"validate", tpsim_cmd_validate},
     {"sweep", tpsim_cmd_sweep},
+    {"merge", tpsim_cmd_merge},
     {"fit-allreduce", tpsim_cmd_fit_allreduce},
     {"trace", tpsim_cmd_trace},
     {"allreduce", tpsim_cmd_allreduce},

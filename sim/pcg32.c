@@ -1,9 +1,6 @@
 /* pcg32.c: see pcg32.h. Written from the published algorithm (pcg-random.org). */
 #include "pcg32.h"
 
-/* The 64-bit LCG multiplier of the PCG paper (Knuth's MMIX constant). */
-#define PCG32_MULT 6364136223846793005ULL
-
 static void pcg32_step(pcg32 *rng)
 {
     rng->state = rng->state * PCG32_MULT + rng->inc;
@@ -16,16 +13,6 @@ void pcg32_seed(pcg32 *rng, uint64_t seed, uint64_t stream)
     pcg32_step(rng);
     rng->state += seed;
     pcg32_step(rng);
-}
-
-uint32_t pcg32_next(pcg32 *rng)
-{
-    uint64_t old = rng->state;
-    pcg32_step(rng);
-    /* XSH-RR: xorshift the high bits down, then rotate by the top 5 bits. */
-    uint32_t xorshifted = (uint32_t)(((old >> 18u) ^ old) >> 27u);
-    uint32_t rot = (uint32_t)(old >> 59u);
-    return (xorshifted >> rot) | (xorshifted << ((-rot) & 31u));
 }
 
 uint32_t pcg32_bounded(pcg32 *rng, uint32_t bound)

@@ -17,8 +17,20 @@ typedef struct pcg32 {
     uint64_t inc; /* always odd: selects the stream */
 } pcg32;
 
+/* The 64-bit LCG multiplier of the PCG paper (Knuth's MMIX constant). */
+#define PCG32_MULT 6364136223846793005ULL
+
 void pcg32_seed(pcg32 *rng, uint64_t seed, uint64_t stream);
-uint32_t pcg32_next(pcg32 *rng);
+/* Inline: the simulator's hot loop draws one or two per op and rank. */
+static inline uint32_t pcg32_next(pcg32 *rng)
+{
+    uint64_t old = rng->state;
+    rng->state = old * PCG32_MULT + rng->inc;
+    /* XSH-RR: xorshift the high bits down, then rotate by the top 5 bits. */
+    uint32_t xorshifted = (uint32_t)(((old >> 18u) ^ old) >> 27u);
+    uint32_t rot = (uint32_t)(old >> 59u);
+    return (xorshifted >> rot) | (xorshifted << ((-rot) & 31u));
+}
 /* Uniform in [0, bound), without modulo bias; bound > 0. */
 uint32_t pcg32_bounded(pcg32 *rng, uint32_t bound);
 /* Uniform double in [0, 1) with 53 random bits (two draws). */

@@ -25,12 +25,6 @@ double run_quantile(const double *v, size_t n, double q)
     return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
 }
 
-static int run_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* One host model per rank: the scenario's, plus rank 0's driver work and a slow rank. */
 static void run_hosts(const scenario *s, long tp, engine_host *hosts)
 {
@@ -49,43 +43,104 @@ static void run_hosts(const scenario *s, long tp, engine_host *hosts)
     }
 }
 
-static int run_summarise(const scenario *s, const engine_result *res, run_summary *out, tp_err *err)
+/* The summary, folded as steps end: a step's k rank accounts are held until the last
+ * rank ends it, then added in rank order (the sums do not depend on which rank ended
+ * first). Ranks are at most a few steps apart (collectives tie them), so the ring stays
+ * small; it grows if a program lets them drift further. */
+typedef struct run_fold {
+    const scenario *s;
+    long k, warmup;
+    engine_step *slot;  /* cap steps x k accounts, step t at (t % cap) */
+    long *filled;       /* accounts received per slot */
+    long cap, next;     /* next: the oldest step not yet folded */
+    double sum, dur_sum;
+    run_breakdown b;
+    qsketch steps;
+    int oom;
+} run_fold;
+
+static void fold_step(run_fold *f, long t)
 {
-    long k = res->tp, n = res->steps;
-    double *steps = malloc((size_t)n * sizeof *steps);
-    if (!steps) return tp_err_set(err, "out of memory");
-    run_breakdown b = {0};
-    double sum = 0;
-    for (long i = 0; i < n; i++) {
+    engine_step *acc = &f->slot[(size_t)(t % f->cap) * (size_t)f->k];
+    if (t >= f->warmup) {
         double dur = 0;
-        for (long r = 0; r < k; r++) {
-            const engine_step *st = engine_at(res, res->warmup + i, r);
+        for (long r = 0; r < f->k; r++) {
+            const engine_step *st = &acc[r];
             dur += st->dur;
-            b.host += st->host;
-            b.compute += st->compute;
-            b.allreduce += st->allreduce;
-            b.wait_peers += st->wait_peers;
-            b.gpu_idle += st->dur - st->compute - st->allreduce - st->wait_peers;
+            f->b.host += st->host;
+            f->b.compute += st->compute;
+            f->b.allreduce += st->allreduce;
+            f->b.wait_peers += st->wait_peers;
+            f->b.gpu_idle += st->dur - st->compute - st->allreduce - st->wait_peers;
         }
-        steps[i] = dur / (double)k + s->offset_s;
-        sum += steps[i];
+        double step = dur / (double)f->k + f->s->offset_s;
+        f->sum += step;
+        if (qsketch_add(&f->steps, step)) f->oom = 1;
     }
-    double norm = 1.0 / ((double)n * (double)k);
+    f->filled[t % f->cap] = 0;
+}
+
+static int fold_grow(run_fold *f)
+{
+    long cap = f->cap ? 2 * f->cap : 4;
+    engine_step *slot = malloc((size_t)cap * (size_t)f->k * sizeof *slot);
+    long *filled = calloc((size_t)cap, sizeof *filled);
+    if (!slot || !filled) {
+        free(slot);
+        free(filled);
+        return -1;
+    }
+    for (long t = f->next; t < f->next + f->cap; t++) { /* the open steps keep their order */
+        memcpy(&slot[(size_t)(t % cap) * (size_t)f->k], &f->slot[(size_t)(t % f->cap) * (size_t)f->k],
+               (size_t)f->k * sizeof *slot);
+        filled[t % cap] = f->filled[t % f->cap];
+    }
+    free(f->slot);
+    free(f->filled);
+    f->slot = slot;
+    f->filled = filled;
+    f->cap = cap;
+    return 0;
+}
+
+static void fold_on_step(void *ctx, long step, long rank, const engine_step *acc)
+{
+    run_fold *f = ctx;
+    if (f->oom) return;
+    if (step >= f->next + f->cap && fold_grow(f)) {
+        f->oom = 1;
+        return;
+    }
+    f->slot[(size_t)(step % f->cap) * (size_t)f->k + (size_t)rank] = *acc;
+    if (++f->filled[step % f->cap] < f->k) return;
+    while (f->filled[f->next % f->cap] == f->k) fold_step(f, f->next++);
+}
+
+static int fold_finish(run_fold *f, long steps, uint64_t events, run_summary *out, tp_err *err)
+{
+    if (f->oom) return tp_err_set(err, "out of memory");
+    run_breakdown b = f->b;
+    double norm = 1.0 / ((double)steps * (double)f->k);
     b.host *= norm, b.compute *= norm, b.allreduce *= norm, b.wait_peers *= norm;
     b.gpu_idle *= norm;
     /* idle is a difference of sums: drop the last-bit rounding noise, not real idle time */
     if (fabs(b.gpu_idle) < 1e-9 * (b.compute + b.allreduce + b.wait_peers)) b.gpu_idle = 0;
-    b.offset = s->offset_s;
+    b.offset = f->s->offset_s;
     out->breakdown = b;
-    out->step_mean = sum / (double)n;
-    qsort(steps, (size_t)n, sizeof *steps, run_cmp);
-    out->step_min = steps[0];
-    out->step_max = steps[n - 1];
-    out->step_p50 = run_quantile(steps, (size_t)n, 0.50);
-    out->step_p99 = run_quantile(steps, (size_t)n, 0.99);
-    out->events = res->events;
-    free(steps);
+    out->step_mean = f->sum / (double)steps;
+    out->step_min = f->steps.min;
+    out->step_max = f->steps.max;
+    out->step_p50 = qsketch_quantile(&f->steps, 0.50);
+    out->step_p99 = qsketch_quantile(&f->steps, 0.99);
+    out->events = events;
     return 0;
+}
+
+static void fold_free(run_fold *f)
+{
+    free(f->slot);
+    free(f->filled);
+    qsketch_free(&f->steps);
 }
 
 coll_setup run_coll_setup(const scenario *s, const arcal *cal)
@@ -95,6 +150,12 @@ coll_setup run_coll_setup(const scenario *s, const arcal *cal)
 
 int run_cell(const scenario *s, const run_request *req, run_summary *out, run_detail *detail,
              tp_err *err)
+{
+    return run_cell_on(s, req, ENGINE_AUTO, out, detail, err);
+}
+
+int run_cell_on(const scenario *s, const run_request *req, engine_method method, run_summary *out,
+                run_detail *detail, tp_err *err)
 {
     memset(out, 0, sizeof *out);
     out->req = *req;
@@ -121,8 +182,10 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
                       s->hw.pcie_bw,    s->kernel_fixed_s, s->graphs ? s->graph_node_s : 0.0,
                       s->graphs,        coll,              s->hw.fp8_peak_flops};
     engine_host *hosts = calloc((size_t)req->tp, sizeof *hosts);
+    run_fold fold = {.s = s, .k = req->tp, .warmup = req->warmup};
+    qsketch_init(&fold.steps);
     int rc = -1;
-    if (!hosts) {
+    if (!hosts || fold_grow(&fold)) {
         tp_err_set(err, "out of memory");
         goto out;
     }
@@ -139,8 +202,18 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
                         .broadcast_wait = s->broadcast_wait,
                         .queue_depth = s->queue_depth,
                         .launch_latency_s = s->launch_latency_s,
-                        .trace = req->trace};
-    if (engine_run(&ec, &d.result, err) || run_summarise(s, &d.result, out, err)) goto out;
+                        .trace = req->trace,
+                        .method = method};
+    if (!detail) { /* nobody keeps the steps: fold them as they end */
+        ec.on_step = fold_on_step;
+        ec.on_step_ctx = &fold;
+    }
+    if (engine_run(&ec, &d.result, err)) goto out;
+    if (detail) /* the kept steps, folded in order */
+        for (long t = 0; t < req->steps + req->warmup; t++)
+            for (long r = 0; r < req->tp; r++) fold_on_step(&fold, t, r, engine_at(&d.result, t, r));
+    if (fold_finish(&fold, req->steps, d.result.events, out, err)) goto out;
+    out->method = d.result.method;
     out->ops_per_step = d.program.n;
     out->kernels_per_step = d.program.n_kernels;
     out->allreduces_per_step = d.program.n_allreduce;
@@ -151,6 +224,7 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
     rc = 0;
 out:
     free(hosts);
+    fold_free(&fold);
     if (rc == 0 && detail) {
         *detail = d;
     } else {

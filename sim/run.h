@@ -6,7 +6,9 @@
  * per-step mean over measured steps and ranks, and compute + allreduce + wait_peers +
  * gpu_idle + offset equals the mean step time. With want_result, the engine's result
  * (per-rank steps) and the program are handed to the caller to free with
- * run_release; otherwise nothing is left allocated.
+ * run_release; otherwise nothing is left allocated and the steps are folded as they end,
+ * so memory does not grow with steps. Mean, min and max are exact; p50/p99 are exact up to
+ * QSKETCH_EXACT measured steps and within QSKETCH_REL_ERR relative beyond (qsketch.h).
  */
 #ifndef TPSIM_RUN_H
 #define TPSIM_RUN_H
@@ -16,6 +18,7 @@
 
 #include "cost.h"
 #include "engine.h"
+#include "qsketch.h"
 #include "prog.h"
 #include "scenario.h"
 
@@ -33,6 +36,7 @@ typedef struct run_summary {
     run_request req;
     size_t ops_per_step, kernels_per_step, allreduces_per_step, collectives_per_step;
     uint64_t events;
+    engine_method method; /* the engine back end that ran */
     double step_mean, step_p50, step_p99, step_min, step_max;
     run_breakdown breakdown;
     cost_totals analytic; /* sum of op GPU times per step */
@@ -52,6 +56,9 @@ typedef struct run_detail {
 run_request run_defaults(const scenario *s, run_request partial);
 int run_cell(const scenario *s, const run_request *req, run_summary *out, run_detail *detail,
              tp_err *err);
+/* run_cell on a chosen engine back end (run_cell uses ENGINE_AUTO): for tests and bench. */
+int run_cell_on(const scenario *s, const run_request *req, engine_method method, run_summary *out,
+                run_detail *detail, tp_err *err);
 void run_release(run_detail *detail);
 /* The time of one layer all-reduce (batch x hidden x dtype bytes) at the summary's cell. */
 double run_allreduce_call_s(const scenario *s, const run_summary *r);

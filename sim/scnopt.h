@@ -22,6 +22,9 @@ typedef struct scn_opts {
     int n_calibs;
     char mode_set[64]; /* "execution.mode=...", applied after the --set flags; "" for none */
     int allow_foreign_calib; /* --allow-foreign-calib */
+    /* not overrides: how a command runs its independent cells (par.h) */
+    int jobs;          /* threads; <= 0: one per core */
+    int quiet;         /* no progress line on stderr */
 } scn_opts;
 
 /* The overrides in the order they apply: the sets, then the mode. Returns the count;

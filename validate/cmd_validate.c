@@ -16,6 +16,7 @@
 static const char validate_usage[] =
     "usage: tpsim validate SCENARIO [--grid FILE] [--kill-switch PCT] [--format text|json]\n"
     "                      [--plot DIR] [--set key=value]... [--calib FILE]... [--mode M]\n"
+    "                      [--jobs N] [--quiet]\n"
     "  fits the scenario's fit.params on its fit.cells only, predicts every grid cell, and\n"
     "  judges each config on its held-out cells (default grid: the study's H100 grid,\n"
     "  ../validate/h100-ctx2048.csv beside the scenario's folder; kill-switch 15%)\n";
@@ -156,9 +157,10 @@ int tpsim_cmd_validate(int argc, char **argv)
     const char *path = NULL, *grid_path = NULL, *plot_dir = NULL, *v;
     double kill = 15.0;
     int json = 0;
-    enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT };
+    enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT, F_JOBS, F_QUIET };
     static const cli_flag flags[] = {{"help", 'h', 0},   {"grid", 0, 1},   {"plot", 0, 1},
-                                     {"kill-switch", 0, 1}, {"format", 0, 1}, CMD_SCN_FLAGS,
+                                     {"kill-switch", 0, 1}, {"format", 0, 1}, {"jobs", 0, 1},
+                                     {"quiet", 0, 0}, CMD_SCN_FLAGS,
                                      {NULL, 0, 0}};
     cli_args ca;
     int f;
@@ -175,6 +177,12 @@ int tpsim_cmd_validate(int argc, char **argv)
         } else if (f == F_HELP) {
             fputs(validate_usage, stdout);
             return 0;
+        } else if (f == F_JOBS) { /* cells at once; the output does not change */
+            long jobs;
+            if (cli_long(ca.shown, v, 1, 1024, &jobs, &err)) return cmd_fail(&err);
+            so.jobs = (int)jobs;
+        } else if (f == F_QUIET) {
+            so.quiet = 1;
         } else if (f == F_GRID) {
             grid_path = v;
         } else if (f == F_PLOT) {

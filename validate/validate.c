@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fit.h"
+#include "par.h"
 
 typedef struct val_fit_ctx {
     cfg_doc *doc;
@@ -71,21 +72,34 @@ static int val_predict(const scenario *s, long tp, long batch, long ctx, run_sum
     return run_cell(s, &req, sum, NULL, err);
 }
 
+typedef struct val_fit_job {
+    const scenario *bound;
+    const grid *g;
+    double rel[SCN_MAX_FIT];
+} val_fit_job;
+
+static int val_fit_cell(void *ctx, size_t i, tp_err *err)
+{
+    val_fit_job *j = ctx;
+    const scenario_fit_cell *fc = &j->bound->fit_cells[i];
+    const grid_cell *gc = grid_find(j->g, fc->tp, fc->batch, fc->ctx);
+    run_summary sum;
+    if (val_predict(j->bound, fc->tp, fc->batch, fc->ctx, &sum, err)) return -1;
+    j->rel[i] = sum.step_mean * 1e3 / gc->measured_ms - 1.0;
+    return 0;
+}
+
 static double val_objective(const double *x, void *vctx, int *fail)
 {
     val_fit_ctx *c = vctx;
     scenario *spec = c->trial;
     scenario bound;
     if (val_bind(c->doc, c->opts, spec, x, &bound, c->err)) return *fail = 1, 0;
-    double sse = 0;
-    for (int i = 0; i < spec->n_fit_cells; i++) {
-        const scenario_fit_cell *fc = &spec->fit_cells[i];
-        const grid_cell *gc = grid_find(c->g, fc->tp, fc->batch, fc->ctx);
-        run_summary sum;
-        if (val_predict(&bound, fc->tp, fc->batch, fc->ctx, &sum, c->err)) return *fail = 1, 0;
-        double rel = sum.step_mean * 1e3 / gc->measured_ms - 1.0;
-        sse += rel * rel;
-    }
+    val_fit_job job = {&bound, c->g, {0}};
+    if (par_map((size_t)spec->n_fit_cells, c->opts->jobs, val_fit_cell, &job, NULL, c->err))
+        return *fail = 1, 0;
+    double sse = 0; /* summed in cell order, whatever the threads */
+    for (int i = 0; i < spec->n_fit_cells; i++) sse += job.rel[i] * job.rel[i];
     return sse;
 }
 
@@ -204,6 +218,13 @@ static void val_shrink(val_report *r)
     r->shrink_predicted = sp / n;
 }
 
+static int val_predict_cell(void *ctx, size_t i, tp_err *err)
+{
+    val_report *r = ctx;
+    val_cell *vc = &r->cells[i];
+    return val_predict(&r->scn, vc->g->tp, vc->g->batch, vc->g->ctx, &vc->sim, err);
+}
+
 int val_run(const char *path, const scn_opts *o, const grid *g, double kill_switch_pct,
             val_report *out, tp_err *err)
 {
@@ -225,10 +246,10 @@ int val_run(const char *path, const scn_opts *o, const grid *g, double kill_swit
         goto out;
     }
     out->n_cells = g->n;
+    for (size_t i = 0; i < g->n; i++) out->cells[i].g = &g->cells[i];
+    if (par_map(g->n, o->jobs, val_predict_cell, out, o->quiet ? NULL : "validate", err)) goto out;
     for (size_t i = 0; i < g->n; i++) {
         val_cell *vc = &out->cells[i];
-        vc->g = &g->cells[i];
-        if (val_predict(&out->scn, vc->g->tp, vc->g->batch, vc->g->ctx, &vc->sim, err)) goto out;
         vc->predicted_ms = vc->sim.step_mean * 1e3;
         vc->error_pct = 100.0 * (vc->predicted_ms - vc->g->measured_ms) / vc->g->measured_ms;
         vc->calibration = val_is_calibration(spec, vc->g);

@@ -1,0 +1,26 @@
+/* par.h: run n independent jobs on a pool of threads (POSIX threads), with a progress line.
+ *
+ * Contract: par_map calls fn(ctx, i, err) once for every i in 0..n-1, on up to `jobs`
+ * threads (jobs <= 0: one per online core; never more threads than jobs). fn must write
+ * only its own i's results. Indices are handed out in increasing order, so when the jobs
+ * fail the one reported (its message copied to err, return -1) is the lowest failing
+ * index, the same one a serial run reports; after a failure no higher index starts.
+ * Each job gets its own tp_err. Results therefore do not depend on the thread count.
+ * With a progress label and a terminal on stderr, a line "label: done/total  ETA ..."
+ * is redrawn on stderr as jobs end and cleared at the end; otherwise nothing is printed.
+ */
+#ifndef TPSIM_PAR_H
+#define TPSIM_PAR_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+typedef int (*par_fn)(void *ctx, size_t i, tp_err *err);
+
+/* progress: NULL for none; shown only when stderr is a terminal */
+int par_map(size_t n, int jobs, par_fn fn, void *ctx, const char *progress, tp_err *err);
+/* The number of online cores (at least 1): the default for --jobs. */
+int par_cores(void);
+
+#endif

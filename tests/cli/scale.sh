@@ -1,0 +1,106 @@
+# scale.sh: --jobs (output byte-identical to --jobs 1, errors too), the progress line
+# (only on a terminal, silenced by --quiet), sweep --shard I/N and tpsim merge.
+source tests/cli/lib.sh
+SCN=scenarios/eager-host-dispatch.yaml
+JIT=(--set host.launch.dist=lognormal --set host.launch.cv=0.4 --set host.step.dist=normal
+     --set host.step.mean_us=700 --set host.step.cv=0.2)
+GRID=(--tp 2,4,8 --batch 1,2,8 --mode eager,graphs --steps 8 "${JIT[@]}")
+
+# --- --jobs: the same bytes whatever the thread count; nothing on stderr off a terminal
+expect_ok "sweep jobs 1" "$TPSIM" sweep $SCN "${GRID[@]}" --jobs 1 -o "$TMP/j1.csv"
+check "no progress line off a terminal" test ! -s "$TMP/err"
+for j in 2 3 7; do
+    expect_ok "sweep jobs $j" "$TPSIM" sweep $SCN "${GRID[@]}" --jobs $j -o "$TMP/j$j.csv"
+    check "sweep --jobs $j = --jobs 1" cmp -s "$TMP/j1.csv" "$TMP/j$j.csv"
+done
+expect_ok "sweep default jobs, stdout" "$TPSIM" sweep $SCN "${GRID[@]}"
+check "default jobs on stdout = --jobs 1" cmp -s "$TMP/j1.csv" "$TMP/out"
+check "18 cells" test "$(wc -l <"$TMP/j1.csv")" -eq 19
+# an error in one cell (the offset makes TP-4 and TP-8 steps negative): the same message
+# (the first failing cell in grid order) at any thread count
+for j in 1 4; do
+    expect_fail2 "failing cell, jobs $j" "offset_ms -20 makes the step .* at tp 4 batch 1," \
+        "$TPSIM" sweep scenarios/paper-additive.yaml --tp 2,4 --batch 1,2 --set offset_ms=-20 --jobs $j
+done
+expect_fail2 "jobs 0" "--jobs: .*expected 1\.\.1024" "$TPSIM" sweep $SCN --jobs 0
+expect_fail2 "jobs text" "--jobs" "$TPSIM" validate $SCN --jobs x
+
+# --- validate --jobs
+expect_ok "validate jobs 1" "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 1 --format json
+cp "$TMP/out" "$TMP/v1.json"
+expect_ok "validate jobs 3" "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 3 --format json
+check "validate --jobs 3 = --jobs 1" cmp -s "$TMP/v1.json" "$TMP/out"
+
+# --- progress: on a terminal (a pseudo-terminal as stderr), "sweep: done/total" and an
+# ETA, the line cleared at the end; --quiet prints nothing; stdout is the CSV either way
+tty_run() { # tty_run OUT ERR CMD...: CMD with stderr on a pty, stdout to OUT, pty text to ERR
+    python3 - "$@" <<'PY'
+import os, pty, subprocess, sys
+out, err, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+master, slave = pty.openpty()
+with open(out, "wb") as fo:
+    p = subprocess.Popen(cmd, stdout=fo, stderr=slave)
+os.close(slave)
+data = b""
+while True:
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    data += chunk
+p.wait()
+open(err, "wb").write(data)
+sys.exit(p.returncode)
+PY
+}
+if tty_run "$TMP/tty.csv" "$TMP/tty.err" "$TPSIM" sweep $SCN "${GRID[@]}" --jobs 2; then
+    ok
+    check "progress on a terminal" grep -Eq 'sweep: 18/18' "$TMP/tty.err"
+    check "progress has an ETA" grep -Eq 'sweep: [0-9]+/18  ETA [0-9]+s' "$TMP/tty.err"
+    check "stdout is only the CSV" cmp -s "$TMP/j1.csv" "$TMP/tty.csv"
+else
+    bad "sweep on a pty failed"
+fi
+tty_run "$TMP/tty.csv" "$TMP/tty.err" "$TPSIM" sweep $SCN "${GRID[@]}" --quiet
+check "--quiet: nothing on the terminal" test ! -s "$TMP/tty.err"
+tty_run "$TMP/tty.txt" "$TMP/tty.err" "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 2
+check "validate progress on a terminal" grep -Eq 'validate: [0-9]+/[0-9]+' "$TMP/tty.err"
+
+# --- shards: each part alone, merged in any order, is the unsharded CSV byte for byte
+for i in 0 1 2 3; do
+    expect_ok "shard $i/4" "$TPSIM" sweep $SCN "${GRID[@]}" --shard $i/4 --jobs 2 -o "$TMP/part$i.csv"
+done
+check "part header" grep -qx '# tpsim sweep part 2/4 of 18 cells' "$TMP/part2.csv"
+check "part 1 has cells 1,5,9,13,17" test "$(wc -l <"$TMP/part1.csv")" -eq 7
+check "part 3 has cells 3,7,11,15" test "$(wc -l <"$TMP/part3.csv")" -eq 6
+expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP"/part{2,0,3,1}.csv
+check "merge = unsharded" cmp -s "$TMP/merged.csv" "$TMP/j1.csv"
+expect_ok "merge to stdout" "$TPSIM" merge - "$TMP"/part{0,1,2,3}.csv
+check "merge - = unsharded" cmp -s "$TMP/out" "$TMP/j1.csv"
+# more shards than cells: empty parts still join
+for i in 0 1 2 3 4; do
+    expect_ok "shard $i/5 of 2" "$TPSIM" sweep $SCN --tp 2,4 --steps 3 --shard $i/5 -o "$TMP/small$i.csv"
+done
+expect_ok "unsharded small" "$TPSIM" sweep $SCN --tp 2,4 --steps 3 -o "$TMP/small.csv"
+expect_ok "merge small" "$TPSIM" merge "$TMP/small-m.csv" "$TMP"/small{4,3,2,1,0}.csv
+check "small merge = unsharded" cmp -s "$TMP/small-m.csv" "$TMP/small.csv"
+# refusals: one line, status 2, no output file
+expect_fail2 "missing shard" "shard 1/4 is missing: 3 of 4 parts" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv
+expect_fail2 "repeated shard" "part1.csv:1:1: shard 1/4 repeated" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,1,2,3,1}.csv
+{ head -n 3 "$TMP/part1.csv"; sed -n 4p "$TMP/part1.csv" | head -c 20; } >"$TMP/cut.csv"
+expect_fail2 "cut part" "cut.csv:4:21: line cut short" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/cut.csv"
+head -n 4 "$TMP/part1.csv" >"$TMP/short.csv"
+expect_fail2 "short part" "short.csv:5:1: 2 rows, expected 5 for shard 1/4" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/short.csv"
+expect_fail2 "not a part" "j1.csv:1:1: not a tpsim sweep part" "$TPSIM" merge "$TMP/m.csv" "$TMP/j1.csv"
+expect_fail2 "other sweep" "small1.csv:1:1: part 1/5 of 2 cells, but .* of 18 cells" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/small1.csv"
+sed '2s/^scenario/scenariox/' "$TMP/part1.csv" >"$TMP/hdr.csv"
+expect_fail2 "other header" "hdr.csv:2:1: CSV header differs" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/hdr.csv"
+expect_fail2 "no such part" "nope.csv: cannot open" "$TPSIM" merge "$TMP/m.csv" "$TMP/nope.csv"
+expect_fail2 "no parts" "merge: expected OUT and at least one PART" "$TPSIM" merge "$TMP/m.csv"
+check "no output file after refusals" test ! -e "$TMP/m.csv"
+expect_fail2 "shard out of range" "--shard I: 4 is out of range, expected 0\.\.3" "$TPSIM" sweep $SCN --shard 4/4
+expect_fail2 "shard no slash" "--shard: '2', expected I/N" "$TPSIM" sweep $SCN --shard 2
+expect_fail2 "shard zero" "--shard N" "$TPSIM" sweep $SCN --shard 0/0
+finish
