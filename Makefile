@@ -172,6 +172,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FOBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC))
 
+$(BUILD)/fuzz/obj/sim/locate.o: FUZZ_FLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) $(WARN) -MMD -MP $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(INC) -c $< -o $@

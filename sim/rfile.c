@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,19 +17,39 @@ static struct rfile_id {
     ino_t ino;
 } rfile_inputs[RFILE_MAX_INPUTS];
 static size_t rfile_n_inputs;
+/* Worker threads may load scenarios concurrently: the record takes a spin lock (held for a
+ * scan of at most RFILE_MAX_INPUTS entries). */
+static atomic_flag rfile_lock = ATOMIC_FLAG_INIT;
+
+static void rfile_lock_take(void)
+{
+    while (atomic_flag_test_and_set_explicit(&rfile_lock, memory_order_acquire)) {}
+}
+
+static void rfile_lock_give(void) { atomic_flag_clear_explicit(&rfile_lock, memory_order_release); }
+
+static int rfile_known(const struct stat *st)
+{
+    for (size_t i = 0; i < rfile_n_inputs; i++)
+        if (rfile_inputs[i].dev == st->st_dev && rfile_inputs[i].ino == st->st_ino) return 1;
+    return 0;
+}
 
 static void rfile_remember(const struct stat *st)
 {
-    if (rfile_is_input(st) || rfile_n_inputs == RFILE_MAX_INPUTS) return;
-    rfile_inputs[rfile_n_inputs++] = (struct rfile_id){st->st_dev, st->st_ino};
+    rfile_lock_take();
+    if (!rfile_known(st) && rfile_n_inputs < RFILE_MAX_INPUTS)
+        rfile_inputs[rfile_n_inputs++] = (struct rfile_id){st->st_dev, st->st_ino};
+    rfile_lock_give();
 }
 
 int rfile_is_input(const struct stat *st)
 {
     if (!S_ISREG(st->st_mode)) return 0;
-    for (size_t i = 0; i < rfile_n_inputs; i++)
-        if (rfile_inputs[i].dev == st->st_dev && rfile_inputs[i].ino == st->st_ino) return 1;
-    return 0;
+    rfile_lock_take();
+    int known = rfile_known(st);
+    rfile_lock_give();
+    return known;
 }
 
 /* "64 MiB" or "1000 bytes", for messages. */

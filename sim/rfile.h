@@ -13,7 +13,8 @@
  * Inputs are remembered: each regular file read is recorded (device, inode) for the life of
  * the process, and rfile_is_input says whether a file is one of them, so an output about
  * to replace an input can be refused (ofile.h). This record is the module's one piece of
- * process-wide state; it holds RFILE_MAX_INPUTS distinct files (more are not recorded).
+ * process-wide state (thread-safe); it holds RFILE_MAX_INPUTS distinct files (more are not
+ * recorded).
  */
 #ifndef TPSIM_RFILE_H
 #define TPSIM_RFILE_H
