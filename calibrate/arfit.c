@@ -533,8 +533,10 @@ int arfit_parse_file(const char *path, int tp, arfit_sweep *out, tp_err *err)
     char *buf;
     size_t n;
     if (rfile_read(path, (size_t)64 << 20, "an all-reduce sweep", &buf, &n, err)) return -1;
+    /* a UTF-8 byte order mark, as a spreadsheet saves a CSV, is not part of the first line */
+    size_t bom = n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     int rc = memchr(buf, '\0', n) ? tp_err_set(err, "%s: binary data, not a sweep", path)
-                                  : arfit_parse(buf, path, tp, out, err);
+                                  : arfit_parse(buf + bom, path, tp, out, err);
     free(buf);
     return rc;
 }

@@ -231,7 +231,7 @@ static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mod
             jw_obj(&w);
             for (int i = 0; i < SWEEP_COLS; i++) {
                 if (v[i].kind == SV_STR) jw_kstr(&w, v[i].name, v[i].s);
-                else if (v[i].kind == SV_INT) jw_kint(&w, v[i].name, (int64_t)v[i].u);
+                else if (v[i].kind == SV_INT) jw_kuint(&w, v[i].name, v[i].u);
                 else if (v[i].kind == SV_MS) jw_knum(&w, v[i].name, v[i].ms);
                 else jw_kbool(&w, v[i].name, (int)v[i].u);
             }

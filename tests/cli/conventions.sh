@@ -255,4 +255,19 @@ check "DESTDIR: the binary looks in PREFIX, not the staging root" grep -q "/opt/
 make -s uninstall PREFIX=/opt/tpsim DESTDIR="$TMP/stage" >/dev/null 2>&1
 check "DESTDIR: uninstall leaves nothing" test -z "$(find "$TMP/stage" -type f)"
 
+# --- fit-allreduce reads a tpsim-nccl-sweep CSV saved by a spreadsheet (BOM, CRLF) -------------
+{
+    echo '# tool: tpsim-nccl-sweep'
+    echo 'bytes,count,time_us_mean,time_us_min,algbw_gbps,busbw_gbps'
+    b=32768
+    while [ "$b" -le 268435456 ]; do
+        awk -v b="$b" 'BEGIN { t = 22 + b / 310e3; printf "%d,%d,%.3f,%.3f,%.2f,%.2f\n", b, b / 2, t, t * 0.99, b / t / 1e3, b / t / 1e3 }'
+        b=$((b * 2))
+    done
+} >"$TMP/sweep.csv"
+{ printf '\xef\xbb\xbf'; sed 's/$/\r/' "$TMP/sweep.csv"; } >"$TMP/sweep-bom.csv"
+expect_ok "fit-allreduce plain CSV" "$TPSIM" fit-allreduce "$TMP/sweep.csv" --tp 2 --format json && cp "$TMP/out" "$TMP/plain-fit.json"
+expect_ok "fit-allreduce CSV with BOM and CRLF" "$TPSIM" fit-allreduce "$TMP/sweep-bom.csv" --tp 2 --format json
+check "BOM and CRLF: the same fit" cmp -s <(sed 's/"file":"[^"]*"//' "$TMP/plain-fit.json") <(sed 's/"file":"[^"]*"//' "$TMP/out")
+
 finish
