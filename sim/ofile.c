@@ -147,14 +147,21 @@ int ofile_open(ofile *o, const char *path, tp_err *err)
     }
     ofile_guard_install();
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", o->target);
+    /* no signal between creating the temporary file and registering it */
+    sigset_t guarded, before;
+    sigemptyset(&guarded);
+    for (int i = 0; i < OFILE_N_SIGNALS; i++) sigaddset(&guarded, ofile_signals[i]);
+    sigprocmask(SIG_BLOCK, &guarded, &before);
     int fd = mkstemp(o->tmp);
+    int e = errno;
+    if (fd >= 0) o->slot = ofile_guard_add(o->tmp);
+    sigprocmask(SIG_SETMASK, &before, NULL);
     if (fd < 0) {
         o->tmp[0] = '\0';
-        return tp_err_set(err, "%s: cannot create: %s", path, strerror(errno));
+        return tp_err_set(err, "%s: cannot create: %s", path, strerror(e));
     }
-    o->slot = ofile_guard_add(o->tmp);
     if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
-        int e = errno;
+        e = errno;
         close(fd);
         ofile_abort(o);
         return tp_err_set(err, "%s: cannot create: %s", path, strerror(e));
