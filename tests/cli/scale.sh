@@ -103,4 +103,5 @@ check "no output file after refusals" test ! -e "$TMP/m.csv"
 expect_fail2 "shard out of range" "--shard I: 4 is out of range, expected 0\.\.3" "$TPSIM" sweep $SCN --shard 4/4
 expect_fail2 "shard no slash" "--shard: '2', expected I/N" "$TPSIM" sweep $SCN --shard 2
 expect_fail2 "shard zero" "--shard N" "$TPSIM" sweep $SCN --shard 0/0
+
 finish
