@@ -30,7 +30,8 @@ static const char *const fit_param_keys[] = {"key", "also", "min", "max", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
 
 /* A file the scenario names: a path from the scenario's own folder, or a name ("llama-3.1-70b")
- * looked up as KIND/NAME.yaml; then $TPSIM_PATH and the share folder (locate.h). */
+ * looked up as KIND/NAME.yaml (a model also as models/hf/NAME.json); then $TPSIM_PATH and the
+ * share folder (locate.h). */
 static int scn_resolve(const cfg_doc *doc, const cfg_node *n, const char *kind, char *out,
                        size_t cap, tp_err *err)
 {
@@ -40,9 +41,16 @@ static int scn_resolve(const cfg_doc *doc, const cfg_node *n, const char *kind, 
     char dir[SCN_PATH_MAX];
     if (slash && (size_t)(slash - file) >= sizeof dir) return cfg_error(n, err, "path too long");
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 0, file);
-    tp_err where;
-    if (locate_file(kind, ".yaml", ref, dir, out, cap, &where))
+    tp_err where, hf;
+    if (locate_file(kind, ".yaml", ref, dir, out, cap, &where)) {
+        /* a model name may also be a Hugging Face config.json: models/hf/NAME.json */
+        if (!strcmp(kind, "models") && locate_is_name(ref, ".yaml") &&
+            locate_file("models/hf", ".json", ref, dir, out, cap, &hf) == 0)
+            return 0;
+        if (!strcmp(kind, "models") && locate_is_name(ref, ".yaml"))
+            return cfg_error(n, err, "%s; nor models/hf/%s.json there", where.msg, ref);
         return cfg_error(n, err, "%s", where.msg);
+    }
     return 0;
 }
 

@@ -182,6 +182,37 @@ static void test_hf_gqa_replication_and_vocab_padding(void **state)
     assert_non_null(strstr(err.msg, "KV heads"));
 }
 
+/* Mistral-7B-v0.1 (its config.json): sliding_window 4096, so decode attention reads at most
+ * the last 4096 positions: the KV cache read per rank at TP-1 is
+ * 32 layers * 2 (K,V) * min(ctx, 4096) * 8 heads * 128 * 2 B. */
+static const char mistral_7b[] =
+    "{\n  \"architectures\": [\"MistralForCausalLM\"],\n  \"hidden_size\": 4096,\n"
+    "  \"intermediate_size\": 14336,\n  \"num_attention_heads\": 32,\n"
+    "  \"num_hidden_layers\": 32,\n  \"num_key_value_heads\": 8,\n  \"vocab_size\": 32000,\n"
+    "  \"sliding_window\": 4096,\n  \"rope_theta\": 10000.0,\n  \"tie_word_embeddings\": false,\n"
+    "  \"torch_dtype\": \"bfloat16\"\n}\n";
+
+static void test_hf_mistral_sliding_window(void **state)
+{
+    (void)state;
+    char path[256];
+    model_arch m;
+    tp_err err;
+    write_json(path, sizeof path, "Mistral-7B-v0.1", mistral_7b);
+    if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
+    unlink(path);
+    assert_int_equal(m.sliding_window, 4096);
+    prog_opts o = {.input_copies = 0};
+    prog p;
+    assert_int_equal(prog_build(&p, &m, &o, 1, 1, 8192, &err), 0);
+    assert_near(p.kv_bytes, 32.0 * 2 * 4096 * 8 * 128 * 2);
+    assert_near(find_op(&p, OPN_ATTENTION, 0)->flops, 4.0 * 32 * 128 * 4096);
+    prog_free(&p);
+    assert_int_equal(prog_build(&p, &m, &o, 1, 1, 1000, &err), 0);
+    assert_near(p.kv_bytes, 32.0 * 2 * 1000 * 8 * 128 * 2);
+    prog_free(&p);
+}
+
 /* Refusals: one message naming the problem, at the key's line and column. */
 static void expect_refused(const char *name, const char *json, const char *want1,
                            const char *want2)
@@ -511,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_hf_llama_70b),
         cmocka_unit_test(test_hf_qwen2_bias_and_gqa),
         cmocka_unit_test(test_hf_gqa_replication_and_vocab_padding),
+        cmocka_unit_test(test_hf_mistral_sliding_window),
         cmocka_unit_test(test_hf_refusals),
         cmocka_unit_test(test_moe_mixtral_bytes),
         cmocka_unit_test(test_moe_qwen_shared_expert),

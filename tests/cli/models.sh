@@ -31,6 +31,11 @@ expect_ok "yaml tp4" "$TPSIM" run $S --tp 4 --format json
 check "shared config.json: same numbers as the bundled model" cmp -s "$TMP/shared" "$TMP/out"
 
 ops() { sed -n 's/^  "ops_per_step": \([0-9]*\),$/\1/p' "$TMP/out"; }
+# a bare model name finds models/hf/NAME.json when there is no models/NAME.yaml
+expect_ok "model by name" "$TPSIM" run $S --tp 2 --set model=Mixtral-8x7B-v0.1 --format json
+check "model by name: Mixtral" grep -q '"model": "Mixtral-8x7B-v0.1"' "$TMP/out"
+expect_fail2 "unknown model name" "model: .*no-such-model" "$TPSIM" run $S --set model=no-such-model
+
 # Mixtral: 32 layers like Llama-3.1-8B, each MoE MLP 4 launches longer than a dense one
 # (router topk align w13 silu w2 sum vs gate_up silu down), the rest identical
 expect_ok "8b tp2" "$TPSIM" run $S --tp 2 --set model=../models/llama-3.1-8b.yaml --format json
