@@ -47,8 +47,6 @@ static int scn_resolve(const cfg_doc *doc, const cfg_node *n, const char *kind, 
         if (!strcmp(kind, "models") && locate_is_name(ref, ".yaml") &&
             locate_file("models/hf", ".json", ref, dir, out, cap, &hf) == 0)
             return 0;
-        if (!strcmp(kind, "models") && locate_is_name(ref, ".yaml"))
-            return cfg_error(n, err, "%s; nor models/hf/%s.json there", where.msg, ref);
         return cfg_error(n, err, "%s", where.msg);
     }
     return 0;
