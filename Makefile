@@ -44,7 +44,6 @@ SLIB_OBJ := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRC))
 # with $(PREFIX)/share/tpsim instead.
 SHARE_SRC := $(CURDIR)
 $(BUILD)/obj/sim/locate.o $(BUILD)/asan/sim/locate.o: CFLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
-$(BUILD)/fuzz/obj/sim/locate.o: FUZZ_FLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
 
 DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev
 
