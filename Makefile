@@ -27,7 +27,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # The tpsim binary is three parts, one folder each: sim/ (engine, its inputs, run and sweep),
 # validate/ (grids, fitter, validation core, plots, the validate command) and calibrate/
 # (fit-allreduce; the GPU tools there are built by calibrate/calibrate.mk, not into tpsim).
-CAL_GPU_SRC := calibrate/cal_common.c calibrate/nccl_sweep.c calibrate/probe.c
+CAL_GPU_SRC := calibrate/cal_common.c calibrate/nccl_sweep.c calibrate/probe.c calibrate/probe_gemv.c
 SIM_SRC  := $(sort $(wildcard sim/*.c validate/*.c) $(filter-out $(CAL_GPU_SRC),$(wildcard calibrate/*.c)))
 LIB_SRC  := $(filter-out sim/main.c,$(SIM_SRC))
 INC      := -Isim -Ivalidate -Icalibrate

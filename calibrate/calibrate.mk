@@ -1,6 +1,6 @@
 # calibrate/calibrate.mk: builds the calibration tools; included by the top-level Makefile.
 #
-#   make calibrate    -> build/tpsim-nccl-sweep and build/tpsim-probe
+#   make calibrate    -> build/tpsim-nccl-sweep and build/tpsim-probe (with cuBLAS)
 #
 # Needs nvcc and the CUDA runtime under CUDA_HOME (default /usr/local/cuda), and nccl.h plus
 # libnccl under CUDA_HOME or NCCL_HOME (a NCCL install, or the lib folder of the Python package
@@ -27,12 +27,18 @@ CAL_NCCL_LIBDIR := $(patsubst %/,%,$(dir $(CAL_NCCL_SO)))
 # A pip wheel ships only libnccl.so.2 (no development link): name the file itself then.
 CAL_NCCL_LINK := $(if $(filter %/libnccl.so,$(CAL_NCCL_SO)),-L$(CAL_NCCL_LIBDIR) -lnccl,$(CAL_NCCL_SO))
 
+# cuBLAS for the probe's GEMV measurements (as vLLM's linear layers call it), linked dynamically
+CAL_CUBLAS_SO := $(firstword $(wildcard $(CAL_CUDA_HOME)/lib64/libcublas.so $(CAL_CUDA_HOME)/lib/libcublas.so \
+                                        $(CAL_CUDA_HOME)/targets/x86_64-linux/lib/libcublas.so))
+CAL_CUBLAS_LIBDIR := $(patsubst %/,%,$(dir $(CAL_CUBLAS_SO)))
+
 CAL_MISSING := $(strip \
     $(if $(CAL_NVCC),,nvcc (looked for $(CAL_CUDA_HOME)/bin/nvcc; set CUDA_HOME);) \
     $(if $(CAL_CUDA_INC),,cuda_runtime.h under $(CAL_CUDA_HOME)/include;) \
     $(if $(CAL_CUDART),,libcudart_static.a under $(CAL_CUDA_HOME)/lib64 or lib;) \
     $(if $(CAL_NCCL_H),,nccl.h (looked in $(CAL_NCCL_INCS); set NCCL_HOME);) \
-    $(if $(CAL_NCCL_SO),,libnccl.so (looked in $(CAL_NCCL_DIRS); set NCCL_HOME);))
+    $(if $(CAL_NCCL_SO),,libnccl.so (looked in $(CAL_NCCL_DIRS); set NCCL_HOME);) \
+    $(if $(CAL_CUBLAS_SO),,libcublas.so under $(CAL_CUDA_HOME)/lib64 or lib;))
 
 # Hopper (H100/H200) and Ampere machine code, plus PTX the driver can compile for newer GPUs.
 CAL_NVCC_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
@@ -83,8 +89,11 @@ $(CAL_OBJ)/rfile.o: sim/rfile.c sim/rfile.h sim/err.h | $(CAL_OBJ)
 $(CAL_OBJ)/nccl_sweep.o: calibrate/nccl_sweep.c calibrate/cal_common.h sim/cli.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
-$(CAL_OBJ)/probe.o: calibrate/probe.c calibrate/cal_common.h calibrate/probe_kernels.h sim/cli.h | $(CAL_OBJ)
+$(CAL_OBJ)/probe.o: calibrate/probe.c calibrate/cal_common.h calibrate/probe_kernels.h calibrate/probe_gemv.h sim/cli.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
+
+$(CAL_OBJ)/probe_gemv.o: calibrate/probe_gemv.c calibrate/probe_gemv.h calibrate/cal_common.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -c $< -o $@
 
 $(CAL_OBJ)/probe_kernels.o: calibrate/probe_kernels.cu calibrate/probe_kernels.h | $(CAL_OBJ)
 	$(CAL_NVCC) $(CAL_NVCCFLAGS) -c $< -o $@
@@ -92,5 +101,5 @@ $(CAL_OBJ)/probe_kernels.o: calibrate/probe_kernels.cu calibrate/probe_kernels.h
 $(CAL_SWEEP): $(CAL_OBJ)/nccl_sweep.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o
 	$(CC) -o $@ $^ $(CAL_NCCL_LINK) -Wl,-rpath,$(CAL_NCCL_LIBDIR) $(CAL_LDLIBS)
 
-$(CAL_PROBE): $(CAL_OBJ)/probe.o $(CAL_OBJ)/probe_kernels.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o
-	$(CC) -o $@ $^ $(CAL_LDLIBS) -lstdc++
+$(CAL_PROBE): $(CAL_OBJ)/probe.o $(CAL_OBJ)/probe_gemv.o $(CAL_OBJ)/probe_kernels.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o
+	$(CC) -o $@ $^ -L$(CAL_CUBLAS_LIBDIR) -lcublas -Wl,-rpath,$(CAL_CUBLAS_LIBDIR) $(CAL_LDLIBS) -lstdc++

@@ -9,6 +9,10 @@
  *   hbm_read_gbps       a streaming read kernel over --bytes (>= 1 GiB), best of runs
  *   sync_roundtrip_us   launch an empty kernel and cudaStreamSynchronize, host time
  *   sync_idle_us        cudaStreamSynchronize on an idle stream
+ *   gemv_tpK_LAYER_bB_gbps  bf16 GEMV / skinny-GEMM bandwidth through cuBLAS (probe_gemv.h) for
+ *                       Llama-3.1-70B's per-rank linear layers at TP K = 1, 2, 4, 8 and batch
+ *                       B = 1, 2, 4, 8, 16 (weights + activations moved / time per call)
+ *   gemv_tpK_bB_efficiency  all five layers of one rank together: bytes / time / hbm_gbps
  * and writes kind: hardware YAML (stdout or -o FILE). Datasheet figures (hbm_gbps, bf16_tflops,
  * pcie_gbps, hbm_gb) come from a table for H100 SXM and H200 (REFERENCE.md section 3) or from
  * flags. kernel_fixed_us = kernel_period_us; launch_latency_us = sync_roundtrip_us -
@@ -28,6 +32,7 @@
 
 #include "cal_common.h"
 #include "cli.h"
+#include "probe_gemv.h"
 #include "probe_kernels.h"
 
 #define RUNS 7                   /* repeats of each measurement; the median is kept */
@@ -40,7 +45,8 @@
 static const char USAGE[] =
     "usage: tpsim-probe [--device N] [--bytes SIZE] [--nominal-gbps X] [--bf16-tflops X]\n"
     "                   [--pcie-gbps X] [--name NAME] [--timeout SECONDS] [-o FILE|-]\n"
-    "Measures kernel-launch, CUDA-graph, synchronisation and HBM-read costs of one GPU and\n"
+    "Measures kernel-launch, CUDA-graph, synchronisation and HBM-read costs of one GPU, and\n"
+    "cuBLAS bf16 GEMV bandwidth on Llama-3.1-70B's per-rank shapes (TP 1-8, batch 1-16), and\n"
     "writes a models/hw/ hardware file (see calibrate/README.md).\n";
 
 typedef struct probe_args {
@@ -52,8 +58,15 @@ typedef struct probe_args {
     const char *out;
 } probe_args;
 
+#define GEMV_TPS 4
+#define GEMV_BATCHES 5
+static const int gemv_tps[GEMV_TPS] = {1, 2, 4, 8};
+static const int gemv_batches[GEMV_BATCHES] = {1, 2, 4, 8, 16};
+
 typedef struct probe_result {
     double launch_host_us, kernel_period_us;
+    double gemv_us[GEMV_TPS][PROBE_GEMV_LAYERS][GEMV_BATCHES];
+    double gemv_bytes[GEMV_TPS][PROBE_GEMV_LAYERS][GEMV_BATCHES];
     double graph_host_us[2], graph_node_us[2]; /* 100 and 1000 nodes */
     double hbm_read_gbps;
     double sync_roundtrip_us, sync_idle_us;
@@ -260,6 +273,15 @@ static void measure_all(const probe_args *a, int sms, probe_result *r)
     measure_graph(s, e0, e1, 1000, a->timeout_s, &r->graph_host_us[1], &r->graph_node_us[1]);
     r->hbm_read_gbps = measure_hbm_read(s, e0, e1, a->read_bytes, sms, a->timeout_s);
     measure_sync(s, a->timeout_s, &r->sync_roundtrip_us, &r->sync_idle_us);
+    probe_gemv g;
+    probe_gemv_init(&g, s, e0, e1, a->timeout_s);
+    for (int t = 0; t < GEMV_TPS; t++) {
+        probe_gemv_shape shapes[PROBE_GEMV_LAYERS];
+        probe_gemv_shapes(gemv_tps[t], shapes);
+        for (int l = 0; l < PROBE_GEMV_LAYERS; l++)
+            probe_gemv_measure(&g, &shapes[l], gemv_batches, GEMV_BATCHES, r->gemv_us[t][l], r->gemv_bytes[t][l]);
+    }
+    probe_gemv_free(&g);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     cudaStreamDestroy(s);
@@ -312,9 +334,25 @@ static void write_yaml(cal_text *t, const probe_args *a, const struct cudaDevice
     cal_printf(t, "  hbm_read_bytes: %zu\n", a->read_bytes);
     cal_printf(t, "  sync_roundtrip_us: %.3f\n", r->sync_roundtrip_us);
     cal_printf(t, "  sync_idle_us: %.3f\n", r->sync_idle_us);
+    for (int k = 0; k < GEMV_TPS; k++) {
+        probe_gemv_shape shapes[PROBE_GEMV_LAYERS];
+        probe_gemv_shapes(gemv_tps[k], shapes);
+        for (int b = 0; b < GEMV_BATCHES; b++) {
+            double bytes = 0, us = 0;
+            for (int l = 0; l < PROBE_GEMV_LAYERS; l++) {
+                double gbps = r->gemv_bytes[k][l][b] / (r->gemv_us[k][l][b] * 1e3);
+                cal_printf(t, "  gemv_tp%d_%s_b%d_gbps: %.1f\n", gemv_tps[k], shapes[l].layer, gemv_batches[b], gbps);
+                bytes += r->gemv_bytes[k][l][b];
+                us += r->gemv_us[k][l][b];
+            }
+            cal_printf(t, "  gemv_tp%d_b%d_efficiency: %.4f\n", gemv_tps[k], gemv_batches[b],
+                       bytes / (us * 1e3) / hbm_gbps);
+        }
+    }
     cal_printf(t, "source:\n");
-    cal_printf(t, "  how: build/tpsim-probe (calibrate/probe.c); medians of %d runs (HBM read: the "
-                  "best); datasheet figures from %s\n",
+    cal_printf(t, "  how: build/tpsim-probe (calibrate/probe.c, probe_gemv.c); medians of %d runs (HBM read: the "
+                  "best; GEMV: cublasGemmEx bf16 TN, mean of 20 calls cycling weight copies past L2); "
+                  "datasheet figures from %s\n",
                RUNS, spec && !a->nominal_gbps ? "REFERENCE.md section 3" : "the command line");
     cal_printf(t, "  where: %s\n", host);
     cal_printf(t, "  date: %s\n", date);

@@ -48,6 +48,7 @@ static const char *const prog_names[OPN_COUNT] = {
     [OPN_KV_A_NORM] = "kv_a_layernorm",
     [OPN_MLA_Q_ABSORB] = "mla_q_absorb_bmm",
     [OPN_MLA_V_UP] = "mla_v_up_bmm",
+    [OPN_AR_COPY_OUT] = "all_reduce_copy_out",
 };
 
 const char *prog_op_name(const prog_op *op) { return prog_names[op->name]; }
@@ -143,7 +144,9 @@ static int prog_allreduce(prog *p, const prog_opts *o, prog_name name, int layer
 {
     if (!o->allreduce_no_copy && prog_add(p, PROG_KERNEL, OPN_AR_COPY, layer, 2.0 * msg, 0.0))
         return -1;
-    return prog_add(p, PROG_ALLREDUCE, name, layer, msg, 0.0);
+    if (prog_add(p, PROG_ALLREDUCE, name, layer, msg, 0.0)) return -1;
+    /* symmetric memory: the result is copied back out (B200 trace: ops 23, 34, 48, ...) */
+    return o->allreduce_copy_out ? prog_add(p, PROG_KERNEL, OPN_AR_COPY_OUT, layer, 2.0 * msg, 0.0) : 0;
 }
 
 /* The dense MLP (or a shared expert): gate_up, SiLU-and-mul, down. */

@@ -8,7 +8,10 @@
  *   ar_copy all_reduce post_attention_layernorm gate_up_proj silu_and_mul down_proj
  *   ar_copy all_reduce                                  (14 launches, 2 all-reduces)
  * (ar_copy is vLLM's custom all-reduce copying its input into the registered buffer in
- * eager mode; absent with allreduce_no_copy.)
+ * eager mode; absent with allreduce_no_copy. With allreduce_copy_out, each all-reduce is
+ * followed by ar_copy_out: PyTorch's symmetric-memory all-reduce, which vLLM uses on B200,
+ * copies its result back out of the symmetric buffer; the vLLM B200 trace in tests/data
+ * shows Memcpy DtoD, multimem_all_reduce_kernel, Memcpy DtoD for every all-reduce.)
  * (ar_copy is vLLM's custom all-reduce copying its input into the registered buffer.)
  * A mixture-of-experts layer replaces gate_up_proj silu_and_mul down_proj with vLLM's
  * FusedMoE sequence (after the shared expert, when the model has one):
@@ -67,7 +70,7 @@ typedef enum prog_name {
     OPN_SHARED_SILU_MUL, OPN_SHARED_DOWN, OPN_SHARED_GATE, OPN_SHARED_SIGMOID, OPN_SHARED_MUL,
     OPN_ROUTER, OPN_TOPK, OPN_MOE_ALIGN, OPN_MOE_W13, OPN_MOE_SILU_MUL, OPN_MOE_W2, OPN_MOE_SUM,
     OPN_SHARED_ADD, OPN_MOE_SCALE, OPN_QKV_A_PROJ, OPN_Q_A_NORM, OPN_Q_B_PROJ, OPN_KV_A_NORM,
-    OPN_MLA_Q_ABSORB, OPN_MLA_V_UP, OPN_COUNT
+    OPN_MLA_Q_ABSORB, OPN_MLA_V_UP, OPN_AR_COPY_OUT, OPN_COUNT
 } prog_name;
 
 typedef struct prog_op {
@@ -92,6 +95,8 @@ typedef struct prog_opts {
     int prec_kv_cache;       /* prec_kind of the KV cache */
     int prec_activations;    /* prec_kind of activations and collectives' messages */
     int w8a8;                /* FP8 weights with FP8 math (the GPU has FP8 tensor cores) */
+    int allreduce_copy_out;  /* a copy of the result out of the all-reduce buffer follows
+                                each all-reduce (symmetric-memory all-reduce) */
 } prog_opts;
 
 typedef struct prog {

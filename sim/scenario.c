@@ -16,7 +16,8 @@ static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warm
 static const char *const gpu_keys[] = {"hbm_efficiency", "flops_efficiency", "kernel_fixed_us",
                                        "launch_latency_us", NULL};
 static const char *const program_keys[] = {"embedding_allreduce", "logits_gather",
-                                           "input_copies", "sampling_kernels", NULL};
+                                           "input_copies", "sampling_kernels",
+                                           "allreduce_copy_out", NULL};
 static const char *const host_keys[] = {"launch",          "collective",     "step",
                                         "driver",          "driver_per_peer_us",
                                         "broadcast_wait",  "queue_depth",    "slow_rank",
@@ -301,7 +302,8 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
          cfg_bool(n, "embedding_allreduce", 0, &s.program.embedding_allreduce, err) ||
          cfg_bool(n, "logits_gather", 0, &s.program.logits_gather, err) ||
          cfg_long(n, "input_copies", 0, 0, 1000, &s.program.input_copies, err) ||
-         cfg_long(n, "sampling_kernels", 0, 0, 1000, &s.program.sampling_kernels, err)))
+         cfg_long(n, "sampling_kernels", 0, 0, 1000, &s.program.sampling_kernels, err) ||
+         cfg_bool(n, "allreduce_copy_out", 0, &s.program.allreduce_copy_out, err)))
         return -1;
     if ((n = cfg_get(r, "precision")) && scn_bind_precision(n, &s, err)) return -1;
     /* FP8 weights run W8A8 on the FP8 tensor cores where the GPU has them (vLLM's

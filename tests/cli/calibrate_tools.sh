@@ -49,6 +49,9 @@ else
     expect_fail2 "sweep without a GPU" "^tpsim-nccl-sweep: no CUDA device" \
         run "$SWEEP" --gpus 2 -o "$TMP/sweep.csv"
     check "sweep left no file" test ! -e "$TMP/sweep.csv"
+    # calibrate/on-device.sh (make calibrate, then the whole probe, bounded to 5 minutes)
+    expect_fail2 "on-device.sh without a GPU" "^tpsim-probe: no CUDA device" run bash calibrate/on-device.sh "$TMP/od.yaml"
+    check "on-device.sh left no file" test ! -e "$TMP/od.yaml"
     check "no temp files" bash -c "! ls -A '$TMP' | grep -q tmp"
 fi
 

@@ -71,5 +71,20 @@ for v in d["phases"].values():
 PY
 expect_ok "compare table" "$TPSIM" trace compare tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz "$TMP/eager.json"
 check "compare table has a step row" grep -q '^| step | 87.4' "$TMP/out"
+# program.allreduce_copy_out: vLLM's symmetric-memory all-reduce as the B200 trace shows it,
+# a DtoD copy in, the all-reduce, a DtoD copy out: one more launch per all-reduce
+expect_ok "copy-out run" "$TPSIM" run $SCN --tp 8 --steps 1 --warmup 0 --set program.allreduce_copy_out=true \
+    --trace "$TMP/co.json" --format json && cp "$TMP/out" "$TMP/co-run.json"
+expect_ok "plain run" "$TPSIM" run $SCN --tp 8 --steps 1 --warmup 0 --format json && cp "$TMP/out" "$TMP/plain-run.json"
+check "copy-out: one copy after every all-reduce" python3 - "$TMP/co-run.json" "$TMP/plain-run.json" "$TMP/co.json" <<'PY'
+import json, sys
+co, plain, tr = (json.load(open(f)) for f in sys.argv[1:4])
+assert co["kernels_per_step"] - plain["kernels_per_step"] == co["allreduces_per_step"] == 161, (co, plain)
+stream = sorted((e for e in tr["traceEvents"] if e["ph"] == "X" and e["pid"] == 0 and e["tid"] == 7), key=lambda e: e["ts"])
+names = [e["name"] for e in stream]
+for i, n in enumerate(names):
+    if n in ("all_reduce", "embedding_all_reduce"):
+        assert names[i + 1] == "all_reduce_copy_out", names[i - 1:i + 2]  # the copy-in is the collective model's
+PY
 expect_fail2 "compare: one file" "expected REAL SIM" "$TPSIM" trace compare "$TMP/eager.json"
 finish
