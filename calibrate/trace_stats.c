@@ -167,12 +167,21 @@ typedef struct tr_work {
     double *vals;                 /* scratch for stats */
 } tr_work;
 
-static size_t tr_count_graph(const tr_trace *t, const tr_rank *r, const tr_work *w, long step)
+/* The step (index into steps[first..first+n), sorted by start) whose marker is the last to
+ * start at or before key and contains it, or -1: a binary search. */
+static long tr_step_at(const tr_step *steps, size_t first, size_t n, int64_t key)
 {
-    size_t n = 0;
-    for (size_t j = 0; j < r->calls.n; j++)
-        if (w->call_step[j] == step && tr_is_graph_launch(tr_name(t, r->calls.v[j].name))) n++;
-    return n;
+    size_t lo = 0, hi = n; /* the first marker starting after key */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (steps[first + mid].start <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) return -1;
+    const tr_step *st = &steps[first + lo - 1];
+    return key <= st->end ? (long)(first + lo - 1) : -1;
 }
 
 static int tr_add_step(tr_report *out, size_t *cap, long rank, long index, int64_t start, int64_t end)
@@ -209,32 +218,14 @@ static int tr_find_steps(const tr_trace *t, const tr_rank *r, const tr_options *
     if (n > 0) {
         *used_marker = 1;
         /* a record's step: the last marker starting at or before its key time that contains it */
-        for (size_t j = 0; j < r->calls.n; j++) {
-            int64_t key = r->calls.v[j].ts;
-            w->call_step[j] = -1;
-            for (size_t s = n; s-- > 0;) {
-                const tr_step *st = &out->steps[first + s];
-                if (st->start <= key) {
-                    if (key <= st->end) w->call_step[j] = (long)(first + s);
-                    break;
-                }
-            }
-        }
+        for (size_t j = 0; j < r->calls.n; j++) w->call_step[j] = tr_step_at(out->steps, first, n, r->calls.v[j].ts);
         for (size_t i = 0; i < r->gpu.n; i++) {
             long c = w->gpu_call[i];
             if (c >= 0) {
                 w->gpu_step[i] = w->call_step[c];
                 continue;
             }
-            int64_t key = r->gpu.v[i].ts;
-            w->gpu_step[i] = -1;
-            for (size_t s = n; s-- > 0;) {
-                const tr_step *st = &out->steps[first + s];
-                if (st->start <= key) {
-                    if (key <= st->end) w->gpu_step[i] = (long)(first + s);
-                    break;
-                }
-            }
+            w->gpu_step[i] = tr_step_at(out->steps, first, n, r->gpu.v[i].ts);
         }
         return 0;
     }
@@ -399,15 +390,26 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
         if (c->ts < first_launch[sl - (long)first]) first_launch[sl - (long)first] = c->ts;
         if (c->ts < out->steps[sl].start) out->steps[sl].start = c->ts;
     }
+    /* each step's launch calls, in time order: a counting sort by step (one pass, not one per step) */
+    size_t *at = calloc(nsteps + 2, sizeof *at), *order = malloc((r->calls.n + 1) * sizeof *order);
+    if (!at || !order) {
+        free(at), free(order), free(seg_s), free(seg_e), free(first_launch), free(last_gpu);
+        goto out;
+    }
+    for (size_t j = 0; j < r->calls.n; j++)
+        if (w.call_launch[j] && w.call_step[j] >= 0) at[(size_t)w.call_step[j] - first + 2]++;
+    for (size_t s = 0; s < nsteps; s++) at[s + 2] += at[s + 1];
+    for (size_t j = 0; j < r->calls.n; j++)
+        if (w.call_launch[j] && w.call_step[j] >= 0) order[at[(size_t)w.call_step[j] - first + 1]++] = j;
+    /* now step s's calls are order[at[s] .. at[s + 1]) */
     for (size_t s = 0; s < nsteps; s++) {
         tr_step *st = &out->steps[first + s];
-        long sl = (long)(first + s);
         size_t nd = 0, ngp = 0;
         int64_t prev_end = INT64_MIN, prev_tid = 0;
-        for (size_t j = 0; j < r->calls.n; j++) {
-            const tr_call *c = &r->calls.v[j];
-            if (!w.call_launch[j] || w.call_step[j] != sl) continue;
+        for (size_t q = at[s]; q < at[s + 1]; q++) {
+            const tr_call *c = &r->calls.v[order[q]];
             st->c.launches++;
+            if (tr_is_graph_launch(tr_name(t, c->name))) st->c.graph_launches++;
             w.vals[nd++] = (double)c->dur;
             api_name[*n_launch_all] = c->name;
             launch_all[(*n_launch_all)++] = (double)c->dur;
@@ -422,7 +424,6 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
         }
         st->launch_call = tr_stats(w.vals, nd);
         st->launch_gap = tr_stats(gap_all + *n_gap_all - ngp, ngp);
-        st->c.graph_launches = tr_count_graph(t, r, &w, sl);
         st->gpu_idle = (st->end - st->start) - st->gpu_busy;
         if (s + 1 < nsteps && last_gpu[s] != INT64_MIN && first_launch[s + 1] != INT64_MAX) {
             st->has_host_work = 1;
@@ -430,6 +431,7 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
             host_all[(*n_host_all)++] = (double)st->host_work;
         }
     }
+    free(at), free(order);
     free(seg_s), free(seg_e), free(first_launch), free(last_gpu);
     rc = 0;
 out:
