@@ -55,6 +55,7 @@ void tr_out_json(FILE *f, const tr_trace *t, const tr_report *r)
     jw_kstr(&w, "step_source", r->step_source);
     tr_json_stat(&w, "launch_call_us", &r->launch_call);
     tr_json_stat(&w, "launch_gap_us", &r->launch_gap);
+    tr_json_stat(&w, "launch_interval_us", &r->launch_interval);
     tr_json_stat(&w, "host_work_us", &r->host_work);
     jw_knum(&w, "kernel_fixed_us", (double)r->kernel_fixed_ns / 1e3);
     jw_key(&w, "launch_apis");
@@ -118,6 +119,7 @@ void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r)
     fprintf(f, "host, over every step:\n");
     tr_text_stat(f, "launch call", &r->launch_call);
     tr_text_stat(f, "gap between launches", &r->launch_gap);
+    tr_text_stat(f, "launch to launch", &r->launch_interval);
     tr_text_stat(f, "per-step host work", &r->host_work);
     for (size_t i = 0; i < r->n_apis && i < 8; i++) {
         char what[40];
@@ -148,48 +150,75 @@ void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r)
     }
 }
 
+/* A file name safe inside a double-quoted YAML scalar. */
+static void tr_plain(char *dst, size_t cap, const char *src)
+{
+    size_t n = 0;
+    for (; *src && n + 1 < cap; src++) dst[n++] = (*src == '"' || *src == '\\' || (unsigned char)*src < 0x20) ? '?' : *src;
+    dst[n] = '\0';
+}
+
 void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r)
 {
-    char src[1024];
+    char src[1024], file[600];
     size_t used = 0;
-    for (size_t i = 0; i < t->n_ranks && used < sizeof src - 1; i++) {
-        int n = snprintf(src + used, sizeof src - used, "%s%s (rank %ld)", i ? ", " : "", t->ranks[i].file,
-                         t->ranks[i].rank);
+    src[0] = '\0';
+    for (size_t i = 0; i < t->n_ranks && used + 1 < sizeof src; i++) {
+        tr_plain(file, sizeof file, t->ranks[i].file);
+        int n = snprintf(src + used, sizeof src - used, "%s%s (rank %ld)", i ? ", " : "", file, t->ranks[i].rank);
         if (n < 0) break;
         used += (size_t)n;
         if (used >= sizeof src) used = sizeof src - 1;
     }
-    fprintf(f, "# Measured by tpsim trace import from a profiler trace. Each value says where it\n");
-    fprintf(f, "# came from; apply with --set (e.g. --set host.launch.mean_us=V).\n");
+    /* the host cost per launch as tpsim models it: one launch to the next (the call and the
+     * host work before the next one), from the trace's consecutive launches in steps */
+    int have_launch = r->launch_interval.n > 0, have_step = r->host_work.n > 0;
+    double launch_us = r->launch_interval.mean / 1e3, step_us = r->host_work.mean > 0 ? r->host_work.mean / 1e3 : 0.0;
+    double fixed_us = (double)r->kernel_fixed_ns / 1e3;
+    fprintf(f, "# Measured by tpsim trace import from a profiler trace; every value says where it came\n");
+    fprintf(f, "# from. A scenario takes it through the --set flags listed under apply:, e.g.\n");
+    fprintf(f, "#   tpsim run SCENARIO $(sed -n 's/^  - /--set /p' THIS.yaml)\n");
     fprintf(f, "kind: trace-calibration\n");
     fprintf(f, "host:\n");
     fprintf(f, "  launch:\n");
-    fprintf(f, "    dist: lognormal\n");
-    fprintf(f, "    mean_us: %.4f   # launch call + host gap to the next launch, mean per launch\n",
-            (r->launch_call.mean + r->launch_gap.mean) / 1e3);
-    fprintf(f, "    cv: %.4f        # CV of the launch call durations\n", r->launch_call.cv);
-    fprintf(f, "    call_mean_us: %.4f\n", r->launch_call.mean / 1e3);
-    fprintf(f, "    gap_mean_us: %.4f\n", r->launch_gap.mean / 1e3);
-    fprintf(f, "    source: {files: \"%s\", steps: %zu, launches: %zu, how: \"mean of launch-call durations plus mean host gap between consecutive launches, in steps\"}\n",
-            src, r->n_steps, r->launch_call.n);
+    if (have_launch) {
+        fprintf(f, "    dist: lognormal\n");
+        fprintf(f, "    mean_us: %.4f\n", launch_us);
+        fprintf(f, "    cv: %.4f\n", r->launch_interval.cv);
+        fprintf(f, "    call_mean_us: %.4f   # of which the API call itself\n", r->launch_call.mean / 1e3);
+        fprintf(f, "    source: {files: \"%s\", steps: %zu, launches: %zu, how: \"start to start of consecutive launch calls on one thread inside a step: mean and CV\"}\n",
+                src, r->n_steps, r->launch_interval.n);
+    } else {
+        fprintf(f, "    unmeasured: true   # needs two consecutive launches in a step\n");
+    }
     fprintf(f, "  step:\n");
-    if (r->host_work.n > 0) {
+    if (have_step) {
         fprintf(f, "    dist: constant\n");
-        fprintf(f, "    mean_us: %.4f\n", r->host_work.mean > 0 ? r->host_work.mean / 1e3 : 0.0);
-        fprintf(f, "    source: {files: \"%s\", steps: %zu, how: \"last GPU activity of a step to the next step's first launch, mean\"}\n",
+        fprintf(f, "    mean_us: %.4f\n", step_us);
+        fprintf(f, "    source: {files: \"%s\", steps: %zu, how: \"last GPU activity of a step to the next step's first launch, mean (0 if they overlap)\"}\n",
                 src, r->host_work.n);
     } else {
         fprintf(f, "    unmeasured: true   # needs two consecutive steps in one rank\n");
-        fprintf(f, "    source: {files: \"%s\", steps: %zu}\n", src, r->n_steps);
     }
     fprintf(f, "gpu:\n");
-    fprintf(f, "  kernel_fixed_us: %.4f\n", (double)r->kernel_fixed_ns / 1e3);
+    fprintf(f, "  kernel_fixed_us: %.4f\n", fixed_us);
     fprintf(f, "  kernel_fixed_source: {files: \"%s\", kernels: %zu, how: \"5th percentile of non-collective kernel durations\"}\n",
             src, r->kernel_dur.n);
     fprintf(f, "  achieved_gbps:\n");
+    int any = 0;
     for (int k = 0; k < TRC_COUNT; k++) {
         if (r->total.class_bytes_ns[k] <= 0) continue;
+        any = 1;
         fprintf(f, "    %s: {value: %.2f, source: {files: \"%s\", how: \"input bytes of the launching op / kernel time\"}}\n",
                 tr_class_name((tr_class)k), r->total.class_bytes[k] / (double)r->total.class_bytes_ns[k], src);
     }
+    if (!any) fprintf(f, "    {}   # no op recorded its input shapes\n");
+    fprintf(f, "apply:\n");
+    if (have_launch)
+        for (int k = 0; k < 2; k++) /* a collective's launch is a launch call like any other */
+            fprintf(f, "  - host.%s.dist=lognormal\n  - host.%s.mean_us=%.4f\n  - host.%s.cv=%.4f\n",
+                    k ? "collective" : "launch", k ? "collective" : "launch", launch_us, k ? "collective" : "launch",
+                    r->launch_interval.cv);
+    if (have_step) fprintf(f, "  - host.step.dist=constant\n  - host.step.mean_us=%.4f\n", step_us);
+    if (r->kernel_dur.n) fprintf(f, "  - gpu.kernel_fixed_us=%.4f\n", fixed_us);
 }

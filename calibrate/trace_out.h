@@ -5,7 +5,8 @@
  * `ranks`, `kernels`, `memcpys`, `graph_launches`, `collectives` (totals over the trace),
  * then `steps[]` with the same fields per step; times in us/ms as each key's suffix says.
  * The calibration (tr_out_calib) is YAML whose every value carries `source:` (files,
- * ranks, steps it was measured from).
+ * ranks, steps it was measured from), and an `apply:` list of the `--set key=value`
+ * overrides that give a scenario those values.
  */
 #ifndef TPSIM_TRACE_OUT_H
 #define TPSIM_TRACE_OUT_H

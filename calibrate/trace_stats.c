@@ -285,7 +285,7 @@ static void tr_add_class(tr_counts *c, const uint8_t *name_class, const tr_gpu *
 }
 
 static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, const tr_options *o, tr_report *out, size_t *cap,
-                           int *used_marker, double *launch_all, uint32_t *api_name, size_t *n_launch_all, double *gap_all,
+                           int *used_marker, double *launch_all, uint32_t *api_name, size_t *n_launch_all, double *gap_all, double *interval_all,
                            size_t *n_gap_all, double *host_all, size_t *n_host_all)
 {
     tr_sort(r->gpu.v, r->gpu.n, sizeof *r->gpu.v, tr_cmp_tr_gpu);
@@ -405,7 +405,7 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
     for (size_t s = 0; s < nsteps; s++) {
         tr_step *st = &out->steps[first + s];
         size_t nd = 0, ngp = 0;
-        int64_t prev_end = INT64_MIN, prev_tid = 0;
+        int64_t prev_end = INT64_MIN, prev_start = 0, prev_tid = 0;
         for (size_t q = at[s]; q < at[s + 1]; q++) {
             const tr_call *c = &r->calls.v[order[q]];
             st->c.launches++;
@@ -415,10 +415,12 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
             launch_all[(*n_launch_all)++] = (double)c->dur;
             if (prev_end != INT64_MIN && c->tid == prev_tid && c->ts >= prev_end) {
                 gap_all[(*n_gap_all)++] = (double)(c->ts - prev_end);
+                interval_all[*n_gap_all - 1] = (double)(c->ts - prev_start);
                 ngp++;
             }
             if (c->tid != prev_tid || c->ts + c->dur > prev_end || prev_end == INT64_MIN) {
                 prev_end = c->ts + c->dur;
+                prev_start = c->ts;
                 prev_tid = c->tid;
             }
         }
@@ -492,18 +494,19 @@ int tr_analyze(tr_trace *t, const tr_options *o, tr_report *out, tp_err *err)
     double *launch_all = malloc((n_calls + 1) * sizeof(double));
     double *gap_all = malloc((n_calls + 1) * sizeof(double));
     uint32_t *api_name = malloc((n_calls + 1) * sizeof *api_name);
+    double *interval_all = malloc((n_calls + 1) * sizeof(double));
     uint8_t *name_class = malloc(t->n_names + 1);
     if (name_class)
         for (size_t i = 0; i < t->n_names; i++) name_class[i] = (uint8_t)tr_classify(t->names[i], TR_KERNEL);
     double *host_all = NULL;
     size_t n_launch = 0, n_gap = 0, n_host = 0;
     int used_marker = 0, rc = -1;
-    if (!launch_all || !gap_all || !api_name || !name_class) goto out;
+    if (!launch_all || !gap_all || !api_name || !name_class || !interval_all) goto out;
     for (size_t i = 0; i < t->n_ranks; i++) {
         double *grown = realloc(host_all, (out->n_steps + 1 + t->ranks[i].gpu.n + t->ranks[i].spans.n) * sizeof(double));
         if (!grown) goto out;
         host_all = grown;
-        if (tr_rank_analyze(t, name_class, &t->ranks[i], o, out, &cap, &used_marker, launch_all, api_name, &n_launch, gap_all,
+        if (tr_rank_analyze(t, name_class, &t->ranks[i], o, out, &cap, &used_marker, launch_all, api_name, &n_launch, gap_all, interval_all,
                             &n_gap, host_all, &n_host))
             goto out;
     }
@@ -512,6 +515,7 @@ int tr_analyze(tr_trace *t, const tr_options *o, tr_report *out, tp_err *err)
     if (tr_api_stats(out, launch_all, api_name, n_launch)) goto out;
     out->launch_call = tr_stats(launch_all, n_launch);
     out->launch_gap = tr_stats(gap_all, n_gap);
+    out->launch_interval = tr_stats(interval_all, n_gap);
     out->host_work = tr_stats(host_all, n_host);
     /* kernel fixed cost: the 5th percentile of non-collective kernel durations in steps */
     {
@@ -534,6 +538,7 @@ out:
     free(launch_all);
     free(gap_all);
     free(api_name);
+    free(interval_all);
     free(name_class);
     free(host_all);
     if (rc) {

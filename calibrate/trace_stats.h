@@ -70,6 +70,7 @@ typedef struct tr_report {
     tr_step *steps;           /* by start time, then rank */
     size_t n_steps;
     tr_dstat launch_call, launch_gap, host_work, kernel_dur; /* over every step */
+    tr_dstat launch_interval; /* start to start of consecutive launches on a thread, in steps */
     int64_t kernel_fixed_ns;  /* 5th percentile of non-collective kernel durations in steps */
     tr_api *apis;             /* launch calls by API name, in steps */
     size_t n_apis;

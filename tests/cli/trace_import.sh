@@ -80,7 +80,21 @@ check "huge event counted" python3 -c 'import json,sys; assert json.load(open(sy
 # -o writes a calibration whose values carry their source
 expect_ok "calibration" "$TPSIM" trace import "$D/trace-synth-streams.json" -o "$TMP/calib.yaml"
 check "calibration has sources" grep -q "source: {files: \"$D/trace-synth-streams.json (rank 0)\"" "$TMP/calib.yaml"
-check "calibration launch mean = call 2.5 + gap 8 us" grep -q "mean_us: 10.5000" "$TMP/calib.yaml"
+# launches start at 10, 20, 30 us: 10 us launch to launch; step 0's last GPU end 51 us to
+# step 1's first launch 210 us: 159 us of per-step host work; kernel fixed = 5th percentile of
+# 1, 10, 10 us = 1 + 0.1 x 9 = 1.9 us
+check "calibration launch 10 us" grep -q "^  - host.launch.mean_us=10.0000$" "$TMP/calib.yaml"
+check "calibration step 159 us" grep -q "^  - host.step.mean_us=159.0000$" "$TMP/calib.yaml"
+check "calibration kernel fixed 1.9 us" grep -q "^  - gpu.kernel_fixed_us=1.9000$" "$TMP/calib.yaml"
+# a scenario takes it: the apply: list as --set flags
+mapfile -t SETS < <(sed -n 's/^  - /--set\n/p' "$TMP/calib.yaml")
+expect_ok "scenario runs on the calibration" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 "${SETS[@]}" --format json
+check "the run used the calibrated launch cost" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+# 980 launches per step at 10 us (9.8 ms) + 159 us of step work, not the scenario 22.39 us
+launches = d["kernels_per_step"] + d["collectives_per_step"]
+assert abs(d["breakdown_ms"]["host"] - (launches * 0.010 + 0.159)) < 1e-6, (launches, d["breakdown_ms"])' "$TMP/out"
 
 # bad traces: one line, status 2, no output file
 head -c 200000 "$D/TraceLens__b200__vllm_tp8_eager_step.json.gz" >"$TMP/cut.json.gz"
