@@ -60,7 +60,7 @@ static prog one_op(void)
     prog p = {0};
     p.ops = calloc(1, sizeof *p.ops);
     assert_non_null(p.ops);
-    p.ops[0] = (prog_op){PROG_KERNEL, OPN_QKV_PROJ, 3, 1, 1234.0, 0, 0};
+    p.ops[0] = (prog_op){.kind = PROG_KERNEL, .name = OPN_QKV_PROJ, .layer = 3, .graphable = 1, .bytes = 1234.0};
     p.n = p.cap = 1;
     p.tp = 1;
     return p;
