@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "hw.h"
 #include "jw.h"
 #include "ofile.h"
 #include "rfile.h"
@@ -18,12 +19,14 @@
 #include "trace_stats.h"
 
 static const char trace_usage[] =
-    "usage: tpsim trace import FILE... [-o CALIB.yaml] [--step-marker REGEX] [--format text|json]\n"
+    "usage: tpsim trace import FILE... [-o CALIB.yaml] [--hardware HW.yaml] [--step-marker REGEX]\n"
+    "                          [--format text|json]\n"
     "       tpsim trace compare REAL SIM [--step-marker REGEX] [--format text|json]\n"
     "FILE: a PyTorch-profiler (Kineto) trace, .json or .json.gz, or an Nsight Systems SQLite\n"
     "export; several files are the ranks of one job, merged on absolute time. SIM is tpsim\n"
     "run --trace output. Steps come from vLLM's execute_* annotations, --step-marker (an\n"
-    "extended regex on annotation names), or idle gaps on the GPU.\n";
+    "extended regex on annotation names), or idle gaps on the GPU. --hardware (a models/hw/\n"
+    "file) gives -o the nominal HBM bandwidth for per-class efficiencies.\n";
 
 /* Reads every file into t; refuses two files claiming the same rank. */
 static int trace_load(tr_trace *t, char **files, int n, tp_err *err)
@@ -47,17 +50,17 @@ static int trace_load(tr_trace *t, char **files, int n, tp_err *err)
 typedef struct trace_args {
     char *files[1024];
     int n_files;
-    const char *out, *marker;
+    const char *out, *marker, *hardware;
     int json;
 } trace_args;
 
-enum { TF_HELP, TF_OUTPUT, TF_MARKER, TF_FORMAT };
+enum { TF_HELP, TF_OUTPUT, TF_MARKER, TF_FORMAT, TF_HARDWARE };
 
 /* argv[0] is the subcommand ("import", "compare"). 1 when --help was asked (usage printed). */
 static int trace_parse(int argc, char **argv, trace_args *a, tp_err *err)
 {
     static const cli_flag flags[] = {{"help", 'h', 0}, {"output", 'o', 1}, {"step-marker", 0, 1},
-                                     {"format", 0, 1}, {NULL, 0, 0}};
+                                     {"format", 0, 1}, {"hardware", 0, 1}, {NULL, 0, 0}};
     char cmd[32];
     snprintf(cmd, sizeof cmd, "trace %s", argv[0]);
     memset(a, 0, sizeof *a);
@@ -78,6 +81,8 @@ static int trace_parse(int argc, char **argv, trace_args *a, tp_err *err)
             a->out = v;
         } else if (f == TF_MARKER) {
             a->marker = v;
+        } else if (f == TF_HARDWARE) {
+            a->hardware = v;
         } else if (f == TF_FORMAT) {
             if (strcmp(v, "text") && strcmp(v, "json"))
                 return tp_err_set(err, "--format: '%s', expected text or json", v);
@@ -115,15 +120,20 @@ static int trace_import(int argc, char **argv)
     ofile of = {0};
     int status = 2;
     tr_options o = {a.marker ? &re : NULL};
+    hw_spec hw = {0};
+    if (a.hardware && (!a.out || hw_load(a.hardware, &hw, &err))) {
+        if (!a.out) tp_err_set(&err, "--hardware: only with -o (it sets the calibration's efficiencies)");
+        goto out;
+    }
     if (a.out && !cli_is_stdout(a.out) && ofile_open(&of, a.out, &err)) goto out;
     if (trace_load(&t, a.files, a.n_files, &err) || tr_analyze(&t, &o, &rep, &err)) {
         ofile_abort(&of);
         goto out;
     }
     if (a.out && cli_is_stdout(a.out)) {
-        tr_out_calib(stdout, &t, &rep);
+        tr_out_calib(stdout, &t, &rep, hw.hbm_bw, a.hardware);
     } else if (a.out) {
-        tr_out_calib(of.f, &t, &rep);
+        tr_out_calib(of.f, &t, &rep, hw.hbm_bw, a.hardware);
         if (ofile_commit(&of, &err)) goto out;
     }
     if (a.out && cli_is_stdout(a.out)) /* -o -: the calibration is the output */
@@ -200,7 +210,7 @@ static int trace_compare(int argc, char **argv)
     trace_args a;
     int parsed = trace_parse(argc, argv, &a, &err);
     if (parsed) return parsed > 0 ? 0 : cmd_fail(&err);
-    if (a.n_files != 2 || a.out) {
+    if (a.n_files != 2 || a.out || a.hardware) {
         tp_err_set(&err, "trace compare: expected REAL SIM (two files) and no -o (see tpsim trace --help)");
         return cmd_fail(&err);
     }

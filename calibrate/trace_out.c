@@ -158,7 +158,7 @@ static void tr_plain(char *dst, size_t cap, const char *src)
     dst[n] = '\0';
 }
 
-void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r)
+void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw, const char *hw_path)
 {
     char src[1024], file[600];
     size_t used = 0;
@@ -179,6 +179,11 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r)
     fprintf(f, "# from. A scenario takes it through the --set flags listed under apply:, e.g.\n");
     fprintf(f, "#   tpsim run SCENARIO $(sed -n 's/^  - /--set /p' THIS.yaml)\n");
     fprintf(f, "kind: trace-calibration\n");
+    if (hbm_bw > 0) {
+        char hw[600];
+        tr_plain(hw, sizeof hw, hw_path);
+        fprintf(f, "hardware: \"%s\"   # nominal HBM %.0f GB/s, for the efficiencies\n", hw, hbm_bw / 1e9);
+    }
     fprintf(f, "host:\n");
     fprintf(f, "  launch:\n");
     if (have_launch) {
@@ -209,8 +214,12 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r)
     for (int k = 0; k < TRC_COUNT; k++) {
         if (r->total.class_bytes_ns[k] <= 0) continue;
         any = 1;
-        fprintf(f, "    %s: {value: %.2f, source: {files: \"%s\", how: \"input bytes of the launching op / kernel time\"}}\n",
-                tr_class_name((tr_class)k), r->total.class_bytes[k] / (double)r->total.class_bytes_ns[k], src);
+        double gbps = r->total.class_bytes[k] / (double)r->total.class_bytes_ns[k];
+        fprintf(f, "    %s: {value: %.2f", tr_class_name((tr_class)k), gbps);
+        int eff = hbm_bw > 0 && k != TRC_COPY; /* copies are mostly host<->device, over PCIe */
+        if (eff) fprintf(f, ", efficiency: %.4f", gbps * 1e9 / hbm_bw);
+        fprintf(f, ", source: {files: \"%s\", how: \"input bytes of the launching op / kernel time%s\"}}\n", src,
+                eff ? "; efficiency: over the hardware file's hbm_gbps" : "");
     }
     if (!any) fprintf(f, "    {}   # no op recorded its input shapes\n");
     fprintf(f, "apply:\n");
@@ -221,4 +230,9 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r)
                     r->launch_interval.cv);
     if (have_step) fprintf(f, "  - host.step.dist=constant\n  - host.step.mean_us=%.4f\n", step_us);
     if (r->kernel_dur.n) fprintf(f, "  - gpu.kernel_fixed_us=%.4f\n", fixed_us);
+    /* the GEMV/GEMM class's efficiency is what the cost model's hbm_efficiency scales */
+    if (hbm_bw > 0 && r->total.class_bytes_ns[TRC_GEMM] > 0) {
+        double eff = r->total.class_bytes[TRC_GEMM] / (double)r->total.class_bytes_ns[TRC_GEMM] * 1e9 / hbm_bw;
+        fprintf(f, "  - gpu.hbm_efficiency=%.4f\n", eff > 1 ? 1.0 : eff < 0.001 ? 0.001 : eff);
+    }
 }

@@ -86,6 +86,13 @@ check "calibration has sources" grep -q "source: {files: \"$D/trace-synth-stream
 check "calibration launch 10 us" grep -q "^  - host.launch.mean_us=10.0000$" "$TMP/calib.yaml"
 check "calibration step 159 us" grep -q "^  - host.step.mean_us=159.0000$" "$TMP/calib.yaml"
 check "calibration kernel fixed 1.9 us" grep -q "^  - gpu.kernel_fixed_us=1.9000$" "$TMP/calib.yaml"
+# with --hardware: the GEMV's 2098.79 GB/s over H200's 4800 GB/s (tests/data/README.md)
+expect_ok "calibration with hardware" "$TPSIM" trace import "$D/trace-synth-streams.json" --hardware models/hw/h200.yaml -o "$TMP/calib-hw.yaml"
+check "gemm efficiency 0.4372" grep -q "gemm: {value: 2098.79, efficiency: 0.4372," "$TMP/calib-hw.yaml"
+check "hbm_efficiency applied" grep -q "^  - gpu.hbm_efficiency=0.4372$" "$TMP/calib-hw.yaml"
+expect_fail2 "hardware without -o" "--hardware: only with -o" "$TPSIM" trace import "$D/trace-synth-streams.json" --hardware models/hw/h200.yaml
+expect_fail2 "bad hardware file" "nope.yaml" "$TPSIM" trace import "$D/trace-synth-streams.json" --hardware "$TMP/nope.yaml" -o "$TMP/never2.yaml"
+check "no calibration written on a bad hardware file" test ! -e "$TMP/never2.yaml"
 # a scenario takes it: the apply: list as --set flags
 mapfile -t SETS < <(sed -n 's/^  - /--set\n/p' "$TMP/calib.yaml")
 expect_ok "scenario runs on the calibration" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 "${SETS[@]}" --format json
