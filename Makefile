@@ -139,7 +139,7 @@ test-slurm: deps
 	timeout 900 bash tests/slurm/run.sh
 
 # The fast path (max-plus), the event engine, then a 10^6-step TP-8 run for its peak RSS
-# (about 3 minutes: 9.1e9 rank-ops).
+# (about 2.5 minutes: 7.8e9 rank-ops, peak RSS 3.5 MB).
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/bench $(BUILD)/bench-trace
 	$(BUILD)/bench
