@@ -18,6 +18,7 @@ static const char run_usage[] =
     "usage: tpsim run SCENARIO [--tp K] [--batch B] [--ctx C] [--steps N] [--warmup N]\n"
     "                 [--seed S] [--set key=value]... [--calib FILE]... [--mode eager|graphs]\n"
     "                 [--format text|json] [--trace FILE] [--allow-foreign-calib]\n"
+    "SCENARIO is a file or a name (scenarios/NAME.yaml; --calib: models/allreduce/NAME.yaml).\n"
     "exit status: 0 done; 1 ran, but the configuration does not fit in HBM (weights + KV\n"
     "cache per rank above the GPU's memory: the report says so); 2 bad input.\n";
 

@@ -28,6 +28,7 @@ static const char sweep_usage[] =
     "  scenario, model, hardware, mode, the cell, step times and breakdown in ms, and\n"
     "  fits_in_hbm (true/false: weights + KV cache within the GPU's HBM). A cell that does\n"
     "  not fit is still simulated and reported; the exit status stays 0.\n"
+    "  SCENARIO and GRID are files or names (scenarios/NAME.yaml, validate/NAME.csv).\n"
     "  --fit GRID first fits the scenario's declared parameters on its declared cells of GRID\n"
     "  (as tpsim validate does) and sweeps with the fitted values.\n"
     "  --jobs N runs N cells at once (default: one per core; the output does not change);\n"

@@ -19,7 +19,8 @@ static const char validate_usage[] =
     "                      [--jobs N] [--quiet]\n"
     "  fits the scenario's fit.params on its fit.cells only, predicts every grid cell, and\n"
     "  judges each config on its held-out cells (default grid: the study's H100 grid,\n"
-    "  ../validate/h100-ctx2048.csv beside the scenario's folder; kill-switch 15%)\n";
+    "  ../validate/h100-ctx2048.csv beside the scenario's folder, else validate/ in\n"
+    "  $TPSIM_PATH or the share folder; --grid takes a file or a name; kill-switch 15%)\n";
 
 static void val_print_text(const val_report *r)
 {
