@@ -16,7 +16,7 @@ static const char usage[] =
     "  validate SCENARIO [...]   fit the scenario's declared parameters on its declared cells,\n"
     "                            predict a measured grid, apply the kill-switch (--help)\n"
     "  sweep SCENARIO [...]      what-if grid over tp, batch, ctx, mode to CSV (--help)\n"
-    "  merge OUT PART...          join the parts of a sweep run with --shard I/N (--help)\n"
+    "  merge OUT PART...         join the parts of a sweep run with --shard I/N (--help)\n"
     "  fit-allreduce FILE [...]  fit t = lambda + 2(k-1)/k b/beta to an all-reduce sweep\n"
     "                            (all_reduce_perf stdout or tpsim-nccl-sweep CSV)\n"
     "  trace import|compare ...  read profiler traces (Kineto JSON, Nsight SQLite): steps,\n"
