@@ -201,8 +201,8 @@ fuzz: fuzz-deps
 # calibrate` built them) in bin/; models/, scenarios/ and the validate/ grids in share/tpsim/;
 # the manual page in share/man/man1/. The installed tpsim is linked with $(PREFIX)/share/tpsim
 # as its share folder (sim/locate.h), so scenarios and models are found by name from anywhere.
-# make uninstall removes exactly those files and share/tpsim, then whichever of bin/,
-# share/man/man1/, share/man/ and share/ are left empty.
+# make uninstall removes exactly those files and share/tpsim, then the folders that install
+# created (listed in share/tpsim/.made-dirs) where they are left empty.
 PREFIX    ?= /usr/local
 INST_BIN  := $(PREFIX)/bin
 INST_SHARE := $(PREFIX)/share/tpsim
@@ -213,7 +213,13 @@ install: $(filter-out $(BUILD)/obj/sim/locate.o,$(OBJ))
 	@mkdir -p $(BUILD)/install
 	$(CC) $(CFLAGS) $(INC) -DTPSIM_SHARE='"$(INST_SHARE)"' -c sim/locate.c -o $(BUILD)/install/locate.o
 	$(CC) $(CFLAGS) $^ $(BUILD)/install/locate.o -o $(BUILD)/install/tpsim $(LDLIBS)
-	install -d $(DESTDIR)$(INST_BIN) $(DESTDIR)$(INST_SHARE)/validate $(DESTDIR)$(INST_MAN)
+	@# folders this install creates are listed, so uninstall removes those and never a
+	@# standard folder (an empty /usr/local/bin) that was there before
+	@made=""; for d in $(PREFIX) $(PREFIX)/bin $(PREFIX)/share $(PREFIX)/share/man $(INST_MAN); do \
+	  [ -d "$(DESTDIR)$$d" ] || made="$$d $$made"; done; \
+	install -d $(DESTDIR)$(INST_BIN) $(DESTDIR)$(INST_SHARE)/validate $(DESTDIR)$(INST_MAN); \
+	[ ! -f $(DESTDIR)$(INST_SHARE)/.made-dirs ] || made="$$made $$(cat $(DESTDIR)$(INST_SHARE)/.made-dirs)"; \
+	printf '%s\n' $$made > $(DESTDIR)$(INST_SHARE)/.made-dirs
 	install -m 755 $(BUILD)/install/tpsim $(DESTDIR)$(INST_BIN)/tpsim
 	@for t in $(GPU_TOOLS); do if [ -x $(BUILD)/$$t ]; then \
 	  echo "install -m 755 $(BUILD)/$$t $(DESTDIR)$(INST_BIN)/$$t"; \
@@ -227,10 +233,10 @@ install: $(filter-out $(BUILD)/obj/sim/locate.o,$(OBJ))
 uninstall:
 	rm -f $(DESTDIR)$(INST_BIN)/tpsim $(addprefix $(DESTDIR)$(INST_BIN)/,$(GPU_TOOLS))
 	rm -f $(DESTDIR)$(INST_MAN)/tpsim.1
-	rm -rf $(DESTDIR)$(INST_SHARE)
-	@# the folders install made, where nothing else is left in them
-	@for d in $(INST_BIN) $(INST_MAN) $(PREFIX)/share/man $(PREFIX)/share; do \
-	  rmdir $(DESTDIR)$$d 2>/dev/null || true; done
+	@# the folders install made (deepest first), where nothing else is left in them
+	@made=$$(cat $(DESTDIR)$(INST_SHARE)/.made-dirs 2>/dev/null); \
+	rm -rf $(DESTDIR)$(INST_SHARE); \
+	for d in $$made; do rmdir $(DESTDIR)$$d 2>/dev/null || true; done
 
 clean:
 	rm -rf $(BUILD)

@@ -248,6 +248,12 @@ check "installed: validate finds its default grid (exit $rc)" grep -q "\"grid\":
 check "installed: tpsim help run" bash -c "'$P/bin/tpsim' help run | grep -q 'usage: tpsim run'"
 if make -s uninstall PREFIX="$P" >"$TMP/make.out" 2>&1; then ok; else bad "make uninstall: $(tail -c 400 "$TMP/make.out")"; fi
 check "uninstall leaves nothing ($(find "$P" -mindepth 1 | head -3 | tr '\n' ' '))" test -z "$(find "$P" -mindepth 1)"
+# a folder that was there before install (an empty bin/, as /usr/local/bin can be) stays
+P2="$TMP/prefix2"; mkdir -p "$P2/bin"
+make -s install PREFIX="$P2" >/dev/null 2>&1 && make -s install PREFIX="$P2" >/dev/null 2>&1 \
+    && make -s uninstall PREFIX="$P2" >/dev/null 2>&1
+check "uninstall keeps a folder it did not create" test -d "$P2/bin"
+check "uninstall removes the folders it created" test -z "$(find "$P2" -mindepth 1 ! -path "$P2/bin")"
 # DESTDIR stages under another root; uninstall with the same DESTDIR removes what it staged
 if make -s install PREFIX=/opt/tpsim DESTDIR="$TMP/stage" >"$TMP/make.out" 2>&1; then ok; else bad "make install DESTDIR: $(tail -c 400 "$TMP/make.out")"; fi
 check "DESTDIR: staged under the root" test -x "$TMP/stage/opt/tpsim/bin/tpsim" -a -f "$TMP/stage/opt/tpsim/share/tpsim/validate/h100-ctx2048.csv"
