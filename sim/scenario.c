@@ -10,7 +10,7 @@ static const char *const scn_keys[] = {"name",    "description", "model",     "h
                                        "allreduce", "defaults",  "gpu",       "program",
                                        "host",    "execution",   "offset_ms", "fit",
                                        "source",  "collective", "calibration_from",
-                                       "precision", NULL};
+                                       "precision", "sourced", "assumed", NULL};
 static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
 static const char *const gpu_keys[] = {"hbm_efficiency", "flops_efficiency", "kernel_fixed_us",
@@ -25,7 +25,9 @@ static const char *const host_keys[] = {"launch",          "collective",     "st
 static const char *const slow_keys[] = {"rank", "extra_step_us", "launch_factor", NULL};
 static const char *const exec_keys[] = {"mode", "graph_launch", "graph_node_us", NULL};
 static const char *const dist_keys[] = {"dist", "mean_us", "cv", NULL};
-static const char *const fit_keys[] = {"params", "cells", NULL};
+static const char *const fit_keys[] = {"params", "cells", "protocol", NULL};
+static const char *const sourced_keys[] = {"key", "source", "fitted_on", NULL};
+static const char *const assumed_keys[] = {"key", "why", NULL};
 static const char *const precision_keys[] = {"weights", "kv_cache", "activations", NULL};
 static const char *const fit_param_keys[] = {"key", "also", "min", "max", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
@@ -120,6 +122,17 @@ static int scn_fit_key(const cfg_node *root, const cfg_node *n, const scenario *
     return 0;
 }
 
+static int scn_cell(const cfg_node *c, scenario_fit_cell *fc, tp_err *err)
+{
+    if (cfg_expect_map(c, fit_cell_keys, err) || cfg_long(c, "tp", 1, 1, 1024, &fc->tp, err) ||
+        cfg_long(c, "batch", 1, 1, 1 << 20, &fc->batch, err) ||
+        cfg_long(c, "ctx", 1, 1, 1 << 24, &fc->ctx, err))
+        return -1;
+    fc->line = c->line;
+    fc->col = c->col;
+    return 0;
+}
+
 static int scn_bind_fit(const cfg_node *root, const cfg_node *fit, scenario *s, tp_err *err)
 {
     cfg_node *params, *cells;
@@ -128,8 +141,18 @@ static int scn_bind_fit(const cfg_node *root, const cfg_node *fit, scenario *s, 
         return -1;
     if (params->kind != CFG_SEQ || params->n < 1 || params->n > SCN_MAX_FIT)
         return cfg_error(params, err, "expected a list of 1 to %d {key, min, max}", SCN_MAX_FIT);
-    if (cells->kind != CFG_SEQ || cells->n < 1 || cells->n > SCN_MAX_FIT)
-        return cfg_error(cells, err, "expected a list of 1 to %d {tp, batch, ctx}", SCN_MAX_FIT);
+    if (cells->kind != CFG_SEQ || cells->n < 1 || cells->n > SCN_MAX_FIT_CELLS)
+        return cfg_error(cells, err, "expected a list of 1 to %d {tp, batch, ctx}", SCN_MAX_FIT_CELLS);
+    cfg_node *proto = cfg_get(fit, "protocol");
+    if (proto) {
+        const char *text;
+        if (cfg_as_string(proto, &text, err)) return -1;
+        if (strlen(text) >= sizeof s->fit_protocol)
+            return cfg_error(proto, err, "too long, expected within, loo or transfer A:B");
+        snprintf(s->fit_protocol, sizeof s->fit_protocol, "%s", text);
+        s->fit_protocol_line = proto->line;
+        s->fit_protocol_col = proto->col;
+    }
     for (size_t i = 0; i < params->n; i++) {
         const cfg_node *p = params->vals[i];
         scenario_fit_param *fp = &s->fit_params[i];
@@ -150,18 +173,79 @@ static int scn_bind_fit(const cfg_node *root, const cfg_node *fit, scenario *s, 
         for (size_t j = 0; also && j < also->n; j++)
             if (scn_fit_key(root, also->vals[j], s, fp, err)) return -1;
     }
-    for (size_t i = 0; i < cells->n; i++) {
-        const cfg_node *c = cells->vals[i];
-        scenario_fit_cell *fc = &s->fit_cells[i];
-        if (cfg_expect_map(c, fit_cell_keys, err) || cfg_long(c, "tp", 1, 1, 1024, &fc->tp, err) ||
-            cfg_long(c, "batch", 1, 1, 1 << 20, &fc->batch, err) ||
-            cfg_long(c, "ctx", 1, 1, 1 << 24, &fc->ctx, err))
-            return -1;
-        fc->line = c->line;
-        fc->col = c->col;
-    }
+    for (size_t i = 0; i < cells->n; i++)
+        if (scn_cell(cells->vals[i], &s->fit_cells[i], err)) return -1;
     s->n_fit_params = (int)params->n;
     s->n_fit_cells = (int)cells->n;
+    return 0;
+}
+
+static int scn_declared(const scenario *s, const char *key, int *line)
+{
+    for (int i = 0; i < s->n_fit_params; i++)
+        for (int j = 0; j < s->fit_params[i].n_keys; j++)
+            if (!strcmp(s->fit_params[i].keys[j], key)) return *line = s->fit_params[i].key_line[j], 1;
+    for (int i = 0; i < s->n_decls; i++)
+        if (!strcmp(s->decls[i].key, key)) return *line = s->decls[i].line, 1;
+    return 0;
+}
+
+/* sourced: [{key, source, fitted_on?}] and assumed: [{key, why}]: each key a number written
+ * in the scenario, declared once, never also fitted. */
+static int scn_bind_decls(const cfg_node *root, const cfg_node *list, int assumed, scenario *s,
+                          tp_err *err)
+{
+    if (list->kind != CFG_SEQ)
+        return cfg_error(list, err, "expected a list of {key, %s}", assumed ? "why" : "source");
+    for (size_t i = 0; i < list->n; i++) {
+        const cfg_node *e = list->vals[i];
+        const char *key, *note;
+        if (s->n_decls == SCN_MAX_DECLS)
+            return cfg_error(e, err, "more than %d sourced and assumed entries", SCN_MAX_DECLS);
+        scenario_decl *d = &s->decls[s->n_decls];
+        memset(d, 0, sizeof *d);
+        if (cfg_expect_map(e, assumed ? assumed_keys : sourced_keys, err) ||
+            cfg_string(e, "key", 1, &key, err) ||
+            cfg_string(e, assumed ? "why" : "source", 1, &note, err))
+            return -1;
+        const cfg_node *kn = cfg_get(e, "key"), *target = cfg_find(root, key);
+        double v;
+        if (strlen(key) >= sizeof d->key) return cfg_error(kn, err, "key too long");
+        if (!target || target->kind != CFG_SCALAR || target->quoted ||
+            cfg_as_double(target, -1e300, 1e300, &v, err))
+            return cfg_error(kn, err, "'%s' names no number in this scenario, expected a numeric "
+                             "key written in the file", key);
+        int line;
+        if (scn_declared(s, key, &line))
+            return cfg_error(kn, err, "'%s' is already fitted or declared (line %d), expected "
+                             "each number declared once", key, line);
+        snprintf(d->key, sizeof d->key, "%s", key);
+        snprintf(d->note, sizeof d->note, "%s", note);
+        d->assumed = assumed;
+        d->line = kn->line;
+        d->col = kn->col;
+        const cfg_node *on = assumed ? NULL : cfg_get(e, "fitted_on");
+        if (on) {
+            if (on->kind != CFG_SEQ || on->n < 1)
+                return cfg_error(on, err, "expected a list of the cells {tp, batch, ctx} the value "
+                                 "was fitted on");
+            d->borrowed = 1;
+            for (size_t j = 0; j < on->n; j++) {
+                scenario_fit_cell c;
+                if (scn_cell(on->vals[j], &c, err)) return -1;
+                int seen = 0;
+                for (int k = 0; k < s->n_borrowed_cells; k++)
+                    seen |= s->borrowed_cells[k].tp == c.tp && s->borrowed_cells[k].batch == c.batch &&
+                            s->borrowed_cells[k].ctx == c.ctx;
+                if (seen) continue;
+                if (s->n_borrowed_cells == SCN_MAX_FIT_CELLS)
+                    return cfg_error(on->vals[j], err, "more than %d distinct fitted_on cells",
+                                     SCN_MAX_FIT_CELLS);
+                s->borrowed_cells[s->n_borrowed_cells++] = c;
+            }
+        }
+        s->n_decls++;
+    }
     return 0;
 }
 
@@ -341,6 +425,9 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
         return cfg_error(cfg_get(r, "calibration_from"), err,
                          "expected the hardware name a calibration file states (hardware:)");
     if (from) snprintf(s.calibration_from, sizeof s.calibration_from, "%s", from);
+    if (((n = cfg_get(r, "sourced")) && scn_bind_decls(r, n, 0, &s, err)) ||
+        ((n = cfg_get(r, "assumed")) && scn_bind_decls(r, n, 1, &s, err)))
+        return -1;
     *out = s;
     return 0;
 }

@@ -27,6 +27,8 @@
 #define SCN_PATH_MAX 512
 
 #define SCN_MAX_FIT_KEYS 4
+#define SCN_MAX_FIT_CELLS 8  /* calibration cells a fit may name */
+#define SCN_MAX_DECLS 24     /* sourced: and assumed: entries */
 
 typedef struct scenario_fit_param {
     char key[128];                       /* its name: the first dotted key it sets */
@@ -40,6 +42,18 @@ typedef struct scenario_fit_cell {
     long tp, batch, ctx;
     int line, col;
 } scenario_fit_cell;
+
+/* A number declared as not fitted (validate refuses a number the grid could inform that is
+ * neither fitted nor declared): `sourced:` (an independent measurement, datasheet or
+ * citation; `fitted_on` cells when it was copied from another scenario's fit) or
+ * `assumed:` (chosen, printed with its sensitivity). */
+typedef struct scenario_decl {
+    char key[128];
+    int assumed;       /* 1: assumed:, 0: sourced: */
+    int borrowed;      /* sourced from another fit: its fitted_on cells calibrate */
+    char note[256];    /* the source, or why it is assumed */
+    int line, col;     /* where the key is named */
+} scenario_decl;
 
 typedef struct scenario {
     char path[SCN_PATH_MAX];
@@ -72,7 +86,14 @@ typedef struct scenario {
     /* pre-registered fit: free parameters and the cells that calibrate them */
     int n_fit_params, n_fit_cells;
     scenario_fit_param fit_params[SCN_MAX_FIT];
-    scenario_fit_cell fit_cells[SCN_MAX_FIT];
+    scenario_fit_cell fit_cells[SCN_MAX_FIT_CELLS];
+    char fit_protocol[64];    /* fit.protocol as written ("within", "transfer 2:4", "loo"), or "" */
+    int fit_protocol_line, fit_protocol_col;
+    /* declared numbers and the cells borrowed values were fitted on */
+    scenario_decl decls[SCN_MAX_DECLS];
+    int n_decls;
+    scenario_fit_cell borrowed_cells[SCN_MAX_FIT_CELLS];
+    int n_borrowed_cells;
 } scenario;
 
 int scenario_load(const char *path, const char *const *sets, int n_sets, scenario *out,

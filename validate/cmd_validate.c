@@ -15,80 +15,272 @@
 
 static const char validate_usage[] =
     "usage: tpsim validate SCENARIO [--grid FILE] [--kill-switch PCT] [--format text|json]\n"
-    "                      [--plot DIR] [--set key=value]... [--calib FILE]... [--mode M]\n"
+    "                      [--within | --transfer A:B | --loo] [--meas-cv PCT] [--strict]\n"
+    "                      [--summary] [--plot DIR] [--scan DIR]\n"
+    "                      [--set key=value]... [--calib FILE]... [--mode M]\n"
     "                      [--jobs N] [--quiet]\n"
-    "  fits the scenario's fit.params on its fit.cells only, predicts every grid cell, and\n"
-    "  judges each config on its held-out cells (default grid: the study's H100 grid,\n"
-    "  ../validate/h100-ctx2048.csv beside the scenario's folder, else validate/ in\n"
-    "  $TPSIM_PATH or the share folder; --grid takes a file or a name; kill-switch 15%)\n";
+    "  fits the scenario's fit.params on the calibration cells of the protocol only, predicts\n"
+    "  every grid cell, and judges each config on its held-out cells against the kill-switch\n"
+    "  and two null baselines (constant: the calibration cells' mean; additive: the study's\n"
+    "  compute/k + comm + R0, R0 fitted on the same cells).\n"
+    "  protocols: within (the scenario's fit.cells; default unless fit.protocol says\n"
+    "  otherwise), --transfer A:B (fit on TP degrees A only, judge every cell of B, e.g.\n"
+    "  2:4), --loo (leave each config out in turn).\n"
+    "  verdicts: SUPPORTED (within the kill-switch and at most half the best baseline's\n"
+    "  MAPE), PASS-NO-SKILL, FAIL, MISFIT (the fit misses a calibration cell by more than\n"
+    "  kill-switch/3), UNTESTED. --strict exits 1 unless every judged config is SUPPORTED.\n"
+    "  intervals: 95% profile likelihood from a relative measurement error --meas-cv\n"
+    "  (default 1%: the study states no run-to-run spread) plus one measurement's error.\n"
+    "  --scan DIR writes the objective over a grid of the free parameters (CSV + gnuplot).\n"
+    "  --summary prints one table row per judged config. Default grid: the study's H100 grid\n"
+    "  (../validate/h100-ctx2048.csv beside the scenario's folder, else validate/ in\n"
+    "  $TPSIM_PATH or the share folder; --grid takes a file or a name; kill-switch 15%).\n";
+
+/* A config the protocol judges: under transfer only the degrees it predicts. */
+static int val_judged(const val_report *r, const val_config *c)
+{
+    if (r->protocol.kind != VAL_TRANSFER) return 1;
+    for (int i = 0; i < r->protocol.n_to; i++)
+        if (r->protocol.to[i] == c->tp) return 1;
+    return 0;
+}
+
+static void val_cell_name(const grid_cell *g, char *out, size_t cap)
+{
+    snprintf(out, cap, "TP-%ld b%ld ctx %ld", g->tp, g->batch, g->ctx);
+}
+
+static void val_pct(double v, char *out, size_t cap)
+{
+    if (isnan(v)) snprintf(out, cap, "-");
+    else snprintf(out, cap, "%.2f%%", v);
+}
+
+static void val_print_folds(const val_report *r)
+{
+    const scenario *s = &r->scn;
+    for (int f = 0; f < r->n_folds; f++) {
+        const val_fold *fd = &r->folds[f];
+        if (r->n_folds > 1) printf("fold %d (%s): ", f + 1, fd->label);
+        printf("%s on", r->n_fit ? "fitted" : "no free parameters; calibration cells");
+        for (int k = 0; k < fd->n_cal; k++) {
+            char name[64];
+            val_cell_name(&r->g->cells[fd->cal[k]], name, sizeof name);
+            printf("%s %s", k ? "," : "", name);
+        }
+        if (!fd->n_cal) printf(" nothing");
+        if (r->n_fit) printf(" (%d evaluations of the objective, %.3g)", fd->evaluations, fd->objective);
+        printf("\n");
+        if (fd->cal_all_of_from)
+            printf("  fit.cells names none of these: every cell of the degrees fitted on calibrates\n");
+        if (fd->cal_borrowed)
+            printf("  includes the cells the borrowed values were fitted on (sourced: fitted_on)\n");
+        for (int i = 0; i < r->n_fit; i++) {
+            printf("  %-28s = %-12.6g (bounds %g .. %g", s->fit_params[i].key, fd->fitted[i],
+                   s->fit_params[i].lo, s->fit_params[i].hi);
+            if (r->opt.intervals) printf("; 95%% profile %.4g .. %.4g", fd->lo[i], fd->hi[i]);
+            printf(")\n");
+        }
+        printf("  worst miss of its own calibration cells %.2f%% (MISFIT above %.2f%%)%s\n",
+               fd->cal_max_err_pct, r->kill_switch_pct / 3.0, fd->misfit ? ": MISFIT" : "");
+        printf("  additive baseline R0 = %+.3f ms\n", fd->r0_ms);
+    }
+}
+
+static void val_print_sens(const val_report *r)
+{
+    const scenario *s = &r->scn;
+    printf("\ndeclared numbers (not fitted):\n");
+    int any = 0;
+    for (int i = 0; i < s->n_decls; i++)
+        if (!s->decls[i].assumed) {
+            printf("  sourced  %-28s %s%s\n", s->decls[i].key, s->decls[i].note,
+                   s->decls[i].borrowed ? " [borrowed: its fitted_on cells calibrate]" : "");
+            any = 1;
+        }
+    for (int k = 0; k < r->n_sens; k++) {
+        const val_sens *v = &r->sens[k];
+        printf("  assumed  %-28s = %g: %s\n", v->key, v->value, v->note);
+        any = 1;
+        if (!r->opt.sensitivity) continue;
+        for (int sign = -1; sign <= 1; sign += 2) {
+            printf("           %+.0f%%:", sign * 100 * VAL_SENS_FRAC);
+            const double *m = sign < 0 ? v->minus_ms : v->plus_ms;
+            for (size_t i = 0; i < r->n_cells; i++) {
+                const val_cell *c = &r->cells[i];
+                if (c->role != VAL_HELDOUT) continue;
+                if (isnan(m[i])) printf(" TP-%ld b%ld n/a", c->g->tp, c->g->batch);
+                else printf(" TP-%ld b%ld %+.2f%%", c->g->tp, c->g->batch,
+                            100.0 * (m[i] / c->predicted_ms - 1.0));
+            }
+            printf("\n");
+        }
+    }
+    if (!any) printf("  none\n");
+    if (r->n_sens && r->opt.sensitivity)
+        printf("  (moves of each held-out prediction with the fitted values held; n/a: out of the key's range)\n");
+}
 
 static void val_print_text(const val_report *r)
 {
     const scenario *s = &r->scn;
-    printf("tpsim validate %s against %s (kill-switch %.0f%% MAPE on held-out cells)\n", s->name,
-           r->g->path, r->kill_switch_pct);
-    if (r->n_fit) {
-        printf("fitted on");
-        for (int i = 0; i < s->n_fit_cells; i++)
-            printf("%s TP-%ld batch %ld ctx %ld", i ? "," : "", s->fit_cells[i].tp,
-                   s->fit_cells[i].batch, s->fit_cells[i].ctx);
-        printf(" only (%d simulations, objective %.3g):\n", r->fit_evaluations, r->fit_objective);
-        for (int i = 0; i < r->n_fit; i++)
-            printf("  %-28s = %-12.6g (bounds %g .. %g)\n", s->fit_params[i].key, r->fitted[i],
-                   s->fit_params[i].lo, s->fit_params[i].hi);
-    } else {
-        printf("no free parameters: every cell is a prediction\n");
-    }
+    char pn[96];
+    val_protocol_name(&r->protocol, pn, sizeof pn);
+    printf("tpsim validate %s against %s\n", s->name, r->g->path);
+    printf("protocol %s, kill-switch %.0f%% MAPE on held-out cells", pn, r->kill_switch_pct);
+    if (r->opt.intervals)
+        printf(", 95%% intervals from a %.2g%% measurement error per cell (--meas-cv)",
+               100 * r->opt.meas_cv);
+    printf("\n");
+    val_print_folds(r);
     printf("\n| Config | N | ctx | Measured (ms) | Sim compute (ms) | Sim comm (ms) | Predicted (ms) "
-           "| Error (%%) | Cell |\n|---|---|---|---|---|---|---|---|---|\n");
+           "| 95%% interval (ms) | Error (%%) | Constant (ms) | Additive (ms) | Cell |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < r->n_cells; i++) {
         const val_cell *c = &r->cells[i];
-        printf("| %s | %ld | %ld | %.2f | %.2f | %.2f | %.2f | %+.1f | %s |\n", c->g->config,
-               c->g->batch, c->g->ctx, c->g->measured_ms, 1e3 * c->sim.breakdown.compute,
-               1e3 * c->sim.breakdown.allreduce, c->predicted_ms, c->error_pct,
-               c->calibration ? "calibration" : "held-out");
+        char iv[48] = "-";
+        if (r->opt.intervals)
+            snprintf(iv, sizeof iv, "%.2f .. %.2f%s", c->pred_lo, c->pred_hi,
+                     c->role == VAL_HELDOUT && !c->inside ? " (outside)" : "");
+        printf("| %s | %ld | %ld | %.2f | %.2f | %.2f | %.2f | %s | %+.1f | %.2f | %.2f | %s |\n",
+               c->g->config, c->g->batch, c->g->ctx, c->g->measured_ms,
+               1e3 * c->sim.breakdown.compute, 1e3 * c->sim.breakdown.allreduce, c->predicted_ms, iv,
+               c->error_pct, c->constant_ms, c->additive_ms, val_role_name(c->role));
     }
-    printf("\n%-12s %5s %9s %14s %9s  %-26s\n", "config", "cells", "MAPE all", "MAPE held-out",
-           "verdict", "residual meas-comm-compute/k");
+    printf("\n%-12s %5s %9s %9s %9s %9s %7s %8s  %-14s %s\n", "config", "cells", "MAPE all",
+           "held-out", "constant", "additive", "skill", "inside", "verdict",
+           "residual meas-comm-compute/k");
     for (int k = 0; k < r->n_configs; k++) {
         const val_config *c = &r->configs[k];
-        char held[16], grid_res[48] = "";
-        if (isnan(c->heldout_mape_pct)) snprintf(held, sizeof held, "-");
-        else snprintf(held, sizeof held, "%.2f%%", c->heldout_mape_pct);
+        char held[16], cons[16], add[16], skill[16] = "-", inside[16] = "-", grid_res[48] = "";
+        val_pct(c->heldout_mape_pct, held, sizeof held);
+        val_pct(c->constant_mape_pct, cons, sizeof cons);
+        val_pct(c->additive_mape_pct, add, sizeof add);
+        if (!isnan(c->skill)) snprintf(skill, sizeof skill, "%+.2f", c->skill);
+        if (r->opt.intervals && c->tested) snprintf(inside, sizeof inside, "%d/%d", c->n_inside, c->n_heldout);
         if (!isnan(c->residual_grid_ms))
             snprintf(grid_res, sizeof grid_res, " (grid's columns: %+.2f ms)", c->residual_grid_ms);
-        printf("%-12s %5d %8.2f%% %14s %9s  %+.2f ms%s\n", c->config, c->n, c->mape_pct, held,
-               !c->tested ? "UNTESTED" : c->pass ? "PASS" : "FAIL", c->residual_ms, grid_res);
+        printf("%-12s %5d %8.2f%% %9s %9s %9s %7s %8s  %-14s %+.2f ms%s\n", c->config, c->n,
+               c->mape_pct, held, cons, add, skill, inside, val_verdict_name(c->verdict),
+               c->residual_ms, grid_res);
+    }
+    for (int k = 0; k < r->n_configs && r->opt.intervals; k++) {
+        const val_config *c = &r->configs[k];
+        if (c->tested && !c->identified)
+            printf("%s: NOT IDENTIFIED: the free parameters' 95%% range alone moves a held-out "
+                   "prediction by %.1f%% (> the kill-switch): the calibration cells leave it to "
+                   "where the fit stopped, so its verdict shows nothing\n",
+                   c->config, c->param_spread_pct);
     }
     if (r->shrink_to_tp)
         printf("\nstep shrink TP-%ld -> TP-%ld: measured %.3fx, predicted %.3fx, ideal %.2fx\n",
                r->shrink_from_tp, r->shrink_to_tp, r->shrink_measured, r->shrink_predicted,
                (double)r->shrink_to_tp / (double)r->shrink_from_tp);
-    int all = 1, failed = 0;
+    if (r->opt.intervals)
+        printf("held-out measurements inside their 95%% interval: %d of %d\n", r->n_inside,
+               r->n_heldout);
+    val_print_sens(r);
+    int supported = 1, failed = 0, misfit = 0, untested = 0;
     for (int k = 0; k < r->n_configs; k++) {
-        all &= r->configs[k].pass;
-        failed |= r->configs[k].tested && !r->configs[k].pass;
+        const val_config *c = &r->configs[k];
+        if (!val_judged(r, c)) continue;
+        supported &= c->verdict == VAL_SUPPORTED;
+        failed |= c->verdict == VAL_FAIL;
+        misfit |= c->verdict == VAL_MISFIT;
+        untested |= c->verdict == VAL_UNTESTED;
     }
     printf("verdict: %s\n",
-           failed ? "the kill-switch fails for at least one config: refuted as stated"
-           : all  ? "every config passes the kill-switch on its held-out cells"
-                  : "not refuted, but some config has no held-out cell: untested there");
+           misfit     ? "the fit cannot reach its own calibration cells: MISFIT, nothing is tested"
+           : failed   ? "the kill-switch fails for at least one config: refuted as stated"
+           : supported ? "every judged config is SUPPORTED: within the kill-switch and at most half "
+                         "the best null baseline's error"
+           : untested ? "not refuted, but some config has no held-out cell: untested there"
+                      : "within the kill-switch, but no better than a null baseline somewhere: "
+                        "no skill shown");
+}
+
+/* One markdown row per judged config: scenario, protocol, config, held-out MAPE, best
+ * baseline, skill, verdict, interval coverage, identification. */
+static void val_print_summary(const val_report *r)
+{
+    char pn[96];
+    val_protocol_name(&r->protocol, pn, sizeof pn);
+    for (int k = 0; k < r->n_configs; k++) {
+        const val_config *c = &r->configs[k];
+        if (!val_judged(r, c)) continue;
+        char held[16], best[48] = "-", skill[16] = "-", inside[16] = "-", ident[48] = "-";
+        val_pct(c->heldout_mape_pct, held, sizeof held);
+        if (!isnan(c->param_spread_pct))
+            snprintf(ident, sizeof ident, "%s (%.1f%%)", c->identified ? "yes" : "no",
+                     c->param_spread_pct);
+        if (!isnan(c->best_baseline_pct))
+            snprintf(best, sizeof best, "%s %.2f%%", c->best_baseline, c->best_baseline_pct);
+        if (!isnan(c->skill)) snprintf(skill, sizeof skill, "%+.2f", c->skill);
+        if (r->opt.intervals && c->tested) snprintf(inside, sizeof inside, "%d/%d", c->n_inside, c->n_heldout);
+        printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->scn.name, pn, c->config, held,
+               best, skill, val_verdict_name(c->verdict), inside, ident);
+    }
 }
 
 static void val_print_json(const val_report *r)
 {
     const scenario *s = &r->scn;
+    char pn[96];
+    val_protocol_name(&r->protocol, pn, sizeof pn);
     jw w;
     jw_init(&w, stdout, 1);
     jw_obj(&w);
     jw_kstr(&w, "scenario", s->name);
     jw_kstr(&w, "grid", r->g->path);
+    jw_kstr(&w, "protocol", pn);
     jw_knum(&w, "kill_switch_pct", r->kill_switch_pct);
+    jw_knum(&w, "meas_cv_pct", 100 * r->opt.meas_cv);
     jw_key(&w, "fitted");
     jw_obj(&w);
     for (int i = 0; i < r->n_fit; i++) jw_knum(&w, s->fit_params[i].key, r->fitted[i]);
     jw_end_obj(&w);
     jw_kint(&w, "fit_evaluations", r->fit_evaluations);
+    jw_key(&w, "folds");
+    jw_arr(&w);
+    for (int f = 0; f < r->n_folds; f++) {
+        const val_fold *fd = &r->folds[f];
+        jw_obj(&w);
+        jw_kstr(&w, "label", fd->label);
+        jw_key(&w, "calibration_cells");
+        jw_arr(&w);
+        for (int k = 0; k < fd->n_cal; k++) {
+            const grid_cell *g = &r->g->cells[fd->cal[k]];
+            jw_obj(&w);
+            jw_kint(&w, "tp", g->tp);
+            jw_kint(&w, "batch", g->batch);
+            jw_kint(&w, "ctx", g->ctx);
+            jw_end_obj(&w);
+        }
+        jw_end_arr(&w);
+        jw_kbool(&w, "all_cells_of_fitted_degrees", fd->cal_all_of_from);
+        jw_kbool(&w, "borrowed_cells", fd->cal_borrowed);
+        jw_key(&w, "fitted");
+        jw_obj(&w);
+        for (int i = 0; i < r->n_fit; i++) jw_knum(&w, s->fit_params[i].key, fd->fitted[i]);
+        jw_end_obj(&w);
+        jw_key(&w, "fitted_95");
+        jw_obj(&w);
+        for (int i = 0; i < r->n_fit && r->opt.intervals; i++) {
+            jw_key(&w, s->fit_params[i].key);
+            jw_arr(&w);
+            jw_num(&w, fd->lo[i]);
+            jw_num(&w, fd->hi[i]);
+            jw_end_arr(&w);
+        }
+        jw_end_obj(&w);
+        jw_knum(&w, "objective", fd->objective);
+        jw_kint(&w, "evaluations", fd->evaluations);
+        jw_knum(&w, "calibration_max_error_pct", fd->cal_max_err_pct);
+        jw_kbool(&w, "misfit", fd->misfit);
+        jw_knum(&w, "additive_r0_ms", fd->r0_ms);
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
     jw_key(&w, "cells");
     jw_arr(&w);
     for (size_t i = 0; i < r->n_cells; i++) {
@@ -101,8 +293,20 @@ static void val_print_json(const val_report *r)
         jw_kint(&w, "ctx", c->g->ctx);
         jw_knum(&w, "measured_ms", c->g->measured_ms);
         jw_knum(&w, "predicted_ms", c->predicted_ms);
+        jw_knum(&w, "pred_lo", c->pred_lo);
+        jw_knum(&w, "pred_hi", c->pred_hi);
+        jw_knum(&w, "fit_lo", c->fit_lo);
+        jw_knum(&w, "fit_hi", c->fit_hi);
+        if (r->opt.intervals) jw_kbool(&w, "inside", c->inside);
         jw_knum(&w, "error_pct", c->error_pct);
+        jw_kstr(&w, "role", val_role_name(c->role));
         jw_kbool(&w, "calibration", c->calibration);
+        jw_kint(&w, "fold", c->fold + 1);
+        jw_key(&w, "baselines_ms");
+        jw_obj(&w);
+        jw_knum(&w, "constant", c->constant_ms);
+        jw_knum(&w, "additive", c->additive_ms);
+        jw_end_obj(&w);
         cmd_json_breakdown(&w, "breakdown_ms", b);
         jw_end_obj(&w);
     }
@@ -114,15 +318,74 @@ static void val_print_json(const val_report *r)
         jw_obj(&w);
         jw_kstr(&w, "config", c->config);
         jw_kint(&w, "tp", c->tp);
+        jw_kbool(&w, "judged", val_judged(r, c));
+        jw_kint(&w, "fold", c->fold + 1);
         jw_kint(&w, "cells", c->n);
         jw_kint(&w, "heldout_cells", c->n_heldout);
         jw_knum(&w, "mape_pct", c->mape_pct);
         jw_knum(&w, "heldout_mape_pct", c->heldout_mape_pct);
         jw_knum(&w, "kill_switch_pct", r->kill_switch_pct);
+        jw_key(&w, "baselines");
+        jw_obj(&w);
+        jw_knum(&w, "constant", c->constant_mape_pct);
+        jw_knum(&w, "additive", c->additive_mape_pct);
+        jw_end_obj(&w);
+        jw_kstr(&w, "best_baseline", c->tested ? c->best_baseline : "");
+        jw_knum(&w, "skill", c->skill);
+        jw_kstr(&w, "verdict", val_verdict_name(c->verdict));
         jw_kbool(&w, "tested", c->tested);
         jw_kbool(&w, "pass", c->pass);
+        if (r->opt.intervals) {
+            jw_kint(&w, "heldout_inside_interval", c->n_inside);
+            jw_kbool(&w, "identified", c->identified);
+            jw_knum(&w, "param_spread_pct", c->param_spread_pct);
+        }
         jw_knum(&w, "residual_ms", c->residual_ms);
         jw_knum(&w, "residual_grid_ms", c->residual_grid_ms);
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_key(&w, "coverage");
+    jw_obj(&w);
+    jw_kint(&w, "heldout", r->n_heldout);
+    if (r->opt.intervals) jw_kint(&w, "inside", r->n_inside);
+    jw_knum(&w, "nominal", 0.95);
+    jw_end_obj(&w);
+    jw_key(&w, "sourced");
+    jw_arr(&w);
+    for (int i = 0; i < s->n_decls; i++) {
+        if (s->decls[i].assumed) continue;
+        jw_obj(&w);
+        jw_kstr(&w, "key", s->decls[i].key);
+        jw_kstr(&w, "source", s->decls[i].note);
+        jw_kbool(&w, "borrowed", s->decls[i].borrowed);
+        jw_end_obj(&w);
+    }
+    jw_end_arr(&w);
+    jw_key(&w, "sensitivity");
+    jw_arr(&w);
+    for (int k = 0; k < r->n_sens; k++) {
+        const val_sens *v = &r->sens[k];
+        jw_obj(&w);
+        jw_kstr(&w, "key", v->key);
+        jw_kstr(&w, "why", v->note);
+        jw_knum(&w, "value", v->value);
+        jw_knum(&w, "change_pct", 100 * VAL_SENS_FRAC);
+        jw_key(&w, "cells");
+        jw_arr(&w);
+        for (size_t i = 0; i < r->n_cells && r->opt.sensitivity; i++) {
+            const val_cell *c = &r->cells[i];
+            if (c->role != VAL_HELDOUT) continue;
+            jw_obj(&w);
+            jw_kint(&w, "tp", c->g->tp);
+            jw_kint(&w, "batch", c->g->batch);
+            jw_kint(&w, "ctx", c->g->ctx);
+            jw_knum(&w, "predicted_ms", c->predicted_ms);
+            jw_knum(&w, "minus_ms", v->minus_ms[i]);
+            jw_knum(&w, "plus_ms", v->plus_ms[i]);
+            jw_end_obj(&w);
+        }
+        jw_end_arr(&w);
         jw_end_obj(&w);
     }
     jw_end_arr(&w);
@@ -138,6 +401,41 @@ static void val_print_json(const val_report *r)
     jw_end_obj(&w);
     jw_end_obj(&w);
     jw_done(&w);
+}
+
+/* --scan DIR: the objective of each fold's fit over a grid of its free parameters. */
+#define VAL_SCAN_2D 25
+#define VAL_SCAN_1D 101
+static int val_write_scan(const char *path, const scn_opts *so, const val_report *r,
+                          const char *dir, tp_err *err)
+{
+    if (r->n_fit == 0)
+        return tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
+    int n1 = r->n_fit == 2 ? VAL_SCAN_2D : VAL_SCAN_1D, n2 = r->n_fit == 2 ? VAL_SCAN_2D : 1;
+    double *obj = calloc((size_t)(n1 * n2), sizeof *obj), x[VAL_SCAN_1D], y[VAL_SCAN_2D];
+    if (!obj) return tp_err_set(err, "out of memory");
+    const scenario_fit_param *p = r->scn.fit_params;
+    for (int i = 0; i < n1; i++) x[i] = p[0].lo + (p[0].hi - p[0].lo) * i / (n1 - 1);
+    for (int j = 0; j < n2; j++) y[j] = n2 > 1 ? p[1].lo + (p[1].hi - p[1].lo) * j / (n2 - 1) : 0;
+    int rc = 0;
+    char pn[96];
+    val_protocol_name(&r->protocol, pn, sizeof pn);
+    for (int f = 0; f < r->n_folds && !rc; f++) {
+        const val_fold *fd = &r->folds[f];
+        char name[64], title[512];
+        if (r->n_folds > 1) snprintf(name, sizeof name, "objective-fold%d", f + 1);
+        else snprintf(name, sizeof name, "objective");
+        snprintf(title, sizeof title, "%s, %s%s%s: fit objective, %d calibration cells, meas-cv %.2g%%",
+                 r->scn.name, pn, r->n_folds > 1 ? " " : "", r->n_folds > 1 ? fd->label : "",
+                 fd->n_cal, 100 * r->opt.meas_cv);
+        plot_scan_data d = {name, title, p[0].key, r->n_fit == 2 ? p[1].key : NULL, n1, n2, x, y, obj,
+                            fd->fitted[0], r->n_fit == 2 ? fd->fitted[1] : 0,
+                            fd->objective + VAL_CHI2_95 * r->opt.meas_cv * r->opt.meas_cv,
+                            r->opt.meas_cv};
+        rc = val_scan(path, so, r, f, n1, n2, obj, err) || plot_scan(&d, dir, err) ? -1 : 0;
+    }
+    free(obj);
+    return rc;
 }
 
 /* The bundled grid: SCENARIO_DIR/../validate/h100-ctx2048.csv, else validate/h100-ctx2048.csv
@@ -156,12 +454,17 @@ int tpsim_cmd_validate(int argc, char **argv)
     scn_opts so;
     memset(&so, 0, sizeof so);
     const char *path = NULL, *grid_path = NULL, *plot_dir = NULL, *v;
-    double kill = 15.0;
-    int json = 0;
-    enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT, F_JOBS, F_QUIET };
+    val_options vo = val_default_options();
+    int json = 0, summary = 0, strict = 0, n_protocols = 0;
+    const char *scan_dir = NULL;
+    double cv_pct = 100 * vo.meas_cv;
+    enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT, F_WITHIN, F_TRANSFER, F_LOO, F_CV, F_STRICT,
+           F_SUMMARY, F_SCAN, F_JOBS, F_QUIET };
     static const cli_flag flags[] = {{"help", 'h', 0},   {"grid", 0, 1},   {"plot", 0, 1},
-                                     {"kill-switch", 0, 1}, {"format", 0, 1}, {"jobs", 0, 1},
-                                     {"quiet", 0, 0}, CMD_SCN_FLAGS,
+                                     {"kill-switch", 0, 1}, {"format", 0, 1}, {"within", 0, 0},
+                                     {"transfer", 0, 1}, {"loo", 0, 0},    {"meas-cv", 0, 1},
+                                     {"strict", 0, 0},   {"summary", 0, 0}, {"scan", 0, 1},
+                                     {"jobs", 0, 1},     {"quiet", 0, 0},   CMD_SCN_FLAGS,
                                      {NULL, 0, 0}};
     cli_args ca;
     int f;
@@ -178,18 +481,38 @@ int tpsim_cmd_validate(int argc, char **argv)
         } else if (f == F_HELP) {
             fputs(validate_usage, stdout);
             return 0;
+        } else if (f == F_GRID) {
+            grid_path = v;
+        } else if (f == F_PLOT) {
+            plot_dir = v;
+        } else if (f == F_KILL) {
+            if (cli_double(ca.shown, v, 0.001, 1000, &vo.kill_switch_pct, &err)) return cmd_fail(&err);
+        } else if (f == F_WITHIN || f == F_TRANSFER || f == F_LOO) {
+            if (n_protocols++)
+                return tp_err_set(&err, "%s: a second protocol, expected one of --within, "
+                                  "--transfer A:B, --loo", ca.shown), cmd_fail(&err);
+            vo.protocol_given = 1;
+            if (val_protocol_parse(f == F_WITHIN ? "within" : f == F_LOO ? "loo" : v, &vo.protocol,
+                                   &err)) {
+                char msg[TP_ERR_MAX];
+                snprintf(msg, sizeof msg, "%s", err.msg);
+                return tp_err_set(&err, "%s: %s", ca.shown, msg), cmd_fail(&err);
+            }
+        } else if (f == F_CV) {
+            if (cli_double(ca.shown, v, 0.001, 50, &cv_pct, &err)) return cmd_fail(&err);
+            vo.meas_cv = cv_pct / 100.0;
         } else if (f == F_JOBS) { /* cells at once; the output does not change */
             long jobs;
             if (cli_long(ca.shown, v, 1, 1024, &jobs, &err)) return cmd_fail(&err);
             so.jobs = (int)jobs;
         } else if (f == F_QUIET) {
             so.quiet = 1;
-        } else if (f == F_GRID) {
-            grid_path = v;
-        } else if (f == F_PLOT) {
-            plot_dir = v;
-        } else if (f == F_KILL) {
-            if (cli_double(ca.shown, v, 0.001, 1000, &kill, &err)) return cmd_fail(&err);
+        } else if (f == F_STRICT) {
+            strict = 1;
+        } else if (f == F_SUMMARY) {
+            summary = 1;
+        } else if (f == F_SCAN) {
+            scan_dir = v;
         } else if (f == F_FORMAT) {
             if (strcmp(v, "text") && strcmp(v, "json"))
                 return tp_err_set(&err, "--format: '%s', expected text or json", v), cmd_fail(&err);
@@ -219,17 +542,21 @@ int tpsim_cmd_validate(int argc, char **argv)
         free(rep);
         return cmd_fail(&err);
     }
-    if (val_run(path, &so, &g, kill, rep, &err)) goto out;
-    if (plot_dir && plot_validation(rep, plot_dir, &err)) {
+    if (val_run_with(path, &so, &g, &vo, rep, &err)) goto out;
+    if ((plot_dir && plot_validation(rep, plot_dir, &err)) ||
+        (scan_dir && val_write_scan(path, &so, rep, scan_dir, &err))) {
         val_free(rep);
         goto out;
     }
     if (json) val_print_json(rep);
+    else if (summary) val_print_summary(rep);
     else val_print_text(rep);
-    val_free(rep);
     status = 0;
+    for (int k = 0; strict && k < rep->n_configs; k++)
+        if (val_judged(rep, &rep->configs[k]) && rep->configs[k].verdict != VAL_SUPPORTED) status = 1;
+    val_free(rep);
 out:
-    if (status) cmd_fail(&err);
+    if (status == 2) cmd_fail(&err);
     grid_free(&g);
     free(rep);
     return status;

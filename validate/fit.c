@@ -4,7 +4,9 @@
 #include <math.h>
 
 #define FIT_GRID_1D 41
-#define FIT_GRID_2D 17
+#define FIT_GRID_2D 9
+#define FIT_MAX_COMPASS 400 /* evaluations: a flat or noisy valley must not walk forever */
+#define FIT_TOL_COMPASS 1e-5
 #define FIT_TOL 1e-7
 
 typedef struct fit_state {
@@ -46,14 +48,17 @@ static void fit_golden(fit_state *s, double a, double b, double *x, double *fx)
 static void fit_compass(fit_state *s, const double *lo, const double *hi, double *x, double *fx)
 {
     double step[2] = {(hi[0] - lo[0]) / (FIT_GRID_2D - 1), (hi[1] - lo[1]) / (FIT_GRID_2D - 1)};
-    while (!s->fail && (step[0] > FIT_TOL * (hi[0] - lo[0]) || step[1] > FIT_TOL * (hi[1] - lo[1]))) {
+    int start = s->evals;
+    while (!s->fail && s->evals - start < FIT_MAX_COMPASS &&
+           (step[0] > FIT_TOL_COMPASS * (hi[0] - lo[0]) || step[1] > FIT_TOL_COMPASS * (hi[1] - lo[1]))) {
         int moved = 0;
         for (int dim = 0; dim < 2 && !moved; dim++)
             for (int sign = -1; sign <= 1 && !moved; sign += 2) {
                 double y[2] = {x[0], x[1]};
                 y[dim] = fmin(hi[dim], fmax(lo[dim], y[dim] + sign * step[dim]));
                 double fy = fit_eval(s, y);
-                if (fy < *fx) x[0] = y[0], x[1] = y[1], *fx = fy, moved = 1;
+                /* a gain below a millionth is no move: along a flat valley it would walk on */
+                if (fy < *fx - 1e-6 * fabs(*fx)) x[0] = y[0], x[1] = y[1], *fx = fy, moved = 1;
             }
         if (!moved) step[0] *= 0.5, step[1] *= 0.5;
     }

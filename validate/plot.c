@@ -933,3 +933,119 @@ out:
     for (int i = 0; i < c.n_guard; i++) ofile_guard_release(c.guard[i]);
     return rc;
 }
+
+/* ------------------------------------------------------------- scan ---------------- */
+
+static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s.csv", d->name);
+    FILE *f = plot_open(c, name);
+    if (!f) return -1;
+    double fmin_obj = INFINITY;
+    for (int i = 0; i < d->n1 * d->n2; i++) fmin_obj = fmin(fmin_obj, d->objective[i]);
+    fprintf(f, "%s,%s%sobjective,delta_chi2\n", d->xkey, d->ykey ? d->ykey : "", d->ykey ? "," : "");
+    for (int i = 0; i < d->n1; i++) {
+        for (int j = 0; j < d->n2; j++) {
+            double o = d->objective[i * d->n2 + j];
+            if (d->ykey) fprintf(f, "%.10g,%.10g,%.10g,%.6g\n", d->x[i], d->y[j], o,
+                                 (o - fmin_obj) / (d->cv * d->cv));
+            else fprintf(f, "%.10g,%.10g,%.6g\n", d->x[i], o, (o - fmin_obj) / (d->cv * d->cv));
+        }
+        if (d->ykey && i + 1 < d->n1) fputc('\n', f);
+    }
+    if (plot_close(c, f, name)) return -1;
+    snprintf(name, sizeof name, "%s.gp", d->name);
+    if (!(f = plot_open(c, name))) return -1;
+    fprintf(f,
+            "# %s.gp: the fit's objective (sum of squared relative errors on the calibration cells)\n"
+            "# over its free parameters. Written by tpsim validate --scan with %s.csv. Re-draw:\n"
+            "#   gnuplot %s.gp\n"
+            "set encoding utf8\n"
+            "W = 900; H = 640\n"
+            "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+            "    set terminal pngcairo size W,H noenhanced font \"DejaVu Sans,11\" background rgb \"white\"\n"
+            "} else {\n"
+            "    set terminal png size W,H noenhanced background rgb \"white\"\n"
+            "}\n"
+            "set output \"%s.png\"\n"
+            "set datafile separator \",\"\n"
+            "set tics nomirror out\n",
+            d->name, d->name, d->name, d->name);
+    fprintf(f, "set title ");
+    plot_qs(f, d->title);
+    fprintf(f, "\nset xlabel ");
+    plot_qs(f, d->xkey);
+    fprintf(f, "\n");
+    double floor_obj = fmax(fmin_obj, 1e-12);
+    if (d->ykey) {
+        fprintf(f, "set ylabel ");
+        plot_qs(f, d->ykey);
+        fprintf(f,
+                "\nset view map\n"
+                "set autoscale xfix\n"
+                "set autoscale yfix\n"
+                "set pm3d at b\n"
+                "unset surface\n"
+                "set contour base\n"
+                "set cntrparam levels discrete %.10g\n"
+                "unset clabel\n"
+                "set palette defined (0 \"#08306b\", 1 \"#4292c6\", 2 \"#c6dbef\", 3 \"#fee391\", 4 \"#d94801\")\n"
+                "set cblabel \"log10 objective\"\n"
+                "set key bottom right opaque box\n"
+                "set label 1 \"fit\" at %.10g,%.10g point pt 7 ps 1.6 lc rgb \"#d62728\" offset 1,0 front\n"
+                "splot \"%s.csv\" skip 1 using 1:2:(log10($3 > %g ? $3 : %g)) with pm3d notitle, \\\n"
+                "      \"%s.csv\" skip 1 using 1:2:(log10($3 > %g ? $3 : %g)) with lines lw 2 lc rgb \"black\" "
+                "title \"95%% region (delta chi2 = 3.84)\"\n",
+                log10(d->threshold), d->fit_x, d->fit_y, d->name, floor_obj, floor_obj, d->name,
+                floor_obj, floor_obj);
+    } else {
+        fprintf(f,
+                "set ylabel \"objective\"\n"
+                "set logscale y\n"
+                "set grid back lt 1 lc rgb \"#e3e3e3\" lw 1\n"
+                "set arrow 1 from %.10g, graph 0 to %.10g, graph 1 nohead lc rgb \"#d62728\" dt 2\n"
+                "plot \"%s.csv\" skip 1 using 1:($2 > %g ? $2 : %g) with lines lw 2 lc rgb \"#1f77b4\" "
+                "title \"objective\", %.10g with lines dt 2 lc rgb \"black\" title \"95%% threshold\"\n",
+                d->fit_x, d->fit_x, d->name, floor_obj, floor_obj, d->threshold);
+    }
+    plot_gp_tail(f, d->name);
+    return plot_close(c, f, name);
+}
+
+int plot_scan(const plot_scan_data *d, const char *dir, tp_err *err)
+{
+    if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
+    char gnuplot[PLOT_PATH_MAX];
+    if (plot_find_gnuplot(gnuplot, sizeof gnuplot))
+        return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
+    if (plot_mkdirs(dir, err)) return -1;
+    plot_ctx c;
+    memset(&c, 0, sizeof c);
+    c.dir = dir;
+    c.err = err;
+    snprintf(c.stage, sizeof c.stage, "%s/.plot.XXXXXX", dir);
+    if (!mkdtemp(c.stage))
+        return tp_err_set(err, "plot: %s: cannot create a staging directory: %s", dir, strerror(errno));
+    int rc = -1;
+    if (plot_scan_files(&c, d) || plot_run_gnuplot(&c, gnuplot, d->name)) goto out;
+    static const char *const ext[] = {"csv", "gp", "png", "svg"};
+    for (int e = 0; e < 4; e++) {
+        char from[PLOT_PATH_MAX + 200], to[PLOT_PATH_MAX + 200];
+        snprintf(from, sizeof from, "%s/%s.%s", c.stage, d->name, ext[e]);
+        snprintf(to, sizeof to, "%s/%s.%s", dir, d->name, ext[e]);
+        struct stat sb;
+        if (e >= 2 && (stat(from, &sb) != 0 || sb.st_size == 0)) {
+            tp_err_set(err, "plot: gnuplot wrote no %s.%s", d->name, ext[e]);
+            goto out;
+        }
+        if (rename(from, to) != 0) {
+            tp_err_set(err, "plot: %s: cannot write: %s", to, strerror(errno));
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    plot_remove_stage(c.stage);
+    return rc;
+}

@@ -19,4 +19,20 @@
 
 int plot_validation(const val_report *r, const char *dir, tp_err *err);
 
+/* plot_scan writes DIR/NAME.csv (the objective on an n1 x n2 grid of the free parameters:
+ * one row per point, x-major, a blank line between x values so gnuplot sees the grid),
+ * NAME.gp, NAME.png and NAME.svg: log10 of the objective as a colour map with the 95%
+ * region (objective <= threshold) outlined and the fit marked, or for one parameter
+ * (ykey NULL, n2 = 1) the curve with the threshold line. Files appear whole or not at all. */
+typedef struct plot_scan_data {
+    const char *name, *title;
+    const char *xkey, *ykey;
+    int n1, n2;
+    const double *x, *y;         /* n1 and n2 parameter values */
+    const double *objective;     /* n1 * n2, x-major */
+    double fit_x, fit_y, threshold, cv;
+} plot_scan_data;
+
+int plot_scan(const plot_scan_data *d, const char *dir, tp_err *err);
+
 #endif

@@ -1,15 +1,37 @@
-/* validate.h: a scenario against a measured grid, with the study's pre-registration.
+/* validate.h: a scenario against a measured grid, with the study's pre-registration, under
+ * a protocol that can tell a mechanism from no model.
  *
- * Contract: val_run loads the scenario (with the caller's overrides), fits its declared
- * free parameters (at most 2) on its declared calibration cells (at most 2, which must be
- * in the grid) and on nothing else, then predicts every grid cell. Per config it reports
- * MAPE over all and over held-out cells, the kill-switch verdict on the held-out MAPE
- * (a config without held-out cells is untested, not passed),
- * and the implied per-step residual measured - comm - compute/k (simulated comm and
- * compute; also from the grid's own prediction columns when it has them). The shrink
- * ratio is step(lowest tp) / step(next tp), the mean over batch/ctx present in both.
- * The report is caller-owned; free with val_free. A failed kill-switch is a result, not an
- * error: val_run fails only on bad input.
+ * Contract: val_run_with loads the scenario (with the caller's overrides), refuses it when a
+ * number the grid could inform is neither fitted, `sourced:` nor `assumed:` (val_knobs), and
+ * runs one protocol:
+ *   within        one fit on the scenario's fit.cells (plus the cells borrowed values were
+ *                 fitted on); every other cell is held out;
+ *   transfer A:B  one fit on the fit.cells of TP degrees A (all of A's cells when none is
+ *                 named; `cal_all_of_from` says so); every cell of degrees B is held out,
+ *                 and no cell of B is ever read by the fit;
+ *   loo           one fit per config, on the fit.cells of the other configs (all their cells
+ *                 when none); that config's cells are held out.
+ * The fit takes its declared free parameters (at most 2) and nothing else. Per config, on the
+ * held-out cells of the fold that judges it: the MAPE, the two null baselines on the same
+ * cells (constant: the mean of the fold's calibration cells of that config, else of all of
+ * them; additive: the study's compute/k + comm + R0 with R0 fitted on the same calibration
+ * cells), skill = 1 - MAPE / best baseline MAPE, and the verdict
+ *   UNTESTED       no held-out cell;
+ *   MISFIT         the fit misses one of its calibration cells by more than kill-switch/3;
+ *   FAIL           held-out MAPE above the kill-switch;
+ *   PASS_NO_SKILL  within the kill-switch, not at most half the best baseline's MAPE;
+ *   SUPPORTED      within the kill-switch and at most half (and strictly below) the best
+ *                  baseline's MAPE.
+ * With intervals, every prediction gets a 95% profile-likelihood interval from the
+ * calibration cells' relative measurement error meas_cv (Gaussian, chi2(1) = 3.84 on the
+ * fit's sum of squared relative errors / cv^2), widened in quadrature by one new
+ * measurement's own error: pred_lo <= predicted_ms <= pred_hi. A config is `identified`
+ * when the parameters' part alone spans at most the kill-switch on every held-out cell (a
+ * verdict on an unidentified prediction rests on where the fit stopped in a flat valley;
+ * it is reported beside the verdict, not folded into it). With sensitivity, each
+ * assumed number is moved by -20% and +20% with the fitted values held, and every held-out
+ * prediction re-simulated. The report is caller-owned; free with val_free. A failed
+ * kill-switch is a result, not an error: val_run fails only on bad input.
  */
 #ifndef TPSIM_VALIDATE_H
 #define TPSIM_VALIDATE_H
@@ -20,45 +42,135 @@
 #include "scenario.h"
 
 #define VAL_MAX_CONFIGS 16
+#define VAL_MAX_TP 8
+#define VAL_Z95 1.959963984540054  /* two-sided 95% normal quantile */
+#define VAL_CHI2_95 3.841458820694124 /* chi-square, 1 degree of freedom, 95% */
+#define VAL_SENS_FRAC 0.20
+
+typedef enum val_protocol_kind { VAL_WITHIN, VAL_TRANSFER, VAL_LOO } val_protocol_kind;
+
+typedef struct val_protocol {
+    val_protocol_kind kind;
+    long from[VAL_MAX_TP], to[VAL_MAX_TP]; /* transfer: TP degrees fitted on / judged */
+    int n_from, n_to;
+} val_protocol;
+
+/* "within", "loo" or "transfer A:B" (also just "A:B"), A and B comma lists of TP degrees,
+ * disjoint. 0, or -1 with a message naming what is expected (caller adds the position). */
+int val_protocol_parse(const char *text, val_protocol *out, tp_err *err);
+/* "within", "loo", "transfer 2:4" */
+void val_protocol_name(const val_protocol *p, char *out, size_t cap);
+
+typedef struct val_options {
+    double kill_switch_pct;
+    int protocol_given;     /* else the scenario's fit.protocol, else within */
+    val_protocol protocol;
+    double meas_cv;         /* relative measurement error of one grid cell (0.01 = 1%) */
+    int intervals;          /* compute pred_lo/pred_hi */
+    int sensitivity;        /* the +-20% moves of each assumed number */
+} val_options;
+
+/* kill-switch 15%, within (or the scenario's), meas_cv 1%, intervals and sensitivity on */
+val_options val_default_options(void);
+
+typedef enum val_role { VAL_UNUSED, VAL_CALIBRATION, VAL_HELDOUT } val_role;
+typedef enum val_verdict {
+    VAL_UNTESTED, VAL_MISFIT, VAL_FAIL, VAL_PASS_NO_SKILL, VAL_SUPPORTED
+} val_verdict;
+const char *val_verdict_name(val_verdict v);
+const char *val_role_name(val_role r);
 
 typedef struct val_cell {
     const grid_cell *g;
     run_summary sim;
     double predicted_ms, error_pct;
-    int calibration;
+    val_role role;            /* in the fold that judges its config */
+    int calibration;          /* role == VAL_CALIBRATION */
+    int fold;
+    double fit_lo, fit_hi;    /* the parameters' 95% range of the prediction */
+    double pred_lo, pred_hi;  /* ... with one measurement's error added: NAN without intervals */
+    int inside;               /* measured within [pred_lo, pred_hi] */
+    double constant_ms, additive_ms; /* the null baselines' predictions, same fold */
 } val_cell;
+
+typedef struct val_fold {
+    char label[64];           /* "all configs", or "without H100 TP-4" */
+    size_t *cal;              /* grid indices of its calibration cells */
+    int n_cal;
+    int cal_all_of_from;      /* transfer/loo: fit.cells named none, every cell of the rest */
+    int cal_borrowed;         /* cells added because borrowed values were fitted on them */
+    double fitted[SCN_MAX_FIT];
+    double objective;         /* sum of squared relative errors on the calibration cells */
+    int evaluations;
+    double cal_max_err_pct;   /* the fit's worst miss of its own calibration cells */
+    int misfit;
+    double r0_ms;             /* the additive baseline's fitted R0 */
+    double lo[SCN_MAX_FIT], hi[SCN_MAX_FIT]; /* the parameters' 95% profile box */
+} val_fold;
 
 typedef struct val_config {
     char config[48];
     long tp;
-    int n, n_heldout;
-    double mape_pct, heldout_mape_pct; /* heldout: NAN when every cell calibrates */
-    int tested;               /* it has held-out cells: a config judged only on the cells it
-                                 was fitted on is untested, never a pass */
-    int pass;
+    int n, n_heldout, fold;
+    double mape_pct, heldout_mape_pct; /* heldout: NAN when untested */
+    int tested, pass;         /* pass: held-out MAPE within the kill-switch (and not MISFIT) */
+    val_verdict verdict;
+    double constant_mape_pct, additive_mape_pct, best_baseline_pct; /* NAN when untested */
+    const char *best_baseline; /* "constant" or "additive" */
+    double skill;             /* 1 - held-out MAPE / best baseline MAPE; NAN if untested or 0 */
+    int n_inside;             /* held-out measurements inside their interval */
+    int identified;           /* with intervals: every held-out prediction's parameter range
+                                 (fit_lo..fit_hi) spans at most the kill-switch; otherwise
+                                 the calibration cells leave it to where the fit stopped */
+    double param_spread_pct;  /* the widest such range, % of the prediction (NAN without) */
     double residual_ms;       /* mean of measured - sim allreduce - sim compute */
     double residual_grid_ms;  /* the same from the grid's pred columns, NAN if absent */
     double measured_mean_ms, predicted_mean_ms;
 } val_config;
 
+typedef struct val_sens {
+    char key[128];
+    char note[256];
+    double value;             /* as used */
+    double *minus_ms, *plus_ms; /* per report cell (NAN unless held out): the prediction at
+                                   value * 0.8 and * 1.2, fitted values held */
+} val_sens;
+
 typedef struct val_report {
-    scenario scn;             /* as fitted */
+    scenario scn;             /* as fitted in fold 0 */
     const grid *g;
+    val_options opt;
+    val_protocol protocol;
     double kill_switch_pct;
     int n_fit;
-    double fitted[SCN_MAX_FIT];
+    double fitted[SCN_MAX_FIT]; /* fold 0's */
     double fit_objective;
     int fit_evaluations;
+    val_fold *folds;
+    int n_folds;
     val_cell *cells;          /* one per grid cell, grid order */
     size_t n_cells;
     val_config configs[VAL_MAX_CONFIGS];
     int n_configs;
+    int n_heldout, n_inside;  /* interval coverage over every held-out cell */
+    val_sens *sens;           /* one per assumed number */
+    int n_sens;
     long shrink_from_tp, shrink_to_tp; /* 0 when the grid has one TP degree */
     double shrink_measured, shrink_predicted;
 } val_report;
 
+int val_run_with(const char *scenario_path, const scn_opts *opts, const grid *g,
+                 const val_options *vo, val_report *out, tp_err *err);
+/* val_run_with at this kill-switch, the scenario's protocol, without intervals or
+ * sensitivity (what sweep --fit needs) */
 int val_run(const char *scenario_path, const scn_opts *opts, const grid *g,
             double kill_switch_pct, val_report *out, tp_err *err);
 void val_free(val_report *r);
+
+/* The objective (sum of squared relative errors on the fold's calibration cells) over an
+ * n1 x n2 grid of the free parameters' boxes (n2 = 1 for one parameter), row-major,
+ * into a caller-owned `objective` of n1*n2 values. */
+int val_scan(const char *scenario_path, const scn_opts *opts, const val_report *r, int fold,
+             int n1, int n2, double *objective, tp_err *err);
 
 #endif

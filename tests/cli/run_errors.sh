@@ -87,8 +87,9 @@ expect_fail2 "tab indentation" "^tpsim: $TMP/tab\.yaml:31:1: YAML syntax error" 
 scn badutf 12 $'description: caf\xe9'
 expect_fail2 "bad UTF-8 at its line" "^tpsim: $TMP/badutf\.yaml:12:[0-9]+: YAML syntax error: .*UTF-8" \
     "$TPSIM" run "$TMP/badutf.yaml"
+# the second document is reported at its first line after the --- marker
 { cat "$S"; printf -- '---\nname: second\n'; } >"$TMP/twodocs.yaml"
-expect_fail2 "two documents" "^tpsim: $TMP/twodocs\.yaml:43:1: a second YAML document" \
+expect_fail2 "two documents" "^tpsim: $TMP/twodocs\.yaml:$(($(wc -l <"$S") + 2)):1: a second YAML document" \
     "$TPSIM" run "$TMP/twodocs.yaml"
 : >"$TMP/empty.yaml"
 expect_fail2 "empty file" "^tpsim: $TMP/empty\.yaml:1:1: empty file" "$TPSIM" run "$TMP/empty.yaml"

@@ -1,0 +1,230 @@
+/* test_validate.c: the validation core on synthetic grids that tpsim generates itself from
+ * known parameters plus seeded measurement noise: the 95% prediction intervals cover close
+ * to 95% of held-out measurements (and are not trivially wide), the fit recovers the
+ * parameters, and --scan's objective is the fit's (recomputed apart at two grid points, and
+ * never below the fit's optimum). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dist.h"
+#include "run.h"
+#include "scnopt.h"
+#include "validate.h"
+
+#define TRUE_HBM 0.80
+#define TRUE_OFFSET_MS 1.5
+#define NOISE_CV 0.01
+#define N_SEEDS 10
+
+static const long batches[] = {1, 2, 3, 4, 6, 8, 12, 16};
+#define N_BATCH (sizeof batches / sizeof batches[0])
+
+typedef struct fixture {
+    char dir[256], scenario[320], grid[320];
+} fixture;
+
+/* An 8B model at TP-2 and TP-4 with no host cost (one deterministic step per cell) and two
+ * free parameters: the HBM efficiency and a per-step offset. */
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    char cwd[200];
+    if (!fx || !getcwd(cwd, sizeof cwd)) return -1;
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/tpsim-test-validate.XXXXXX");
+    if (!mkdtemp(fx->dir)) return -1;
+    snprintf(fx->scenario, sizeof fx->scenario, "%s/synthetic.yaml", fx->dir);
+    snprintf(fx->grid, sizeof fx->grid, "%s/grid.csv", fx->dir);
+    FILE *f = fopen(fx->scenario, "w");
+    if (!f) return -1;
+    fprintf(f,
+            "name: synthetic\n"
+            "model: %s/models/llama-3.1-8b.yaml\n"
+            "hardware: %s/models/hw/h100-sxm.yaml\n"
+            "allreduce: [%s/models/allreduce/h100-sxm-tp2.yaml, %s/models/allreduce/h100-sxm-tp4.yaml]\n"
+            "defaults: {tp: 2, batch: 1, ctx: 2048, steps: 1, warmup: 0, seed: 1}\n"
+            "gpu: {hbm_efficiency: %g, flops_efficiency: 0.7, kernel_fixed_us: 0, launch_latency_us: 0}\n"
+            "host:\n"
+            "  launch: {dist: constant, mean_us: 0}\n"
+            "  collective: {dist: constant, mean_us: 0}\n"
+            "offset_ms: %g\n"
+            "fit:\n"
+            "  params:\n"
+            "    - {key: gpu.hbm_efficiency, min: 0.5, max: 0.98}\n"
+            "    - {key: offset_ms, min: -5, max: 5}\n"
+            "  cells:\n"
+            "    - {tp: 2, batch: 1, ctx: 2048}\n"
+            "    - {tp: 2, batch: 16, ctx: 2048}\n"
+            "    - {tp: 4, batch: 1, ctx: 2048}\n"
+            "    - {tp: 4, batch: 16, ctx: 2048}\n"
+            "assumed:\n"
+            "  - {key: gpu.flops_efficiency, why: test}\n"
+            "  - {key: gpu.kernel_fixed_us, why: test}\n"
+            "  - {key: gpu.launch_latency_us, why: test}\n"
+            "  - {key: host.launch.mean_us, why: test}\n"
+            "  - {key: host.collective.mean_us, why: test}\n",
+            cwd, cwd, cwd, cwd, TRUE_HBM, TRUE_OFFSET_MS);
+    if (fclose(f)) return -1;
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    unlink(fx->scenario);
+    unlink(fx->grid);
+    rmdir(fx->dir);
+    free(fx);
+    return 0;
+}
+
+/* The grid: the scenario's own step at the true parameters, times (1 + cv * N(0,1)). */
+static void write_grid(const fixture *fx, const double truth[2][N_BATCH], uint64_t seed)
+{
+    dist_rng rng;
+    dist_rng_seed(&rng, seed, 7);
+    FILE *f = fopen(fx->grid, "w");
+    assert_non_null(f);
+    fprintf(f, "config,tp,batch,ctx,measured_ms\n");
+    for (int t = 0; t < 2; t++)
+        for (size_t b = 0; b < N_BATCH; b++)
+            fprintf(f, "S TP-%d,%d,%ld,2048,%.17g\n", 2 << t, 2 << t, batches[b],
+                    truth[t][b] * (1.0 + NOISE_CV * dist_std_normal(&rng)));
+    assert_int_equal(fclose(f), 0);
+}
+
+static void true_steps(const fixture *fx, double truth[2][N_BATCH])
+{
+    scenario *s = malloc(sizeof *s);
+    tp_err err = {{0}};
+    assert_non_null(s);
+    assert_int_equal(scenario_load(fx->scenario, NULL, 0, s, &err), 0);
+    for (int t = 0; t < 2; t++)
+        for (size_t b = 0; b < N_BATCH; b++) {
+            run_request req = {2 << t, batches[b], 2048, 1, 0, 1, 0};
+            run_summary sum;
+            assert_int_equal(run_cell(s, &req, &sum, NULL, &err), 0);
+            truth[t][b] = sum.step_mean * 1e3;
+        }
+    free(s);
+}
+
+static void coverage_near_nominal(void **state)
+{
+    fixture *fx = *state;
+    double truth[2][N_BATCH];
+    true_steps(fx, truth);
+    scn_opts opts;
+    memset(&opts, 0, sizeof opts);
+    val_options vo = val_default_options();
+    vo.meas_cv = NOISE_CV;
+    vo.sensitivity = 0;
+    int inside = 0, heldout = 0;
+    double width = 0, noise_width = 0;
+    for (uint64_t seed = 1; seed <= N_SEEDS; seed++) {
+        write_grid(fx, truth, seed);
+        grid g;
+        tp_err err = {{0}};
+        val_report *r = malloc(sizeof *r);
+        assert_non_null(r);
+        assert_int_equal(grid_load(fx->grid, &g, &err), 0);
+        if (val_run_with(fx->scenario, &opts, &g, &vo, r, &err)) fail_msg("%s", err.msg);
+        /* the fit lands near the truth: 4 cells at 1% noise */
+        assert_true(fabs(r->fitted[0] - TRUE_HBM) < 0.1);
+        assert_true(fabs(r->fitted[1] - TRUE_OFFSET_MS) < 1.0);
+        for (size_t i = 0; i < r->n_cells; i++) {
+            const val_cell *c = &r->cells[i];
+            assert_true(c->pred_lo <= c->predicted_ms && c->predicted_ms <= c->pred_hi);
+            assert_true(c->fit_lo <= c->predicted_ms && c->predicted_ms <= c->fit_hi);
+            if (c->role != VAL_HELDOUT) continue;
+            heldout++;
+            inside += c->inside;
+            width += c->pred_hi - c->pred_lo;
+            noise_width += 2 * VAL_Z95 * NOISE_CV * c->predicted_ms;
+        }
+        assert_int_equal(r->n_heldout, 12);
+        val_free(r);
+        free(r);
+        grid_free(&g);
+    }
+    double cover = (double)inside / heldout;
+    print_message("coverage %d/%d = %.3f, mean width %.2fx one measurement's alone\n", inside,
+                  heldout, cover, width / noise_width);
+    assert_int_equal(heldout, 12 * N_SEEDS);
+    /* nominal 0.95; with 120 intervals, 3 binomial sigmas below is 0.89 */
+    assert_true(cover >= 0.89);
+    /* and not trivially wide: the parameters add to one measurement's own error, not swamp it */
+    assert_true(width / noise_width > 1.02 && width / noise_width < 2.0);
+}
+
+/* --scan's objective is the fit's: its smallest value on the grid is no better than the
+ * fit's optimum, and sits at the grid point nearest the fit. */
+static void scan_matches_fit(void **state)
+{
+    fixture *fx = *state;
+    double truth[2][N_BATCH];
+    true_steps(fx, truth);
+    write_grid(fx, truth, 99);
+    scn_opts opts;
+    memset(&opts, 0, sizeof opts);
+    val_options vo = val_default_options();
+    vo.intervals = vo.sensitivity = 0;
+    grid g;
+    tp_err err = {{0}};
+    val_report *r = malloc(sizeof *r);
+    assert_non_null(r);
+    assert_int_equal(grid_load(fx->grid, &g, &err), 0);
+    assert_int_equal(val_run_with(fx->scenario, &opts, &g, &vo, r, &err), 0);
+    enum { N1 = 9, N2 = 11 };
+    double obj[N1 * N2];
+    assert_int_equal(val_scan(fx->scenario, &opts, r, 0, N1, N2, obj, &err), 0);
+    int best = 0;
+    for (int i = 1; i < N1 * N2; i++)
+        if (obj[i] < obj[best]) best = i;
+    assert_true(obj[best] >= r->fit_objective * (1 - 1e-9));
+    /* two grid points recomputed apart: the scenario loaded with the values set, each
+     * calibration cell simulated, squared relative errors summed */
+    const int probe[2] = {best, 3 * N2 + 7};
+    for (int k = 0; k < 2; k++) {
+        int i = probe[k] / N2, j = probe[k] % N2;
+        char a[64], b[64];
+        snprintf(a, sizeof a, "gpu.hbm_efficiency=%.17g", 0.5 + (0.98 - 0.5) * i / (N1 - 1));
+        snprintf(b, sizeof b, "offset_ms=%.17g", -5 + 10.0 * j / (N2 - 1));
+        const char *sets[2] = {a, b};
+        scenario *s = malloc(sizeof *s);
+        assert_non_null(s);
+        assert_int_equal(scenario_load(fx->scenario, sets, 2, s, &err), 0);
+        double sse = 0;
+        for (size_t c = 0; c < g.n; c++) {
+            if (g.cells[c].batch != 1 && g.cells[c].batch != 16) continue;
+            run_request req = {g.cells[c].tp, g.cells[c].batch, 2048, 1, 0, 1, 0};
+            run_summary sum;
+            assert_int_equal(run_cell(s, &req, &sum, NULL, &err), 0);
+            double rel = sum.step_mean * 1e3 / g.cells[c].measured_ms - 1;
+            sse += rel * rel;
+        }
+        assert_true(fabs(sse - obj[probe[k]]) <= 1e-12 * (sse + 1e-300) + 1e-18);
+        free(s);
+    }
+    val_free(r);
+    free(r);
+    grid_free(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(coverage_near_nominal, setup, teardown),
+        cmocka_unit_test_setup_teardown(scan_matches_fit, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
