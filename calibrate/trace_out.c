@@ -176,7 +176,8 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
     double launch_us = r->launch_interval.mean / 1e3, step_us = r->host_work.mean > 0 ? r->host_work.mean / 1e3 : 0.0;
     double fixed_us = (double)r->kernel_fixed_ns / 1e3;
     fprintf(f, "# Measured by tpsim trace import from a profiler trace; every value says where it came\n");
-    fprintf(f, "# from. A scenario takes it through the --set flags listed under apply:, e.g.\n");
+    fprintf(f, "# from. A scenario takes it with the key measured: THIS.yaml or the flag --measured\n");
+    fprintf(f, "# THIS.yaml (a --set still overrides it), or as the --set flags listed under apply:, e.g.\n");
     fprintf(f, "#   tpsim run SCENARIO $(sed -n 's/^  - /--set /p' THIS.yaml)\n");
     fprintf(f, "kind: trace-calibration\n");
     if (hbm_bw > 0) {
@@ -196,6 +197,16 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
     } else {
         fprintf(f, "    unmeasured: true   # needs two consecutive launches in a step\n");
     }
+    fprintf(f, "  collective:\n"); /* a collective's launch is a launch call like any other */
+    if (have_launch) {
+        fprintf(f, "    dist: lognormal\n");
+        fprintf(f, "    mean_us: %.4f\n", launch_us);
+        fprintf(f, "    cv: %.4f\n", r->launch_interval.cv);
+        fprintf(f, "    source: {files: \"%s\", steps: %zu, launches: %zu, how: \"host.launch's values: a collective's launch is a launch call like any other\"}\n",
+                src, r->n_steps, r->launch_interval.n);
+    } else {
+        fprintf(f, "    unmeasured: true   # needs two consecutive launches in a step\n");
+    }
     fprintf(f, "  step:\n");
     if (have_step) {
         fprintf(f, "    dist: constant\n");
@@ -206,9 +217,22 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
         fprintf(f, "    unmeasured: true   # needs two consecutive steps in one rank\n");
     }
     fprintf(f, "gpu:\n");
-    fprintf(f, "  kernel_fixed_us: %.4f\n", fixed_us);
-    fprintf(f, "  kernel_fixed_source: {files: \"%s\", kernels: %zu, how: \"5th percentile of non-collective kernel durations\"}\n",
-            src, r->kernel_dur.n);
+    if (r->kernel_dur.n) {
+        fprintf(f, "  kernel_fixed_us: %.4f\n", fixed_us);
+        fprintf(f, "  kernel_fixed_source: {files: \"%s\", kernels: %zu, how: \"5th percentile of non-collective kernel durations\"}\n",
+                src, r->kernel_dur.n);
+    } else {
+        fprintf(f, "  # kernel_fixed_us: unmeasured (no non-collective kernel)\n");
+    }
+    /* the GEMV/GEMM class's efficiency is what the cost model's hbm_efficiency scales */
+    double hbm_eff = 0;
+    if (hbm_bw > 0 && r->total.class_bytes_ns[TRC_GEMM] > 0) {
+        double eff = r->total.class_bytes[TRC_GEMM] / (double)r->total.class_bytes_ns[TRC_GEMM] * 1e9 / hbm_bw;
+        hbm_eff = eff > 1 ? 1.0 : eff < 0.001 ? 0.001 : eff;
+        fprintf(f, "  hbm_efficiency: %.4f\n", hbm_eff);
+        fprintf(f, "  hbm_efficiency_source: {files: \"%s\", how: \"achieved_gbps.gemm's efficiency (GEMV/GEMM kernels with recorded shapes over the hardware file's hbm_gbps), clamped to [0.001, 1]\"}\n",
+                src);
+    }
     fprintf(f, "  achieved_gbps:\n");
     int any = 0;
     for (int k = 0; k < TRC_COUNT; k++) {
@@ -230,9 +254,5 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
                     r->launch_interval.cv);
     if (have_step) fprintf(f, "  - host.step.dist=constant\n  - host.step.mean_us=%.4f\n", step_us);
     if (r->kernel_dur.n) fprintf(f, "  - gpu.kernel_fixed_us=%.4f\n", fixed_us);
-    /* the GEMV/GEMM class's efficiency is what the cost model's hbm_efficiency scales */
-    if (hbm_bw > 0 && r->total.class_bytes_ns[TRC_GEMM] > 0) {
-        double eff = r->total.class_bytes[TRC_GEMM] / (double)r->total.class_bytes_ns[TRC_GEMM] * 1e9 / hbm_bw;
-        fprintf(f, "  - gpu.hbm_efficiency=%.4f\n", eff > 1 ? 1.0 : eff < 0.001 ? 0.001 : eff);
-    }
+    if (hbm_eff > 0) fprintf(f, "  - gpu.hbm_efficiency=%.4f\n", hbm_eff);
 }

@@ -5,8 +5,10 @@
  * `ranks`, `kernels`, `memcpys`, `graph_launches`, `collectives` (totals over the trace),
  * then `steps[]` with the same fields per step; times in us/ms as each key's suffix says.
  * The calibration (tr_out_calib) is YAML whose every value carries `source:` (files,
- * ranks, steps it was measured from), and an `apply:` list of the `--set key=value`
- * overrides that give a scenario those values.
+ * ranks, steps it was measured from): host.launch, host.collective and host.step (dist,
+ * mean_us, cv, or `unmeasured: true`), gpu.kernel_fixed_us and gpu.hbm_efficiency (absent
+ * when unmeasured), which a scenario loads (sim/measured.h), and an `apply:` list of the
+ * `--set key=value` overrides that give a scenario the same values.
  */
 #ifndef TPSIM_TRACE_OUT_H
 #define TPSIM_TRACE_OUT_H

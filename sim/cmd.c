@@ -27,6 +27,11 @@ int cmd_scn_flag(scn_opts *o, const char *name, const char *v, tp_err *err)
         o->calibs[o->n_calibs++] = v;
         return 1;
     }
+    if (strcmp(name, "measured") == 0) {
+        if (o->measured) return tp_err_set(err, "--measured %s: a second measured file, expected one", v);
+        o->measured = v;
+        return 1;
+    }
     if (strcmp(name, "allow-foreign-calib") == 0) {
         o->allow_foreign_calib = 1;
         return 1;

@@ -12,9 +12,11 @@
 #include "err.h"
 #include "scnopt.h"
 
-/* Entries of a command's flag table (cli.h): --set, --calib, --mode, --allow-foreign-calib. */
+/* Entries of a command's flag table (cli.h): --set, --calib, --mode, --measured,
+ * --allow-foreign-calib. */
 #define CMD_SCN_FLAGS                                                                          \
-    {"set", 0, 1}, {"calib", 0, 1}, {"mode", 0, 1}, {"allow-foreign-calib", 0, 0}
+    {"set", 0, 1}, {"calib", 0, 1}, {"mode", 0, 1}, {"measured", 0, 1},                       \
+    {"allow-foreign-calib", 0, 0}
 /* 1 if the flag named `name` (without dashes) is one of them and value was recorded, 0 if it
  * is not one of them, -1 on a bad value. */
 int cmd_scn_flag(scn_opts *o, const char *name, const char *value, tp_err *err);

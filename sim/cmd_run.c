@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "jw.h"
 #include "locate.h"
+#include "num.h"
 #include "ofile.h"
 #include "run.h"
 #include "trace.h"
@@ -18,9 +19,74 @@ static const char run_usage[] =
     "usage: tpsim run SCENARIO [--tp K] [--batch B] [--ctx C] [--steps N] [--warmup N]\n"
     "                 [--seed S] [--set key=value]... [--calib FILE]... [--mode eager|graphs]\n"
     "                 [--format text|json] [--trace FILE] [--allow-foreign-calib]\n"
+    "                 [--measured FILE]\n"
     "SCENARIO is a file or a name (scenarios/NAME.yaml; --calib: models/allreduce/NAME.yaml).\n"
     "exit status: 0 done; 1 ran, but the configuration does not fit in HBM (weights + KV\n"
     "cache per rank above the GPU's memory: the report says so); 2 bad input.\n";
+
+/* The trace calibration the scenario took (measured.h): each key it set, with its source:
+ * and whether a --set replaced it; each part it left to the scenario, and why. */
+static void run_json_measured(jw *w, const measured_cal *m)
+{
+    jw_key(w, "measured");
+    jw_obj(w);
+    jw_kstr(w, "file", m->path);
+    jw_kstr(w, "named_by", m->named_by);
+    jw_key(w, "set");
+    jw_arr(w);
+    for (int p = 0; p < MEASURED_PARTS; p++) {
+        const measured_group *g = &m->parts[p];
+        for (int k = 0; k < g->n_keys; k++) {
+            double v;
+            jw_obj(w);
+            jw_kstr(w, "key", g->keys[k]);
+            jw_key(w, "value");
+            if (num_double(g->values[k], -1e300, 1e300, &v) == NUM_OK)
+                jw_num(w, v);
+            else
+                jw_str(w, g->values[k]);
+            jw_kstr(w, "source", g->source);
+            jw_key(w, "overridden_by");
+            if (g->overridden_by[k][0])
+                jw_str(w, g->overridden_by[k]);
+            else
+                jw_num(w, 0.0 / 0.0); /* null */
+            jw_end_obj(w);
+        }
+    }
+    jw_end_arr(w);
+    jw_key(w, "kept");
+    jw_arr(w);
+    for (int p = 0; p < MEASURED_PARTS; p++) {
+        const measured_group *g = &m->parts[p];
+        if (g->state == MEASURED_SET) continue;
+        jw_obj(w);
+        jw_kstr(w, "part", g->name);
+        jw_kstr(w, "why", g->state == MEASURED_UNMEASURED ? "unmeasured" : "absent");
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+    jw_end_obj(w);
+}
+
+static void run_text_measured(const measured_cal *m)
+{
+    printf("measured   %s (named by %s), a trace calibration:\n", m->path, m->named_by);
+    for (int p = 0; p < MEASURED_PARTS; p++) {
+        const measured_group *g = &m->parts[p];
+        if (g->state != MEASURED_SET) {
+            printf("           %s: %s, the scenario's value kept\n", g->name,
+                   g->state == MEASURED_UNMEASURED ? "unmeasured in the trace" : "not in the file");
+            continue;
+        }
+        printf("          ");
+        for (int k = 0; k < g->n_keys; k++) {
+            printf(" %s=%s", g->keys[k], g->values[k]);
+            if (g->overridden_by[k][0]) printf(" (replaced by %s)", g->overridden_by[k]);
+        }
+        printf("\n             source: %s\n", g->source);
+    }
+}
 
 static void run_print_json(const scenario *s, const run_summary *r)
 {
@@ -81,6 +147,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_knum(&w, "max", r->step_max * 1e3);
     jw_end_obj(&w);
     cmd_json_breakdown(&w, "breakdown_ms", b);
+    if (s->measured.path[0]) run_json_measured(&w, &s->measured);
     jw_end_obj(&w);
     jw_done(&w);
 }
@@ -136,6 +203,7 @@ static void run_print_text(const scenario *s, const run_summary *r)
             printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n", cal->hardware,
                    s->hw.name, r->calibration_borrowed);
     }
+    if (s->measured.path[0]) run_text_measured(&s->measured);
     printf("\nwhere one step goes (mean over steps and %ld rank%s):\n", r->req.tp,
            r->req.tp > 1 ? "s" : "");
     run_line("GPU compute", b->compute, step, "kernels and copies on the stream");

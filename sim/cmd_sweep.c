@@ -79,7 +79,7 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
                                      {"warmup", 0, 1},  {"seed", 0, 1},  {"fit", 0, 1},
                                      {"output", 'o', 1}, {"format", 0, 1}, {"jobs", 0, 1},
                                      {"quiet", 0, 0},   {"shard", 0, 1}, {"set", 0, 1},
-                                     {"calib", 0, 1},
+                                     {"calib", 0, 1},   {"measured", 0, 1},
                                      {NULL, 0, 0}};
     const char *v;
     long lv;

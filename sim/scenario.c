@@ -10,7 +10,9 @@ static const char *const scn_keys[] = {"name",    "description", "model",     "h
                                        "allreduce", "defaults",  "gpu",       "program",
                                        "host",    "execution",   "offset_ms", "fit",
                                        "source",  "collective", "calibration_from",
-                                       "precision", "sourced", "assumed", NULL};
+                                       "precision", "sourced", "assumed",
+                                       "measured", /* a trace calibration (measured.h) */
+                                       NULL};
 static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
 static const char *const gpu_keys[] = {"hbm_efficiency", "flops_efficiency", "kernel_fixed_us",
@@ -368,7 +370,8 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
                             .sampling_kernels = 6};
     if (cfg_expect_map(r, scn_keys, err) || cfg_string_fits(r, "name", 1, sizeof s.name, &name, err) ||
         cfg_string(r, "description", 0, &desc, err) ||
-        cfg_source(r, 0, err) || scn_bind_files(doc, r, &s, err))
+        cfg_source(r, 0, err) || scn_bind_files(doc, r, &s, err) ||
+        measured_bind(doc, &s.measured, err))
         return -1;
     snprintf(s.name, sizeof s.name, "%s", name);
     if ((n = cfg_get(r, "defaults")) &&
@@ -434,8 +437,18 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
 
 cfg_doc *scenario_open(const char *path, const char *const *sets, int n_sets, tp_err *err)
 {
+    return scenario_open_measured(path, NULL, sets, n_sets, err);
+}
+
+cfg_doc *scenario_open_measured(const char *path, const char *measured, const char *const *sets,
+                                int n_sets, tp_err *err)
+{
     cfg_doc *doc = cfg_load(path, err);
     if (!doc) return NULL;
+    if (measured_open(doc, measured, sets, n_sets, err)) { /* scenario < measured < --set */
+        cfg_free(doc);
+        return NULL;
+    }
     for (int i = 0; i < n_sets; i++)
         if (cfg_set(doc, sets[i], i + 1, err)) {
             cfg_free(doc);

@@ -19,6 +19,7 @@
 #include "dist.h"
 #include "err.h"
 #include "hw.h"
+#include "measured.h"
 #include "model.h"
 #include "prog.h"
 
@@ -94,11 +95,15 @@ typedef struct scenario {
     int n_decls;
     scenario_fit_cell borrowed_cells[SCN_MAX_FIT_CELLS];
     int n_borrowed_cells;
+    measured_cal measured;    /* measured: / --measured (measured.h); path "" if none */
 } scenario;
 
 int scenario_load(const char *path, const char *const *sets, int n_sets, scenario *out,
                   tp_err *err);
 cfg_doc *scenario_open(const char *path, const char *const *sets, int n_sets, tp_err *err);
+/* scenario_open with a trace calibration (--measured FILE, or NULL) applied before the sets. */
+cfg_doc *scenario_open_measured(const char *path, const char *measured, const char *const *sets,
+                                int n_sets, tp_err *err);
 int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err);
 /* The calibration for k ranks, or NULL. */
 const arcal *scenario_allreduce(const scenario *s, long tp);

@@ -24,9 +24,17 @@ int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err)
     return 0;
 }
 
-int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err)
+cfg_doc *scn_opts_open(const char *path, const scn_opts *o, tp_err *err)
 {
     const char *sets[SCN_OPTS_MAX_SETS + 1];
-    if (scenario_load(path, sets, scn_opts_sets(o, sets), out, err)) return -1;
-    return scn_opts_apply(o, out, err);
+    return scenario_open_measured(path, o->measured, sets, scn_opts_sets(o, sets), err);
+}
+
+int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err)
+{
+    cfg_doc *doc = scn_opts_open(path, o, err);
+    if (!doc) return -1;
+    int rc = scenario_bind(doc, out, err);
+    cfg_free(doc);
+    return rc ? -1 : scn_opts_apply(o, out, err);
 }

@@ -2,7 +2,7 @@
  *
  * Contract: a scn_opts holds borrowed strings (argv, or a caller's store) that must outlive
  * it: `--set dotted.key=value` overrides in the user's order, extra all-reduce calibration
- * files, and an execution-mode override applied after the sets (so the numbers of the
+ * files, a trace calibration (--measured, applied before the sets), and an execution-mode override applied after the sets (so the numbers of the
  * user's --set flags in messages are their own). It owns no memory. The command layer
  * fills it from flags; the engine and the validation core only read it.
  */
@@ -22,6 +22,7 @@ typedef struct scn_opts {
     int n_calibs;
     char mode_set[64]; /* "execution.mode=...", applied after the --set flags; "" for none */
     int allow_foreign_calib; /* --allow-foreign-calib */
+    const char *measured;    /* --measured FILE: a trace calibration (measured.h), or NULL */
     /* not overrides: how a command runs its independent cells (par.h) */
     int jobs;          /* threads; <= 0: one per core */
     int quiet;         /* no progress line on stderr */
@@ -32,6 +33,8 @@ typedef struct scn_opts {
 int scn_opts_sets(const scn_opts *o, const char **sets);
 /* Apply the command-line calibrations and --allow-foreign-calib to a bound scenario. */
 int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err);
+/* The scenario document with --measured and the sets applied (scenario_open_measured). */
+cfg_doc *scn_opts_open(const char *path, const scn_opts *o, tp_err *err);
 /* scenario_load with every override and calibration applied. 0, or -1 with err set. */
 int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err);
 

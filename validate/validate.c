@@ -852,9 +852,8 @@ static void val_shrink(val_report *r)
 static int val_open(const char *path, const scn_opts *o, const val_options *vo, cfg_doc **doc,
                     scenario **spec, val_protocol *proto, tp_err *err)
 {
-    const char *sets[SCN_OPTS_MAX_SETS + 1];
     *spec = malloc(sizeof **spec);
-    *doc = scenario_open(path, sets, scn_opts_sets(o, sets), err);
+    *doc = scn_opts_open(path, o, err);
     if (!*spec) return tp_err_set(err, "out of memory");
     if (!*doc || scenario_bind(*doc, *spec, err)) return -1;
     scenario *s = *spec;
