@@ -23,7 +23,7 @@ static const char sweep_usage[] =
     "                   [--mode eager,graphs] [--steps N] [--warmup N] [--seed S]\n"
     "                   [--fit GRID] [-o FILE|-] [--format csv|json]\n"
     "                   [--set key=value]... [--calib FILE]... [--jobs N] [--quiet]\n"
-    "                   [--shard I/N]\n"
+    "                   [--shard I/N] [--measured FILE]\n"
     "  one row per cell (CSV with a header, or a JSON array of objects), each with the\n"
     "  scenario, model, hardware, mode, the cell, step times and breakdown in ms, and\n"
     "  fits_in_hbm (true/false: weights + KV cache within the GPU's HBM). A cell that does\n"

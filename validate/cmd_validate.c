@@ -18,7 +18,7 @@ static const char validate_usage[] =
     "                      [--within | --transfer A:B | --loo] [--meas-cv PCT] [--strict]\n"
     "                      [--summary] [--plot DIR] [--scan DIR]\n"
     "                      [--set key=value]... [--calib FILE]... [--mode M]\n"
-    "                      [--jobs N] [--quiet]\n"
+    "                      [--jobs N] [--quiet] [--measured FILE]\n"
     "  fits the scenario's fit.params on the calibration cells of the protocol only, predicts\n"
     "  every grid cell, and judges each config on its held-out cells against the kill-switch\n"
     "  and two null baselines (constant: the calibration cells' mean; additive: the study's\n"

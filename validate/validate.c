@@ -158,6 +158,19 @@ static int val_check_sets(const scn_opts *o, const scenario *spec, tp_err *err)
                                       "value comes from fitting; change its min/max there instead",
                                       o->sets[k], (int)len, o->sets[k], spec->path);
     }
+    /* the same for a measured file's value (measured.h) that no --set replaced */
+    for (int p = 0; p < MEASURED_PARTS; p++) {
+        const measured_group *mg = &spec->measured.parts[p];
+        for (int k = 0; k < mg->n_keys; k++)
+            for (int i = 0; i < spec->n_fit_params; i++)
+                for (int j = 0; j < spec->fit_params[i].n_keys; j++)
+                    if (!mg->overridden_by[k][0] && !strcmp(mg->keys[k], spec->fit_params[i].keys[j]))
+                        return tp_err_at(err, spec->measured.path, mg->line[k], mg->col[k],
+                                         "%s: measured, but a free parameter of %s's fit, whose "
+                                         "value comes from fitting; expected tpsim run with the "
+                                         "measured file, or a scenario that does not fit it",
+                                         mg->keys[k], spec->path);
+    }
     return 0;
 }
 

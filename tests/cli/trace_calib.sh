@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# CLI tests of a trace calibration loaded into a scenario (sim/measured.c): the B200 trace's
+# calibration, written by `tpsim trace import -o` here, taken through the scenario key
+# `measured:` and through --measured gives the same run as its apply: list as --set flags;
+# the host time follows from launches x the measured mean (derived here, not by tpsim);
+# --set beats the measured file; bad files are refused with one line and status 2.
+. tests/cli/lib.sh
+D=tests/data
+B200="$D/TraceLens__b200__vllm_tp8_eager_step.json.gz"
+RUN=(run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --format json)
+
+expect_ok "import with hardware" "$TPSIM" trace import "$B200" --hardware models/hw/b200.yaml -o "$TMP/b200.yaml"
+CAL="$TMP/b200.yaml"
+
+# the values as the file states them, read with sed (not tpsim): the launch mean and the
+# GEMV/GEMM efficiency under gpu:
+LAUNCH_US=$(sed -n '/^  launch:/,/^  [a-z]/s/^    mean_us: //p' "$CAL")
+HBM_EFF=$(sed -n 's/^  hbm_efficiency: //p' "$CAL")
+check "launch mean read from the file ($LAUNCH_US)" test -n "$LAUNCH_US"
+check "hbm efficiency read from the file ($HBM_EFF)" test -n "$HBM_EFF"
+check "step host work is unmeasured in a one-step trace" grep -q "^    unmeasured: true" "$CAL"
+
+# 1. the apply: flags, the flag and the scenario key give the same run
+mapfile -t SETS < <(sed -n 's/^  - /--set\n/p' "$CAL")
+expect_ok "run with the apply: flags" "$TPSIM" "${RUN[@]}" "${SETS[@]}" && cp "$TMP/out" "$TMP/apply.json"
+expect_ok "run with --measured" "$TPSIM" "${RUN[@]}" --measured "$CAL" && cp "$TMP/out" "$TMP/flag.json"
+sed 's#^name: .*#&\nmeasured: b200.yaml#' scenarios/eager-host-dispatch.yaml >"$TMP/with-measured.yaml"
+KEY_LINE=$(grep -n '^measured:' "$TMP/with-measured.yaml" | cut -d: -f1)
+expect_ok "run with measured: in the scenario" "$TPSIM" run "$TMP/with-measured.yaml" --tp 2 --steps 2 --format json \
+    && cp "$TMP/out" "$TMP/key.json"
+check "flag, key and apply: flags give the same step" python3 - "$TMP/apply.json" "$TMP/flag.json" "$TMP/key.json" "$KEY_LINE" <<'PY'
+import json, sys
+a, f, k = (json.load(open(p)) for p in sys.argv[1:4])
+for x in (f, k):
+    assert x["step_ms"] == a["step_ms"], (x["step_ms"], a["step_ms"])
+    assert x["breakdown_ms"] == a["breakdown_ms"], (x["breakdown_ms"], a["breakdown_ms"])
+assert "measured" not in a
+assert f["measured"]["named_by"] == "--measured", f["measured"]
+assert k["measured"]["named_by"].endswith("with-measured.yaml:%s:11" % sys.argv[4]), k["measured"]
+assert k["measured"]["file"].endswith("/b200.yaml"), k["measured"]
+PY
+check "the report names the file, each key it set with its source, and the step it kept" \
+    python3 - "$TMP/flag.json" "$CAL" "$LAUNCH_US" "$HBM_EFF" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["measured"]
+launch, eff = float(sys.argv[3]), float(sys.argv[4])
+assert m["file"] == sys.argv[2], m["file"]
+got = {s["key"]: s["value"] for s in m["set"]}
+want = {"host.launch.dist": "lognormal", "host.launch.mean_us": launch,
+        "host.collective.dist": "lognormal", "host.collective.mean_us": launch,
+        "gpu.hbm_efficiency": eff}
+for key, v in want.items():
+    assert got[key] == v, (key, got.get(key), v)
+assert set(got) == set(want) | {"host.launch.cv", "host.collective.cv", "gpu.kernel_fixed_us"}, got
+assert all("TraceLens__b200__vllm_tp8_eager_step.json.gz (rank 0)" in s["source"] for s in m["set"]), m["set"]
+assert all(s["overridden_by"] is None for s in m["set"]), m["set"]
+assert m["kept"] == [{"part": "host.step", "why": "unmeasured"}], m["kept"]
+PY
+# the step host work the trace could not measure: the scenario's own 0 us stays
+expect_ok "text report" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$CAL"
+check "text report names the file" grep -q "^measured   $CAL (named by --measured), a trace calibration:" "$TMP/out"
+check "text report keeps the step, says why" grep -q "host.step: unmeasured in the trace, the scenario's value kept" "$TMP/out"
+check "text report gives the launch keys" grep -q " host.launch.mean_us=$LAUNCH_US " "$TMP/out"
+
+# 2. host time = launches x the measured mean (cv set to 0 so every launch costs the mean;
+#    the step host work stays the scenario's 0): a --set beats the measured file
+expect_ok "--set over --measured" "$TPSIM" "${RUN[@]}" --measured "$CAL" --set host.launch.cv=0 --set host.collective.cv=0 \
+    --set host.launch.dist=constant --set host.collective.dist=constant
+check "host time is launches x the measured mean" python3 - "$TMP/out" "$LAUNCH_US" <<'PY'
+import json, sys
+d, mean_us = json.load(open(sys.argv[1])), float(sys.argv[2])
+launches = d["kernels_per_step"] + d["collectives_per_step"]
+want = launches * mean_us / 1e3
+assert abs(d["breakdown_ms"]["host"] - want) < 1e-6, (launches, mean_us, d["breakdown_ms"])
+over = {s["key"]: s["overridden_by"] for s in d["measured"]["set"]}
+assert over["host.launch.cv"] == "--set" and over["host.launch.mean_us"] is None, over
+PY
+expect_ok "--set mean over --measured" "$TPSIM" "${RUN[@]}" --measured "$CAL" --set host.launch.mean_us=5 \
+    --set host.collective.mean_us=5 --set host.launch.dist=constant --set host.collective.dist=constant \
+    --set host.launch.cv=0 --set host.collective.cv=0
+check "a --set mean replaces the measured one" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+launches = d["kernels_per_step"] + d["collectives_per_step"]
+assert abs(d["breakdown_ms"]["host"] - launches * 0.005) < 1e-6, d["breakdown_ms"]' "$TMP/out"
+# the flag replaces the scenario key's file: the synthetic trace's 10 us launches, 159 us step
+expect_ok "synthetic import" "$TPSIM" trace import "$D/trace-synth-streams.json" -o "$TMP/synth.yaml"
+expect_ok "--measured replaces measured:" "$TPSIM" run "$TMP/with-measured.yaml" --tp 2 --steps 2 --format json --measured "$TMP/synth.yaml"
+check "the flag's file, with its measured step work" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+launches = d["kernels_per_step"] + d["collectives_per_step"]
+# 10 us launch to launch, cv 0; 159 us of per-step host work (tests/cli/trace_import.sh)
+assert abs(d["breakdown_ms"]["host"] - (launches * 0.010 + 0.159)) < 1e-6, d["breakdown_ms"]
+assert d["measured"]["kept"] == [{"part": "gpu.hbm_efficiency", "why": "absent"}], d["measured"]' "$TMP/out"
+expect_ok "sweep takes --measured" "$TPSIM" sweep scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$TMP/synth.yaml" --format json -o -
+check "sweep's host time from the file" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))[0]
+launches = r["kernels_per_step"] + r["allreduces_per_step"] + 1  # + the logits gather
+assert abs(r["host_ms"] - (launches * 0.010 + 0.159)) < 1e-6, r' "$TMP/out"
+
+# 3. bad files: one line, status 2
+sed 's/^kind: trace-calibration/kind: allreduce-calibration/' "$CAL" >"$TMP/kind.yaml"
+expect_fail2 "wrong kind" "kind.yaml:[0-9]+:7: kind: 'allreduce-calibration', expected trace-calibration" \
+    "$TPSIM" "${RUN[@]}" --measured "$TMP/kind.yaml"
+sed 's/^  launch:/  launch_typo:/' "$CAL" >"$TMP/unknown.yaml"
+expect_fail2 "unknown key" "unknown.yaml:[0-9]+:3: .*launch_typo" "$TPSIM" "${RUN[@]}" --measured "$TMP/unknown.yaml"
+sed '0,/^    mean_us: .*/s//    mean_us: nan/' "$CAL" >"$TMP/nan.yaml"
+expect_fail2 "NaN" "nan.yaml:[0-9]+:14: host.launch.mean_us: 'nan' is not a number" "$TPSIM" "${RUN[@]}" --measured "$TMP/nan.yaml"
+sed 's/^  hbm_efficiency: .*/  hbm_efficiency: 1.5/' "$CAL" >"$TMP/eff.yaml"
+expect_fail2 "efficiency above 1" "eff.yaml:[0-9]+:19: gpu.hbm_efficiency: 1.5 is out of range" "$TPSIM" "${RUN[@]}" --measured "$TMP/eff.yaml"
+sed '0,/^    cv: .*/s//    cv: 0.9/; 0,/^    dist: lognormal/s//    dist: uniform/' "$CAL" >"$TMP/uniform.yaml"
+expect_fail2 "a value the scenario refuses points into the measured file" "uniform.yaml:[0-9]+:[0-9]+: host.launch.cv: .*too wide for a uniform" \
+    "$TPSIM" "${RUN[@]}" --measured "$TMP/uniform.yaml"
+printf 'kind: trace-calibration\nhost:\n  step: {unmeasured: true, mean_us: 3}\n' >"$TMP/both.yaml"
+expect_fail2 "unmeasured and a value" "both.yaml:3:9: host.step: unmeasured: true and a value" "$TPSIM" "${RUN[@]}" --measured "$TMP/both.yaml"
+printf 'kind: trace-calibration\nhost:\n  launch: {dist: constant, mean_us: 3}\n' >"$TMP/nosrc.yaml"
+expect_fail2 "a value without its source" "nosrc.yaml:3:11: .*source" "$TPSIM" "${RUN[@]}" --measured "$TMP/nosrc.yaml"
+mkfifo "$TMP/in.fifo"
+expect_fail2 "FIFO with no writer" "in.fifo" timeout 20 "$TPSIM" "${RUN[@]}" --measured "$TMP/in.fifo"
+expect_fail2 "missing file by flag" "nope.yaml: cannot open" "$TPSIM" "${RUN[@]}" --measured "$TMP/nope.yaml"
+sed 's#^name: .*#&\nmeasured: nope.yaml#' scenarios/eager-host-dispatch.yaml >"$TMP/missing.yaml"
+expect_fail2 "missing file by key, at the key" "missing.yaml:$KEY_LINE:11: measured: .*nope.yaml" "$TPSIM" run "$TMP/missing.yaml"
+expect_fail2 "--set measured refused" "--set:1:1: measured: .*--measured FILE" "$TPSIM" "${RUN[@]}" --set measured=x.yaml
+# validate fits host.launch.mean_us and host.step.mean_us: a measured value there would be lost
+expect_fail2 "validate refuses a measured fit parameter" \
+    "synth.yaml:[0-9]+:[0-9]+: host.launch.mean_us: measured, but a free parameter of .*eager-host-dispatch.yaml's fit" \
+    "$TPSIM" validate scenarios/eager-host-dispatch.yaml --quiet --measured "$TMP/synth.yaml"
+expect_fail2 "two --measured" "a second measured file" "$TPSIM" "${RUN[@]}" --measured "$CAL" --measured "$CAL"
+finish
