@@ -218,6 +218,9 @@ static int val_knob_declared(const scenario *s, const scn_opts *o, const char *p
             if (!strcmp(s->fit_params[i].keys[j], path)) return 1;
     for (int i = 0; i < s->n_decls; i++)
         if (!strcmp(s->decls[i].key, path)) return 1;
+    for (int p = 0; p < MEASURED_PARTS; p++) /* sourced by a trace calibration (measured.h) */
+        for (int k = 0; k < s->measured.parts[p].n_keys; k++)
+            if (!strcmp(s->measured.parts[p].keys[k], path)) return 1;
     return val_set_names(o, path);
 }
 

@@ -127,5 +127,8 @@ expect_fail2 "--set measured refused" "--set:1:1: measured: .*--measured FILE" "
 expect_fail2 "validate refuses a measured fit parameter" \
     "synth.yaml:[0-9]+:[0-9]+: host.launch.mean_us: measured, but a free parameter of .*eager-host-dispatch.yaml's fit" \
     "$TPSIM" validate scenarios/eager-host-dispatch.yaml --quiet --measured "$TMP/synth.yaml"
+# a measured value is sourced (by the file): validate takes it without a sourced:/assumed: entry
+# (cuda-graphs fits nothing; host.launch.cv and host.step come only from the file)
+expect_ok "validate takes measured values as sourced" "$TPSIM" validate scenarios/cuda-graphs.yaml --quiet --measured "$TMP/synth.yaml" --format json
 expect_fail2 "two --measured" "a second measured file" "$TPSIM" "${RUN[@]}" --measured "$CAL" --measured "$CAL"
 finish
