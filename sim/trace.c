@@ -171,6 +171,15 @@ int trace_start(void *ctx, const engine_config *c)
     return 0;
 }
 
+/* ,"op":"NAME": the program op a host slice or copy belongs to */
+static char *tw_op_arg(char *p, const prog_op *op)
+{
+    p = tw_lit(p, ",\"op\":\"");
+    p = tw_lit(p, prog_op_name(op));
+    *p++ = '"';
+    return p;
+}
+
 static const char *tw_host_name(const engine_slice *s, const prog_op *op, const char **cat)
 {
     *cat = "cpu_op";
@@ -251,11 +260,7 @@ void trace_slice(void *ctx, const engine_slice *s)
         p = tw_u64(p, corr);
         p = tw_lit(p, ",\"stream\":7,\"step\":");
         p = tw_u64(p, step);
-        if (copy) {
-            p = tw_lit(p, ",\"op\":\"");
-            p = tw_lit(p, prog_op_name(op));
-            *p++ = '"';
-        }
+        if (copy) p = tw_op_arg(p, op);
         p = tw_lit(p, tw_frag(w, (size_t)s->op));
         if (wait > 0) {
             p = tw_lit(p, ",\"wait_peers_ns\":");
@@ -280,28 +285,19 @@ void trace_slice(void *ctx, const engine_slice *s)
     }
     char *p = tw_room(w), *b = p;
     p = tw_head(p, cat, name, s->rank, 0, start, end - start);
-    if (s->label == SL_STEP) {
-        p = tw_lit(p, ",\"args\":{\"step\":");
-        p = tw_u64(p, step);
-        p = tw_lit(p, "}}");
-    } else {
-        p = tw_lit(p, ",\"args\":{\"step\":");
-        p = tw_u64(p, step);
-        if (op) {
-            p = tw_lit(p, ",\"op\":\"");
-            p = tw_lit(p, prog_op_name(op));
-            *p++ = '"';
-            p = tw_lit(p, tw_frag(w, (size_t)s->op));
-        }
-        if (corr && (s->label == SL_LAUNCH || s->label == SL_GRAPH_LAUNCH)) {
-            p = tw_lit(p, ",\"correlation\":");
-            p = tw_u64(p, corr);
-            p = tw_lit(p, "}}");
-            p = tw_flow(p, 1, corr, s->rank, 0, start);
-        } else {
-            p = tw_lit(p, "}}");
-        }
+    p = tw_lit(p, ",\"args\":{\"step\":");
+    p = tw_u64(p, step);
+    if (s->label != SL_STEP && op) {
+        p = tw_op_arg(p, op);
+        p = tw_lit(p, tw_frag(w, (size_t)s->op));
     }
+    int launch = corr && (s->label == SL_LAUNCH || s->label == SL_GRAPH_LAUNCH);
+    if (launch) {
+        p = tw_lit(p, ",\"correlation\":");
+        p = tw_u64(p, corr);
+    }
+    p = tw_lit(p, "}}");
+    if (launch) p = tw_flow(p, 1, corr, s->rank, 0, start);
     w->len += (size_t)(p - b);
 }
 
