@@ -13,11 +13,6 @@ int prec_parse(const char *text)
     return -1;
 }
 
-const char *prec_name(int kind)
-{
-    return kind >= PREC_MODEL && kind <= PREC_INT4 ? prec_names[kind] : "?";
-}
-
 double prec_elem_bytes(int kind, long model_dtype_bytes)
 {
     switch (kind) {

@@ -21,7 +21,6 @@ typedef enum prec_kind { PREC_MODEL = 0, PREC_BF16, PREC_FP8, PREC_INT4 } prec_k
 
 /* "bf16", "fp8", "int4" -> PREC_*, anything else -> -1. */
 int prec_parse(const char *text);
-const char *prec_name(int kind);
 /* Bytes of one value (scales excluded); PREC_MODEL -> model_dtype_bytes. */
 double prec_elem_bytes(int kind, long model_dtype_bytes);
 /* Bytes of a weight matrix [in, out] (one rank's shard), scales included. */

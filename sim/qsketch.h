@@ -1,8 +1,8 @@
 /* qsketch.h: quantiles of a stream of doubles in bounded memory.
  *
  * Contract: the first QSKETCH_EXACT values are kept, and quantiles of up to that many are
- * exact: the linear interpolation between order statistics v[floor(q(n-1))] and the next
- * (the same rule as run_quantile). Past that, the values move into a log-bucketed sketch
+ * exact: the linear interpolation between order statistics v[floor(q(n-1))] and the next.
+ * Past that, the values move into a log-bucketed sketch
  * (DDSketch, Masson, Rim and Lee, VLDB 2019): bucket i holds (gamma^(i-1), gamma^i] with
  * gamma = (1+a)/(1-a), a = QSKETCH_REL_ERR, negatives mirrored, zeros counted apart; a
  * bucket answers with 2 gamma^i / (gamma+1), within relative a of every value in it, so the

@@ -16,15 +16,6 @@ run_request run_defaults(const scenario *s, run_request r)
     return r;
 }
 
-double run_quantile(const double *v, size_t n, double q)
-{
-    if (n == 0) return 0;
-    double pos = q * (double)(n - 1);
-    size_t i = (size_t)pos;
-    if (i + 1 >= n) return v[n - 1];
-    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
-}
-
 /* One host model per rank: the scenario's, plus rank 0's driver work and a slow rank. */
 static void run_hosts(const scenario *s, long tp, engine_host *hosts)
 {

@@ -69,7 +69,5 @@ int run_check_step(const scenario *s, const run_summary *r, tp_err *err);
 /* Can this scenario run at tp (shards the model, has a calibration of its own hardware or
  * one it borrows, the collective model's inputs, its slow rank exists)? */
 int run_check_tp(const scenario *s, long tp, tp_err *err);
-/* Linear-interpolated quantile of a sorted array. */
-double run_quantile(const double *sorted, size_t n, double q);
 
 #endif
