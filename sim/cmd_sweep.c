@@ -280,7 +280,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     memset(&so, 0, sizeof so);
     o.req = (run_request){-1, -1, -1, -1, -1, 0, 0};
     const char *path = NULL;
-    char fitted[SCN_MAX_FIT * SCN_MAX_FIT_KEYS][192], mode_set[32];
+    char fitted[SCN_MAX_FIT * SCN_MAX_FIT_KEYS][192];
     int parsed = sweep_parse(argc, argv, &o, &so, &path, &err);
     if (parsed > 0) return fputs(sweep_usage, stdout), 0;
     if (parsed < 0) return cmd_fail(&err);
@@ -311,13 +311,9 @@ int tpsim_cmd_sweep(int argc, char **argv)
     so.jobs = o.jobs; /* the fit's simulations run on the same threads, quietly */
     so.quiet = 1;
     if (o.fit_grid && sweep_fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;
-    for (int m = 0; m < o.n_modes; m++) {
-        snprintf(mode_set, sizeof mode_set, "execution.mode=%s", o.modes[m] ? "graphs" : "eager");
-        so.sets[so.n_sets] = mode_set;
-        so.n_sets++;
-        int bad = scn_opts_load(path, &so, &s[m], &err);
-        so.n_sets--;
-        if (bad) goto out;
+    for (int m = 0; m < o.n_modes; m++) { /* the mode applies after the --set flags */
+        snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s", o.modes[m] ? "graphs" : "eager");
+        if (scn_opts_load(path, &so, &s[m], &err)) goto out;
     }
     /* the cells in grid order (mode, tp, batch, ctx); a shard keeps every n_shards-th */
     for (size_t cell = 0; cell < total; cell++) {
