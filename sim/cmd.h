@@ -1,10 +1,12 @@
 /* cmd.h: the tpsim subcommands, and the scenario flags they share.
  *
  * Contract: each tpsim_cmd_X(argc, argv) takes argv[0] == "X" and returns the process exit
- * status: 0 on success, 2 on bad input with exactly one line on stderr and nothing on
- * stdout or in any output file. Flags go through the flag layer (cli.h); CMD_SCN_FLAGS are
- * the scenario flags every simulating command takes, cmd_scn_flag records them and
- * scn_opts_load (scnopt.h) applies them. `tpsim help CMD` is `tpsim CMD --help`.
+ * status: 0 on success (run: 1 when it ran but the cell does not fit in HBM), 2 on bad input
+ * with exactly one line on stderr and nothing on stdout or in any output file. Flags go
+ * through the flag layer (cli.h); CMD_SCN_FLAGS are the scenario flags of run and validate
+ * (sweep lists --set, --calib and --measured itself: its --mode takes a list),
+ * cmd_scn_flag records them and scn_opts_load (scnopt.h) applies them. `tpsim help CMD` is
+ * `tpsim CMD --help`.
  */
 #ifndef TPSIM_CMD_H
 #define TPSIM_CMD_H

@@ -4,9 +4,9 @@
  * fills a caller-owned run_summary (times in SECONDS). Step time of a step = mean over
  * ranks of that rank's step duration, plus the scenario's offset; the breakdown is the
  * per-step mean over measured steps and ranks, and compute + allreduce + wait_peers +
- * gpu_idle + offset equals the mean step time. With want_result, the engine's result
+ * gpu_idle + offset equals the mean step time. Given a run_detail, the engine's result
  * (per-rank steps) and the program are handed to the caller to free with
- * run_release; otherwise nothing is left allocated and the steps are folded as they end,
+ * run_release; with NULL, nothing is left allocated and the steps are folded as they end,
  * so memory does not grow with steps. Mean, min and max are exact; p50/p99 are exact up to
  * QSKETCH_EXACT measured steps and within QSKETCH_REL_ERR relative beyond (qsketch.h).
  */
