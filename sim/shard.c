@@ -90,6 +90,11 @@ static int part_read(shard_part *p, tp_err *err)
         goto out;
     }
     free(first);
+    if (p->n_shards > SHARD_MAX) { /* as --shard bounds N: merge allocates one entry per shard */
+        tp_err_at(err, p->path, 1, 1, "%ld shards, expected at most %d (tpsim sweep --shard's N)",
+                  p->n_shards, SHARD_MAX);
+        goto out;
+    }
     if (!(p->header = next_line(buf, len, &pos, p->path, 2, &bad, err))) {
         if (!bad) tp_err_at(err, p->path, 2, 1, "no CSV header, expected the sweep's header line");
         goto out;

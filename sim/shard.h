@@ -4,10 +4,11 @@
  * assignment that depends only on the grid, not on timing or the machine. A part is the
  * unsharded CSV with its own rows only, headed by one line
  *   # tpsim sweep part I/N of T cells
- * shard_merge reads N parts (any order), checks that they are one grid's parts (same N, T
- * and CSV header), each shard exactly once with exactly its row count, and writes the
- * CSV the unsharded sweep writes, byte for byte (rows back in grid order). Any problem is
- * one "file:line:col: ..." message in err and nothing written.
+ * (N at most SHARD_MAX, in a part as on the command line). shard_merge reads N parts (any
+ * order), checks that they are one grid's parts (same N, T and CSV header), each shard
+ * exactly once with exactly its row count, and writes the CSV the unsharded sweep writes,
+ * byte for byte (rows back in grid order). Any problem is one "file:line:col: ..." message
+ * in err and nothing written.
  */
 #ifndef TPSIM_SHARD_H
 #define TPSIM_SHARD_H

@@ -99,6 +99,12 @@ sed '2s/^scenario/scenariox/' "$TMP/part1.csv" >"$TMP/hdr.csv"
 expect_fail2 "other header" "hdr.csv:2:1: CSV header differs" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/hdr.csv"
 expect_fail2 "no such part" "nope.csv: cannot open" "$TPSIM" merge "$TMP/m.csv" "$TMP/nope.csv"
 expect_fail2 "no parts" "merge: expected OUT and at least one PART" "$TPSIM" merge "$TMP/m.csv"
+# a part's shard count is bounded as --shard's N is (4096): a forged count is one line, not
+# an allocation of N entries ("out of memory", or an abort under ASan)
+for n in 4097 1099511627776 100000000000000000; do
+    printf '# tpsim sweep part 0/%s of 1 cells\nscenario\na\n' "$n" >"$TMP/many.csv"
+    expect_fail2 "$n shards" "many.csv:1:1: $n shards, expected at most 4096" "$TPSIM" merge "$TMP/m.csv" "$TMP/many.csv"
+done
 check "no output file after refusals" test ! -e "$TMP/m.csv"
 expect_fail2 "shard out of range" "--shard I: 4 is out of range, expected 0\.\.3" "$TPSIM" sweep $SCN --shard 4/4
 expect_fail2 "shard no slash" "--shard: '2', expected I/N" "$TPSIM" sweep $SCN --shard 2
