@@ -23,7 +23,7 @@ static const char sweep_usage[] =
     "                   [--mode eager,graphs] [--steps N] [--warmup N] [--seed S]\n"
     "                   [--fit GRID] [-o FILE|-] [--format csv|json]\n"
     "                   [--set key=value]... [--calib FILE]... [--jobs N] [--quiet]\n"
-    "                   [--shard I/N] [--measured FILE]\n"
+    "                   [--shard I/N] [--measured FILE] [--allow-foreign-calib]\n"
     "  one row per cell (CSV with a header, or a JSON array of objects), each with the\n"
     "  scenario, model, hardware, mode, the cell, step times and breakdown in ms, and\n"
     "  fits_in_hbm (true/false: weights + KV cache within the GPU's HBM). A cell that does\n"
@@ -80,6 +80,7 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
                                      {"output", 'o', 1}, {"format", 0, 1}, {"jobs", 0, 1},
                                      {"quiet", 0, 0},   {"shard", 0, 1}, {"set", 0, 1},
                                      {"calib", 0, 1},   {"measured", 0, 1},
+                                     {"allow-foreign-calib", 0, 0},
                                      {NULL, 0, 0}};
     const char *v;
     long lv;

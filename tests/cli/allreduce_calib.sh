@@ -14,6 +14,12 @@ expect_fail2 "foreign calibration refused" \
 expect_fail2 "validate refuses it too" "measured on H100 SXM" "$TPSIM" validate "$H200" \
     --grid validate/h100-ctx2048.csv
 expect_fail2 "sweep refuses it too" "measured on H100 SXM" "$TPSIM" sweep "$H200" --tp 2,4
+expect_ok "sweep takes --allow-foreign-calib" "$TPSIM" sweep "$H200" --tp 2,4 --steps 2 --allow-foreign-calib --format json &&
+check "sweep: both rows on H200" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert [r["tp"] for r in rows] == [2, 4] and all(r["hardware"] == "H200 SXM" for r in rows), rows
+' "$TMP/out"
 # borrowing from the wrong hardware is still refused
 expect_fail2 "calibration_from names other hardware" "measured on H100 SXM" \
     "$TPSIM" run "$H200" --tp 4 --set calibration_from=A100
