@@ -881,16 +881,23 @@ static int plot_install(plot_ctx *c)
     return 0;
 }
 
+/* What every figure set needs first: a usable output path, gnuplot on PATH (into `gnuplot`,
+ * PLOT_PATH_MAX bytes) and the output folder. */
+static int plot_prepare(const char *dir, char *gnuplot, tp_err *err)
+{
+    if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
+    if (plot_find_gnuplot(gnuplot, PLOT_PATH_MAX))
+        return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
+    return plot_mkdirs(dir, err);
+}
+
 int plot_validation(const val_report *r, const char *dir, tp_err *err)
 {
     if (!r || !r->cells || r->n_cells == 0 || !r->g)
         return tp_err_set(err, "plot: nothing to plot (an empty validation report)");
     if (!dir) return tp_err_set(err, "plot: no output directory");
-    if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
     char gnuplot[PLOT_PATH_MAX];
-    if (plot_find_gnuplot(gnuplot, sizeof gnuplot))
-        return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
-    if (plot_mkdirs(dir, err)) return -1;
+    if (plot_prepare(dir, gnuplot, err)) return -1;
 
     plot_ctx c;
     memset(&c, 0, sizeof c);
@@ -1015,11 +1022,8 @@ static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
 
 int plot_scan(const plot_scan_data *d, const char *dir, tp_err *err)
 {
-    if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
     char gnuplot[PLOT_PATH_MAX];
-    if (plot_find_gnuplot(gnuplot, sizeof gnuplot))
-        return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
-    if (plot_mkdirs(dir, err)) return -1;
+    if (plot_prepare(dir, gnuplot, err)) return -1;
     plot_ctx c;
     memset(&c, 0, sizeof c);
     c.dir = dir;
