@@ -6,6 +6,12 @@
 
 tr_rank *tr_add_rank(tr_trace *t, const char *file)
 {
+    /* `file` may be another rank's name, inside the array the realloc below frees */
+    char name[sizeof t->ranks->file];
+    size_t n = strlen(file);
+    if (n >= sizeof name) n = sizeof name - 1;
+    memcpy(name, file, n);
+    name[n] = '\0';
     if (t->n_ranks == t->cap_ranks) {
         size_t cap = t->cap_ranks ? 2 * t->cap_ranks : 4;
         tr_rank *g = realloc(t->ranks, cap * sizeof *g);
@@ -16,10 +22,7 @@ tr_rank *tr_add_rank(tr_trace *t, const char *file)
     tr_rank *r = &t->ranks[t->n_ranks];
     memset(r, 0, sizeof *r);
     r->rank = (long)t->n_ranks;
-    size_t n = strlen(file);
-    if (n >= sizeof r->file) n = sizeof r->file - 1;
-    memcpy(r->file, file, n);
-    r->file[n] = '\0';
+    memcpy(r->file, name, n + 1);
     t->n_ranks++;
     return r;
 }
@@ -128,7 +131,7 @@ int tr_split_by_pid(tr_trace *t, size_t i)
     size_t first = t->n_ranks;
     for (size_t j = 0; j < k; j++) {
         if (j > 0 && pids[j] == pids[j - 1]) continue;
-        tr_rank *dst = tr_add_rank(t, t->ranks[i].file);
+        tr_rank *dst = tr_add_rank(t, t->ranks[i].file); /* it copies the name first */
         if (!dst) goto oom;
         src = &t->ranks[i]; /* tr_add_rank may move the ranks */
         dst->rank = pids[j];

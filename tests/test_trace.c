@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "trace.h"
+#include "trace_data.h"
 #include "trace_stats.h"
 
 /* n = 5 values 1..5: mean 3, population sd sqrt(2), p50 3, p99 at rank 0.99*4 = 3.96 -> 4.96 */
@@ -103,9 +104,26 @@ static void test_writer_grid(void **state)
     free(p.ops);
 }
 
+/* A rank added under another rank's name while the array is full: the name lives in the array
+ * that growing it frees (found by fuzz_trace: tr_split_by_pid on a trace with 4 pids). */
+static void test_add_rank_own_name(void **state)
+{
+    (void)state;
+    tr_trace t;
+    memset(&t, 0, sizeof t);
+    assert_non_null(tr_add_rank(&t, "ranks.json"));
+    while (t.n_ranks < t.cap_ranks) assert_non_null(tr_add_rank(&t, "other.json"));
+    tr_rank *r = tr_add_rank(&t, t.ranks[0].file);
+    assert_non_null(r);
+    assert_string_equal(r->file, "ranks.json");
+    assert_string_equal(t.ranks[0].file, "ranks.json");
+    tr_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_rank_own_name),
         cmocka_unit_test(test_stats_by_hand),
         cmocka_unit_test(test_classes),
         cmocka_unit_test(test_writer_grid),
