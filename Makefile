@@ -174,6 +174,9 @@ $(BUILD)/peer/floor: $(PEER)/floor.c
 FUZZ_SECONDS ?= 60
 FUZZ_PKGS := clang libclang-rt-dev
 FUZZ_CC ?= clang
+# 0: libFuzzer picks a new seed each run (explores more over time); CI passes a fixed one so a
+# red run is reproducible and a green landing cannot turn red on a roll of the dice
+FUZZ_SEED ?= 0
 FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
@@ -195,7 +198,7 @@ fuzz: fuzz-deps
 	@set -e; for f in $(FUZZERS); do \
 	  n=$${f##*/fuzz_}; mkdir -p $(BUILD)/fuzz/found/$$n; \
 	  echo "== fuzz $$n: $(FUZZ_SECONDS) s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 	      -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- \
 	      $(BUILD)/fuzz/found/$$n tests/fuzz/corpus/$$n 2>$(BUILD)/fuzz/$$n.log \
 	    || { tail -n 60 $(BUILD)/fuzz/$$n.log; echo "fuzz $$n: FAILED (reproduce: $$f $(BUILD)/fuzz/$$n-*)"; exit 1; }; \
