@@ -15,6 +15,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cli.h"
+
 #define CAL_EXIT_FAIL 2
 
 /* Name printed before every message ("tpsim-probe: ..."). */
@@ -26,6 +28,9 @@ void cal_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 /* cal_fail if err is not cudaSuccess: "what: CUDA error string". */
 void cal_check_cuda(cudaError_t err, const char *what);
 
+/* The next flag of a tool's table (whose entry 0 must be "help"), or CLI_DONE. A flag error
+ * or an operand ends the tool through cal_fail; --help prints `usage` and exits 0. */
+int cal_next_flag(cli_args *ca, const char *usage, const char **v);
 /* Whole numbers and sizes (bytes, or K/M/G in powers of 1024); cal_fail naming the flag. */
 long cal_parse_long(const char *flag, const char *text, long lo, long hi);
 double cal_parse_double(const char *flag, const char *text, double lo, double hi);

@@ -92,8 +92,8 @@ $(CAL_OBJ)/nccl_sweep.o: calibrate/nccl_sweep.c calibrate/cal_common.h sim/cli.h
 $(CAL_OBJ)/probe.o: calibrate/probe.c calibrate/cal_common.h calibrate/probe_kernels.h calibrate/probe_gemv.h sim/cli.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
-$(CAL_OBJ)/probe_gemv.o: calibrate/probe_gemv.c calibrate/probe_gemv.h calibrate/cal_common.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -c $< -o $@
+$(CAL_OBJ)/probe_gemv.o: calibrate/probe_gemv.c calibrate/probe_gemv.h calibrate/cal_common.h sim/cli.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
 
 $(CAL_OBJ)/probe_kernels.o: calibrate/probe_kernels.cu calibrate/probe_kernels.h | $(CAL_OBJ)
 	$(CAL_NVCC) $(CAL_NVCCFLAGS) -c $< -o $@

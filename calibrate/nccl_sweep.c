@@ -98,13 +98,8 @@ static void parse_args(int argc, char **argv, sweep_args *a)
     const char *v;
     int f;
     if (cli_begin(&ca, NULL, "tpsim-nccl-sweep --help", flags, argc, argv, &err)) cal_fail("%s", err.msg);
-    while ((f = cli_next(&ca, &v, &err)) != CLI_DONE) {
+    while ((f = cal_next_flag(&ca, USAGE, &v)) != CLI_DONE) {
         switch (f) {
-        case CLI_ERROR: cal_fail("%s", err.msg);
-        case CLI_OPERAND: cal_fail("unexpected argument '%s' (see --help)", v);
-        case F_HELP:
-            fputs(USAGE, stdout);
-            exit(fflush(stdout) == 0 ? 0 : CAL_EXIT_FAIL);
         case F_GPUS: a->gpus = (int)cal_parse_long("--gpus", v, 2, MAX_GPUS); break;
         case F_MIN: a->min_bytes = cal_parse_size("--min", v); break;
         case F_MAX: a->max_bytes = cal_parse_size("--max", v); break;

@@ -102,13 +102,8 @@ static void parse_args(int argc, char **argv, probe_args *a)
     const char *v;
     int f;
     if (cli_begin(&ca, NULL, "tpsim-probe --help", flags, argc, argv, &err)) cal_fail("%s", err.msg);
-    while ((f = cli_next(&ca, &v, &err)) != CLI_DONE) {
+    while ((f = cal_next_flag(&ca, USAGE, &v)) != CLI_DONE) {
         switch (f) {
-        case CLI_ERROR: cal_fail("%s", err.msg);
-        case CLI_OPERAND: cal_fail("unexpected argument '%s' (see --help)", v);
-        case F_HELP:
-            fputs(USAGE, stdout);
-            exit(fflush(stdout) == 0 ? 0 : CAL_EXIT_FAIL);
         case F_DEVICE: a->device = (int)cal_parse_long("--device", v, 0, 1023); break;
         case F_BYTES: a->read_bytes = cal_parse_size("--bytes", v); break;
         case F_NOMINAL: a->nominal_gbps = cal_parse_double("--nominal-gbps", v, 1, 1e6); break;
