@@ -7,7 +7,8 @@
 #                   speed (before/after) and trace import MB/s; the wall time of make run
 #                   (budget 60 s)
 #   make test-slurm scripts/slurm-sweep.sh on a real single-node Slurm (root; installs it)
-#   make bench-peer tpsim side by side with ../shared/peer/ (SimPy model, max-plus floor)
+#   make bench-peer tpsim side by side with ../shared/peer/ (SimPy model, max-plus floor):
+#                   CPU time per rank-op, 7 interleaved rounds, median and min, load printed
 #   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) FUZZ_SECONDS, default 60 (clang)
 #   make atlas      the what-if atlas: {8B, 70B, 405B, Mixtral-8x7B} x {H100, H200, A100} x TP
