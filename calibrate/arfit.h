@@ -136,6 +136,9 @@ int arfit_parse(const char *text, const char *file, int tp, arfit_sweep *out, tp
 int arfit_select_column(arfit_sweep *s, arfit_column column, tp_err *err);
 /* "out-of-place", "in-place", "min of out-of-place and in-place". */
 const char *arfit_column_name(arfit_column column);
+/* Copy src into dst (len bytes), keeping only characters safe in a one-line report and a
+ * plain YAML scalar (anything else becomes a space), leading and trailing blanks dropped. */
+void arfit_copy_plain(char *dst, size_t len, const char *src);
 
 /* Read and parse a file (see arfit_parse). */
 int arfit_parse_file(const char *path, int tp, arfit_sweep *out, tp_err *err);

@@ -1,4 +1,4 @@
-/* test_arfit.c: the all-reduce sweep parser and the fits of Equation 1 (sim/arfit.h). */
+/* test_arfit.c: the all-reduce sweep parser and the fits of Equation 1 (calibrate/arfit.h). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #endif

@@ -1,5 +1,5 @@
 /* fuzz_nccl_log.c: libFuzzer harness for the all-reduce sweep parser (nccl-tests
- * all_reduce_perf output or tpsim-nccl-sweep CSV, calibrate/arfit.c) and, when a sweep
+ * all_reduce_perf output or tpsim-nccl-sweep CSV, calibrate/arfit_parse.c) and, when a sweep
  * parses, the linear and piecewise fits `tpsim fit-allreduce` runs on it. */
 #include <stdint.h>
 #include <stdlib.h>

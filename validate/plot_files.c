@@ -1,0 +1,240 @@
+/* plot_files.c: the strings, files, staging directory and gnuplot runs the figures share;
+ * see plot_impl.h. */
+#include "plot.h"
+
+#include "ofile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "plot_impl.h"
+
+/* ---------------------------------------------------------------- strings ---------- */
+
+/* A gnuplot double-quoted string literal. */
+void plot_qs(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', f), fputc(*s, f);
+        else if (*s == '\n') fputs("\\n", f);
+        else if (*s == '\r' || *s == '\t') fputc(' ', f);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* A data-file string column: double-quoted, no quotes or newlines inside. */
+void plot_dat_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) fputc(*s == '"' ? '\'' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
+    fputc('"', f);
+}
+
+void plot_grid_name(const char *path, char *out, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (!base[0]) base = "grid";
+    size_t len = strlen(base);
+    if (len >= n) len = n - 1;
+    memcpy(out, base, len);
+    out[len] = '\0';
+    if (len > 4 && !strcmp(out + len - 4, ".csv")) out[len - 4] = '\0';
+}
+
+/* "TP-2 b1" (or "H100 TP-2 b1" when configs share a tp), " ctx 2048" when ctx varies. */
+void plot_cell_label(const plot_ctx *c, const grid_cell *g, char *out, size_t n)
+{
+    char ctx[32] = "";
+    if (c->multi_ctx) snprintf(ctx, sizeof ctx, " ctx %ld", g->ctx);
+    if (c->tp_unique) snprintf(out, n, "TP-%ld b%ld%s", g->tp, g->batch, ctx);
+    else snprintf(out, n, "%s b%ld%s", g->config, g->batch, ctx);
+}
+
+int plot_config_index(const val_report *r, const char *config)
+{
+    for (int i = 0; i < r->n_configs; i++)
+        if (!strcmp(r->configs[i].config, config)) return i;
+    return r->n_configs;
+}
+
+/* "offset_ms = -3.300" for each fitted parameter, and the calibration cells. */
+void plot_fit_note(const plot_ctx *c, char *out, size_t n)
+{
+    const val_report *r = c->r;
+    size_t used = 0;
+    out[0] = '\0';
+    if (r->n_fit == 0) {
+        snprintf(out, n, "no free parameters (nothing fitted)");
+        return;
+    }
+    used += (size_t)snprintf(out + used, n - used, "fitted ");
+    for (int i = 0; i < r->n_fit && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s = %.3f", i ? ", " : "",
+                                 r->scn.fit_params[i].key, r->fitted[i]);
+    int first = 1;
+    for (size_t i = 0; i < r->n_cells && used < n; i++) {
+        if (!r->cells[i].calibration) continue;
+        char lab[96];
+        plot_cell_label(c, r->cells[i].g, lab, sizeof lab);
+        used += (size_t)snprintf(out + used, n - used, "%s%s", first ? " on " : ", ", lab);
+        first = 0;
+    }
+}
+
+/* -------------------------------------------------------------- files ------------ */
+
+FILE *plot_open(plot_ctx *c, const char *name)
+{
+    char path[PLOT_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", c->stage, name);
+    FILE *f = fopen(path, "w");
+    if (!f) tp_err_set(c->err, "plot: %s/%s: cannot create: %s", c->dir, name, strerror(errno));
+    return f;
+}
+
+int plot_close(plot_ctx *c, FILE *f, const char *name)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0) bad = 1;
+    if (bad) return tp_err_set(c->err, "plot: %s/%s: write failed", c->dir, name);
+    return 0;
+}
+
+/* mkdir -p */
+int plot_mkdirs(const char *dir, tp_err *err)
+{
+    char p[PLOT_PATH_MAX];
+    if (!dir[0]) return tp_err_set(err, "plot: empty output directory name");
+    if (strlen(dir) >= sizeof p) return tp_err_set(err, "plot: %s: path too long", dir);
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != '\0') continue;
+        char keep = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            return tp_err_set(err, "plot: %s: cannot create directory: %s", p, strerror(errno));
+        *s = keep;
+        if (!keep) break;
+    }
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return tp_err_set(err, "plot: %s: not a directory", dir);
+    return 0;
+}
+
+void plot_remove_stage(const char *stage)
+{
+    DIR *d = opendir(stage);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            char p[PLOT_PATH_MAX + 300];
+            snprintf(p, sizeof p, "%s/%s", stage, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(stage);
+}
+
+/* The gnuplot executable on PATH (as execvp would search it), or -1. */
+int plot_find_gnuplot(char *out, size_t n)
+{
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path;;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0) snprintf(out, n, "./gnuplot");
+        else snprintf(out, n, "%.*s/gnuplot", (int)len, p);
+        struct stat sb;
+        if (stat(out, &sb) == 0 && S_ISREG(sb.st_mode) && access(out, X_OK) == 0) return 0;
+        if (!end) break;
+        p = end + 1;
+    }
+    return -1;
+}
+
+/* The last meaningful line gnuplot printed (its error), or "". */
+static void plot_log_line(const char *stage, char *out, size_t n)
+{
+    char p[PLOT_PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/%s", stage, PLOT_LOG);
+    out[0] = '\0';
+    FILE *f = fopen(p, "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *s = line, *e = line + strlen(line);
+        while (*s == ' ' || *s == '\t') s++;
+        while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t')) *--e = 0;
+        if (!*s || strspn(s, "^ ") == strlen(s)) continue; /* blank, or gnuplot's caret line */
+        snprintf(out, n, "%s", s);
+    }
+    fclose(f);
+}
+
+/* Run `gnuplot NAME.gp` in the staging directory, with a bounded wait. */
+int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig)
+{
+    char script[96];
+    snprintf(script, sizeof script, "%s.gp", fig);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return tp_err_set(c->err, "plot: cannot start gnuplot: %s", strerror(errno));
+    if (pid == 0) {
+        if (chdir(c->stage) != 0) _exit(126);
+        int in = open("/dev/null", O_RDONLY);
+        int log = open(PLOT_LOG, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || log < 0) _exit(126);
+        dup2(in, 0);
+        dup2(log, 1);
+        dup2(log, 2);
+        close(in);
+        close(log);
+        char *argv[] = {(char *)"gnuplot", script, NULL};
+        execv(gnuplot, argv);
+        _exit(127);
+    }
+    int status = 0;
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    long waited_ms = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) return tp_err_set(c->err, "plot: waiting for gnuplot: %s", strerror(errno));
+        if (waited_ms >= PLOT_TIMEOUT_S * 1000L) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+            return tp_err_set(c->err, "plot: gnuplot did not finish %s within %d s; killed it",
+                              script, PLOT_TIMEOUT_S);
+        }
+        nanosleep(&tick, NULL);
+        waited_ms += 10;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
+    char msg[400];
+    plot_log_line(c->stage, msg, sizeof msg);
+    if (WIFSIGNALED(status))
+        return tp_err_set(c->err, "plot: gnuplot was killed by signal %d drawing %s%s%s",
+                          WTERMSIG(status), script, msg[0] ? ": " : "", msg);
+    if (WEXITSTATUS(status) == 127 && !msg[0])
+        return tp_err_set(c->err, "plot: cannot run %s; install gnuplot-nox", gnuplot);
+    return tp_err_set(c->err, "plot: gnuplot failed drawing %s/%s: %s", c->dir, fig,
+                      msg[0] ? msg : "no message");
+}
+

@@ -1,0 +1,69 @@
+/* plot_impl.h: what the parts of the plotter (plot.c, plot_files.c, plot_mvp.c,
+ * plot_bars.c) share; not for use outside validate/.
+ *
+ * Contract: plot_ctx is one figure set being drawn into its staging directory (see plot.c);
+ * each figure function writes NAME.dat and NAME.gp there and fails with one tp_err line.
+ */
+#ifndef TPSIM_PLOT_IMPL_H
+#define TPSIM_PLOT_IMPL_H
+
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+
+
+#define PLOT_PATH_MAX 1024
+#define PLOT_TIMEOUT_S 60
+#define PLOT_LOG "gnuplot.log"
+
+static const char *const plot_figures[] = {"measured_vs_predicted", "step_vs_tp", "breakdown"};
+#define PLOT_N_FIGURES 3
+
+/* Tableau 10: distinct on white, and readable by most colour-blind viewers in this order. */
+static const char *const plot_palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                           "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                           "#bcbd22", "#17becf"};
+#define PLOT_N_PALETTE 10
+
+typedef struct plot_ctx {
+    const val_report *r;
+    const char *dir;
+    char stage[PLOT_PATH_MAX];
+    char what[256];     /* "SCENARIO vs GRID (N cells)" */
+    char grid_name[128];
+    int multi_ctx;      /* the grid has more than one ctx: labels name it */
+    int tp_unique;      /* every config has its own tp: labels say "TP-K" */
+    tp_err *err;
+    int guard[1 + 4 * PLOT_N_FIGURES + 1]; /* signal-guard slots: the stage, its files, the log */
+    int n_guard;
+} plot_ctx;
+
+/* plot_files.c */
+void plot_cell_label(const plot_ctx *c, const grid_cell *g, char *out, size_t n);
+int plot_close(plot_ctx *c, FILE *f, const char *name);
+int plot_config_index(const val_report *r, const char *config);
+void plot_dat_str(FILE *f, const char *s);
+int plot_find_gnuplot(char *out, size_t n);
+void plot_fit_note(const plot_ctx *c, char *out, size_t n);
+void plot_grid_name(const char *path, char *out, size_t n);
+int plot_mkdirs(const char *dir, tp_err *err);
+void plot_qs(FILE *f, const char *s);
+void plot_remove_stage(const char *stage);
+int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig);
+FILE *plot_open(plot_ctx *c, const char *name);
+
+/* plot_mvp.c */
+void plot_gp_head(FILE *f, const char *fig, const char *about, int w, int h);
+void plot_gp_tail(FILE *f, const char *fig);
+int plot_measured_vs_predicted(plot_ctx *c);
+
+/* plot_bars.c */
+int plot_breakdown(plot_ctx *c);
+int plot_step_vs_tp(plot_ctx *c);
+
+/* rounding an axis to a step */
+static inline double plot_nice_floor(double x, double step) { return step * floor(x / step); }
+static inline double plot_nice_ceil(double x, double step) { return step * ceil(x / step); }
+
+#endif
