@@ -204,9 +204,9 @@ static int fit_tuner_model(const fit_args *a, const arfit_sweep *s, fit_tuner *t
     t->in = (nt_inputs){nt_find(a->tuner), s->k, 1, 1, a->nvls_busbw, a->algos};
     int bad = 0;
     if (a->tuning_log) {
-        nt_tuning log;
-        bad = nt_tuning_read(a->tuning_log, &log, err) ||
-              nt_tuning_inputs(&log, a->tuning_log, a->tuner, &t->in, &t->lat_diff_us, err);
+        ntr_tuning log;
+        bad = ntr_tuning_read(a->tuning_log, &log, err) ||
+              ntr_tuning_inputs(&log, a->tuning_log, a->tuner, &t->in, &t->lat_diff_us, err);
         t->from_log = 1;
         if (!bad && n >= ARFIT_MIN_POINTS)
             t->mae_pct = 100.0 * nt_fit_overhead(&t->in, bytes, us, n, &t->launch_us);

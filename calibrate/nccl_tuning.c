@@ -13,7 +13,7 @@
 #define NT_MAX_CELL 64
 
 /* Split at '|' into trimmed cells (in place); returns the count. */
-static int nt_cells(char *s, char **cell, int cap)
+static int ntr_cells(char *s, char **cell, int cap)
 {
     int n = 0;
     for (char *p = s; n < cap;) {
@@ -29,7 +29,7 @@ static int nt_cells(char *s, char **cell, int cap)
     return n;
 }
 
-static int nt_algo_of(const char *name)
+static int ntr_algo_of(const char *name)
 {
     if (!strcasecmp(name, "Tree")) return NT_TREE;
     if (!strcasecmp(name, "Ring")) return NT_RING;
@@ -37,7 +37,7 @@ static int nt_algo_of(const char *name)
     return -1; /* CollNet, NVLSTree, PAT: not modelled */
 }
 
-static int nt_proto_of(const char *name)
+static int ntr_proto_of(const char *name)
 {
     if (!strcasecmp(name, "LL")) return NT_LL;
     if (!strcasecmp(name, "LL128")) return NT_LL128;
@@ -46,7 +46,7 @@ static int nt_proto_of(const char *name)
 }
 
 /* "N coll channels" and "nRanks K": whitespace tokens after "NCCL INFO". */
-static int nt_scan_tokens(char *body, nt_tuning *t, const char *path, int line, tp_err *err)
+static int ntr_scan_tokens(char *body, ntr_tuning *t, const char *path, int line, tp_err *err)
 {
     char *tok[32], *save;
     int n = 0;
@@ -68,7 +68,7 @@ static int nt_scan_tokens(char *body, nt_tuning *t, const char *path, int line, 
     return 0;
 }
 
-static int nt_parse(char *text, const char *path, nt_tuning *t, tp_err *err)
+static int ntr_parse(char *text, const char *path, ntr_tuning *t, tp_err *err)
 {
     int algo_of[NT_MAX_COLS], proto_of[NT_MAX_COLS], n_cols = 0, have_algos = 0, line = 0;
     for (int a = 0; a < NT_NALGO; a++)
@@ -83,24 +83,25 @@ static int nt_parse(char *text, const char *path, nt_tuning *t, tp_err *err)
         if (!strchr(body, '|')) {
             char copy[512];
             snprintf(copy, sizeof copy, "%s", body);
-            if (nt_scan_tokens(copy, t, path, line, err)) return -1;
+            if (ntr_scan_tokens(copy, t, path, line, err)) return -1;
             continue;
         }
         if (t->have_table) continue; /* the first table only */
         char *cell[NT_MAX_COLS + 2];
-        int n = nt_cells(body, cell, NT_MAX_COLS + 2) - 1; /* cells after the row name */
+        int n = ntr_cells(body, cell, NT_MAX_COLS + 2) - 1; /* cells after the row name */
         if (n > 0 && !cell[n][0]) n--;                      /* the trailing '|' */
         if (n <= 0) continue;
         if (!strcmp(cell[0], "Algorithm")) {
             for (int c = 0; c < n && c * NT_NPROTO + 2 < NT_MAX_COLS; c++)
-                for (int p = 0; p < NT_NPROTO; p++) algo_of[c * NT_NPROTO + p] = nt_algo_of(cell[1 + c]);
+                for (int p = 0; p < NT_NPROTO; p++)
+                    algo_of[c * NT_NPROTO + p] = ntr_algo_of(cell[1 + c]);
             have_algos = n;
         } else if (!strcmp(cell[0], "Protocol")) {
             if (!have_algos || n != have_algos * NT_NPROTO || n > NT_MAX_COLS)
                 return tp_err_at(err, path, line, 0, "Protocol row with %d columns, expected %d "
                                  "(3 per algorithm of the Algorithm row)", n, have_algos * NT_NPROTO);
             for (int c = 0; c < n; c++) {
-                proto_of[c] = nt_proto_of(cell[1 + c]);
+                proto_of[c] = ntr_proto_of(cell[1 + c]);
                 if (proto_of[c] < 0)
                     return tp_err_at(err, path, line, 0, "protocol '%s', expected LL, LL128 or Simple",
                                      cell[1 + c]);
@@ -139,19 +140,19 @@ static int nt_parse(char *text, const char *path, nt_tuning *t, tp_err *err)
     return 0;
 }
 
-int nt_tuning_read(const char *path, nt_tuning *out, tp_err *err)
+int ntr_tuning_read(const char *path, ntr_tuning *out, tp_err *err)
 {
     char *buf;
     size_t len;
     memset(out, 0, sizeof *out);
     if (rfile_read(path, (size_t)64 << 20, "an NCCL log", &buf, &len, err)) return -1;
-    int rc = nt_parse(buf, path, out, err);
+    int rc = ntr_parse(buf, path, out, err);
     free(buf);
     return rc;
 }
 
-int nt_tuning_inputs(const nt_tuning *t, const char *path, const char *version, nt_inputs *in,
-                     double *max_lat_diff_us, tp_err *err)
+int ntr_tuning_inputs(const ntr_tuning *t, const char *path, const char *version, nt_inputs *in,
+                      double *max_lat_diff_us, tp_err *err)
 {
     long k = in->k;
     if (t->k && t->k != k)

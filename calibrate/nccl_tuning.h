@@ -1,4 +1,4 @@
-/* nccl_tuning.h: read NCCL's own tuning table from its log (NCCL_DEBUG=INFO
+/* nccl_tuning.h (prefix ntr_): read NCCL's own tuning table from its log (NCCL_DEBUG=INFO
  * NCCL_DEBUG_SUBSYS=INIT,TUNING), for the nccl-tuner model's calibration inputs.
  *
  * The log carries, on rank 0, a table (NVIDIA/nccl issue #1154 shows it):
@@ -18,18 +18,18 @@
 #include "err.h"
 #include "nccltune.h"
 
-typedef struct nt_tuning {
+typedef struct ntr_tuning {
     long channels, k;
     int have_table;
     double lat_us[NT_NALGO][NT_NPROTO]; /* Tree, Ring, NVLS; -1 where the table has no column */
     double algbw[NT_NALGO][NT_NPROTO];
     int table_line;
-} nt_tuning;
+} ntr_tuning;
 
-int nt_tuning_read(const char *path, nt_tuning *out, tp_err *err);
+int ntr_tuning_read(const char *path, ntr_tuning *out, tp_err *err);
 /* Inputs for `version`'s table; *max_lat_diff_us gets the largest |table latency - the
  * version's formula| over the enabled Ring/Tree pairs (a check that the version is right). */
-int nt_tuning_inputs(const nt_tuning *t, const char *path, const char *version, nt_inputs *in,
-                     double *max_lat_diff_us, tp_err *err);
+int ntr_tuning_inputs(const ntr_tuning *t, const char *path, const char *version, nt_inputs *in,
+                      double *max_lat_diff_us, tp_err *err);
 
 #endif

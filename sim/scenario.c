@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const scn_keys[] = {"name",    "description", "model",     "hardware",
-                                       "allreduce", "defaults",  "gpu",       "program",
-                                       "host",    "execution",   "offset_ms", "fit",
-                                       "source",  "collective", "calibration_from",
-                                       "precision", "sourced", "assumed",
-                                       "measured", /* a trace calibration (measured.h) */
-                                       NULL};
+static const char *const scenario_keys[] = {"name",    "description", "model",     "hardware",
+                                            "allreduce", "defaults",  "gpu",       "program",
+                                            "host",    "execution",   "offset_ms", "fit",
+                                            "source",  "collective", "calibration_from",
+                                            "precision", "sourced", "assumed",
+                                            "measured", /* a trace calibration (measured.h) */
+                                            NULL};
 static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
 static const char *const gpu_keys[] = {"hbm_efficiency", "flops_efficiency", "kernel_fixed_us",
@@ -37,8 +37,8 @@ static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
 /* A file the scenario names: a path from the scenario's own folder, or a name ("llama-3.1-70b")
  * looked up as KIND/NAME.yaml (a model also as models/hf/NAME.json); then $TPSIM_PATH and the
  * share folder (locate.h). */
-static int scn_resolve(const cfg_doc *doc, const cfg_node *n, const char *kind, char *out,
-                       size_t cap, tp_err *err)
+static int scenario_resolve(const cfg_doc *doc, const cfg_node *n, const char *kind, char *out,
+                            size_t cap, tp_err *err)
 {
     const char *ref;
     if (cfg_as_string(n, &ref, err)) return -1;
@@ -59,7 +59,7 @@ static int scn_resolve(const cfg_doc *doc, const cfg_node *n, const char *kind, 
 
 /* A referenced file's own errors are already "file:line:col"; a missing file is reported
  * at the line that names it. */
-static int scn_subfile_error(const cfg_node *n, tp_err *err)
+static int scenario_subfile_error(const cfg_node *n, tp_err *err)
 {
     if (strstr(err->msg, ": cannot open: ")) {
         char inner[TP_ERR_MAX];
@@ -69,7 +69,7 @@ static int scn_subfile_error(const cfg_node *n, tp_err *err)
     return -1;
 }
 
-static int scn_dist(const cfg_node *map, const char *key, dist *out, tp_err *err)
+static int scenario_dist(const cfg_node *map, const char *key, dist *out, tp_err *err)
 {
     cfg_node *n = cfg_get(map, key);
     if (!n) { *out = dist_const(0.0); return 0; }
@@ -97,8 +97,8 @@ static int scn_dist(const cfg_node *map, const char *key, dist *out, tp_err *err
 
 /* A fit key must name a number written in the scenario (so the fit has a starting value
  * and a type), and no key may be fitted twice. */
-static int scn_fit_key(const cfg_node *root, const cfg_node *n, const scenario *s,
-                       scenario_fit_param *fp, tp_err *err)
+static int scenario_fit_key(const cfg_node *root, const cfg_node *n, const scenario *s,
+                            scenario_fit_param *fp, tp_err *err)
 {
     const char *key;
     double v;
@@ -124,7 +124,7 @@ static int scn_fit_key(const cfg_node *root, const cfg_node *n, const scenario *
     return 0;
 }
 
-static int scn_cell(const cfg_node *c, scenario_fit_cell *fc, tp_err *err)
+static int scenario_cell(const cfg_node *c, scenario_fit_cell *fc, tp_err *err)
 {
     if (cfg_expect_map(c, fit_cell_keys, err) || cfg_long(c, "tp", 1, 1, 1024, &fc->tp, err) ||
         cfg_long(c, "batch", 1, 1, 1 << 20, &fc->batch, err) ||
@@ -135,7 +135,7 @@ static int scn_cell(const cfg_node *c, scenario_fit_cell *fc, tp_err *err)
     return 0;
 }
 
-static int scn_bind_fit(const cfg_node *root, const cfg_node *fit, scenario *s, tp_err *err)
+static int scenario_bind_fit(const cfg_node *root, const cfg_node *fit, scenario *s, tp_err *err)
 {
     cfg_node *params, *cells;
     if (cfg_expect_map(fit, fit_keys, err) || !(params = cfg_need(fit, "params", err)) ||
@@ -166,23 +166,23 @@ static int scn_bind_fit(const cfg_node *root, const cfg_node *fit, scenario *s, 
         if (fp->hi <= fp->lo)
             return cfg_error(cfg_get(p, "max"), err, "%g is not above min %g", fp->hi, fp->lo);
         s->n_fit_params = (int)i; /* the params so far, for the duplicate check */
-        if (scn_fit_key(root, cfg_get(p, "key"), s, fp, err)) return -1;
+        if (scenario_fit_key(root, cfg_get(p, "key"), s, fp, err)) return -1;
         snprintf(fp->key, sizeof fp->key, "%s", key);
         cfg_node *also = cfg_get(p, "also"); /* more keys tied to the same value */
         if (also && (also->kind != CFG_SEQ || also->n + 1 > SCN_MAX_FIT_KEYS))
             return cfg_error(also, err, "expected a list of at most %d more keys",
                              SCN_MAX_FIT_KEYS - 1);
         for (size_t j = 0; also && j < also->n; j++)
-            if (scn_fit_key(root, also->vals[j], s, fp, err)) return -1;
+            if (scenario_fit_key(root, also->vals[j], s, fp, err)) return -1;
     }
     for (size_t i = 0; i < cells->n; i++)
-        if (scn_cell(cells->vals[i], &s->fit_cells[i], err)) return -1;
+        if (scenario_cell(cells->vals[i], &s->fit_cells[i], err)) return -1;
     s->n_fit_params = (int)params->n;
     s->n_fit_cells = (int)cells->n;
     return 0;
 }
 
-static int scn_declared(const scenario *s, const char *key, int *line)
+static int scenario_declared(const scenario *s, const char *key, int *line)
 {
     for (int i = 0; i < s->n_fit_params; i++)
         for (int j = 0; j < s->fit_params[i].n_keys; j++)
@@ -194,8 +194,8 @@ static int scn_declared(const scenario *s, const char *key, int *line)
 
 /* sourced: [{key, source, fitted_on?}] and assumed: [{key, why}]: each key a number written
  * in the scenario, declared once, never also fitted. */
-static int scn_bind_decls(const cfg_node *root, const cfg_node *list, int assumed, scenario *s,
-                          tp_err *err)
+static int scenario_bind_decls(const cfg_node *root, const cfg_node *list, int assumed, scenario *s,
+                               tp_err *err)
 {
     if (list->kind != CFG_SEQ)
         return cfg_error(list, err, "expected a list of {key, %s}", assumed ? "why" : "source");
@@ -218,7 +218,7 @@ static int scn_bind_decls(const cfg_node *root, const cfg_node *list, int assume
             return cfg_error(kn, err, "'%s' names no number in this scenario, expected a numeric "
                              "key written in the file", key);
         int line;
-        if (scn_declared(s, key, &line))
+        if (scenario_declared(s, key, &line))
             return cfg_error(kn, err, "'%s' is already fitted or declared (line %d), expected "
                              "each number declared once", key, line);
         snprintf(d->key, sizeof d->key, "%s", key);
@@ -234,7 +234,7 @@ static int scn_bind_decls(const cfg_node *root, const cfg_node *list, int assume
             d->borrowed = 1;
             for (size_t j = 0; j < on->n; j++) {
                 scenario_fit_cell c;
-                if (scn_cell(on->vals[j], &c, err)) return -1;
+                if (scenario_cell(on->vals[j], &c, err)) return -1;
                 int seen = 0;
                 for (int k = 0; k < s->n_borrowed_cells; k++)
                     seen |= s->borrowed_cells[k].tp == c.tp && s->borrowed_cells[k].batch == c.batch &&
@@ -251,21 +251,22 @@ static int scn_bind_decls(const cfg_node *root, const cfg_node *list, int assume
     return 0;
 }
 
-static int scn_position(const cfg_node *n, char *out, size_t cap)
+static int scenario_position(const cfg_node *n, char *out, size_t cap)
 {
     snprintf(out, cap, "%s:%d:%d", n->file, n->line, n->col);
     return 0;
 }
 
-static int scn_bind_host(const cfg_node *host, scenario *s, tp_err *err)
+static int scenario_bind_host(const cfg_node *host, scenario *s, tp_err *err)
 {
     double per_peer_us = 0;
     s->queue_depth = 1024; /* CUDA's default pending-launch limit per stream is ~1024 */
     s->slow_rank = -1;
     s->slow_launch_factor = 1.0;
-    if (cfg_expect_map(host, host_keys, err) || scn_dist(host, "launch", &s->launch, err) ||
-        scn_dist(host, "collective", &s->collective, err) ||
-        scn_dist(host, "step", &s->step, err) || scn_dist(host, "driver", &s->driver, err) ||
+    if (cfg_expect_map(host, host_keys, err) || scenario_dist(host, "launch", &s->launch, err) ||
+        scenario_dist(host, "collective", &s->collective, err) ||
+        scenario_dist(host, "step", &s->step, err) ||
+        scenario_dist(host, "driver", &s->driver, err) ||
         cfg_double(host, "driver_per_peer_us", 0, 0, 1e9, &per_peer_us, err) ||
         cfg_bool(host, "broadcast_wait", 0, &s->broadcast_wait, err) ||
         cfg_long(host, "queue_depth", 0, 1, 1L << 24, &s->queue_depth, err))
@@ -276,7 +277,7 @@ static int scn_bind_host(const cfg_node *host, scenario *s, tp_err *err)
         double extra_us = 0;
         if (cfg_expect_map(slow, slow_keys, err) ||
             cfg_long(slow, "rank", 1, 0, 1023, &s->slow_rank, err) ||
-            scn_position(cfg_get(slow, "rank"), s->slow_rank_at, sizeof s->slow_rank_at) ||
+            scenario_position(cfg_get(slow, "rank"), s->slow_rank_at, sizeof s->slow_rank_at) ||
             cfg_double(slow, "extra_step_us", 0, 0, 1e9, &extra_us, err) ||
             cfg_double(slow, "launch_factor", 0, 0, 1e6, &s->slow_launch_factor, err))
             return -1;
@@ -285,7 +286,7 @@ static int scn_bind_host(const cfg_node *host, scenario *s, tp_err *err)
     return 0;
 }
 
-static int scn_bind_gpu(const cfg_node *gpu, scenario *s, tp_err *err)
+static int scenario_bind_gpu(const cfg_node *gpu, scenario *s, tp_err *err)
 {
     s->hbm_eff = s->hw.hbm_efficiency;
     s->flops_eff = s->hw.flops_efficiency;
@@ -309,7 +310,7 @@ static int scn_bind_gpu(const cfg_node *gpu, scenario *s, tp_err *err)
 }
 
 /* precision.{weights,kv_cache,activations}: each class takes the formats vLLM serves it in. */
-static int scn_bind_precision(const cfg_node *n, scenario *s, tp_err *err)
+static int scenario_bind_precision(const cfg_node *n, scenario *s, tp_err *err)
 {
     static const char *const weights[] = {"bf16", "fp8", "int4", NULL};
     static const char *const kv[] = {"bf16", "fp8", NULL};
@@ -328,27 +329,29 @@ static int scn_bind_precision(const cfg_node *n, scenario *s, tp_err *err)
     return 0;
 }
 
-static int scn_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_err *err)
+static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_err *err)
 {
     char path[SCN_PATH_MAX];
     cfg_node *mn = cfg_need(r, "model", err), *hn, *an;
-    if (!mn || scn_resolve(doc, mn, "models", path, sizeof path, err)) return -1;
-    if (model_load(path, &s->model, err)) return scn_subfile_error(mn, err);
-    if (!(hn = cfg_need(r, "hardware", err)) || scn_resolve(doc, hn, "models/hw", path, sizeof path, err))
+    if (!mn || scenario_resolve(doc, mn, "models", path, sizeof path, err)) return -1;
+    if (model_load(path, &s->model, err)) return scenario_subfile_error(mn, err);
+    if (!(hn = cfg_need(r, "hardware", err)) ||
+        scenario_resolve(doc, hn, "models/hw", path, sizeof path, err))
         return -1;
-    if (hw_load(path, &s->hw, err)) return scn_subfile_error(hn, err);
+    if (hw_load(path, &s->hw, err)) return scenario_subfile_error(hn, err);
     an = cfg_get(r, "allreduce");
     if (!an) return 0;
     if (an->kind != CFG_SEQ || an->n > SCN_MAX_CALS)
         return cfg_error(an, err, "expected a list of at most %d calibration files", SCN_MAX_CALS);
     for (size_t i = 0; i < an->n; i++) {
         arcal c;
-        if (scn_resolve(doc, an->vals[i], "models/allreduce", path, sizeof path, err)) return -1;
-        if (arcal_load(path, &c, err)) return scn_subfile_error(an->vals[i], err);
+        if (scenario_resolve(doc, an->vals[i], "models/allreduce", path, sizeof path, err))
+            return -1;
+        if (arcal_load(path, &c, err)) return scenario_subfile_error(an->vals[i], err);
         if (scenario_allreduce(s, c.tp))
             return cfg_error(an->vals[i], err, "a second calibration for tp %ld, expected one per k",
                              c.tp);
-        scn_position(an->vals[i], c.named_at, sizeof c.named_at);
+        scenario_position(an->vals[i], c.named_at, sizeof c.named_at);
         s->cals[s->n_cals++] = c;
     }
     return 0;
@@ -368,9 +371,10 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
      * all-reduce and logits gather at k > 1, ~6-10 input copies, ~6 greedy sampler kernels */
     s.program = (prog_opts){.embedding_allreduce = 1, .logits_gather = 1, .input_copies = 8,
                             .sampling_kernels = 6};
-    if (cfg_expect_map(r, scn_keys, err) || cfg_string_fits(r, "name", 1, sizeof s.name, &name, err) ||
+    if (cfg_expect_map(r, scenario_keys, err) ||
+        cfg_string_fits(r, "name", 1, sizeof s.name, &name, err) ||
         cfg_string(r, "description", 0, &desc, err) ||
-        cfg_source(r, 0, err) || scn_bind_files(doc, r, &s, err) ||
+        cfg_source(r, 0, err) || scenario_bind_files(doc, r, &s, err) ||
         measured_bind(doc, &s.measured, err))
         return -1;
     snprintf(s.name, sizeof s.name, "%s", name);
@@ -383,7 +387,7 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
          cfg_long(n, "seed", 0, 0, 0x7fffffffL, &seed, err)))
         return -1;
     s.seed = (uint64_t)seed;
-    if (scn_bind_gpu(cfg_get(r, "gpu"), &s, err)) return -1;
+    if (scenario_bind_gpu(cfg_get(r, "gpu"), &s, err)) return -1;
     if ((n = cfg_get(r, "program")) &&
         (cfg_expect_map(n, program_keys, err) ||
          cfg_bool(n, "embedding_allreduce", 0, &s.program.embedding_allreduce, err) ||
@@ -392,11 +396,11 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
          cfg_long(n, "sampling_kernels", 0, 0, 1000, &s.program.sampling_kernels, err) ||
          cfg_bool(n, "allreduce_copy_out", 0, &s.program.allreduce_copy_out, err)))
         return -1;
-    if ((n = cfg_get(r, "precision")) && scn_bind_precision(n, &s, err)) return -1;
+    if ((n = cfg_get(r, "precision")) && scenario_bind_precision(n, &s, err)) return -1;
     /* FP8 weights run W8A8 on the FP8 tensor cores where the GPU has them (vLLM's
      * Fp8LinearMethod), else weight-only (Marlin W8A16) */
     s.program.w8a8 = s.hw.fp8_peak_flops > 0;
-    if (!(n = cfg_need(r, "host", err)) || scn_bind_host(n, &s, err)) return -1;
+    if (!(n = cfg_need(r, "host", err)) || scenario_bind_host(n, &s, err)) return -1;
     /* CUDA-graph replay costs unless the scenario says otherwise: ~15 us per
      * cudaGraphLaunch and ~0.6 us per node (REFERENCE.md section 5) */
     s.graph_launch = dist_const(15e-6);
@@ -406,14 +410,15 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
         cfg_node *m = cfg_get(n, "mode");
         double node_us = s.graph_node_s * 1e6;
         if (cfg_expect_map(n, exec_keys, err) || (m && cfg_as_choice(m, modes, &s.graphs, err)) ||
-            (cfg_get(n, "graph_launch") && scn_dist(n, "graph_launch", &s.graph_launch, err)) ||
+            (cfg_get(n, "graph_launch") &&
+             scenario_dist(n, "graph_launch", &s.graph_launch, err)) ||
             cfg_double(n, "graph_node_us", 0, 0, 1e6, &node_us, err))
             return -1;
         s.graph_node_s = node_us * 1e-6;
     }
     if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;
     s.offset_s = offset_ms * 1e-3;
-    if ((n = cfg_get(r, "fit")) && scn_bind_fit(r, n, &s, err)) return -1;
+    if ((n = cfg_get(r, "fit")) && scenario_bind_fit(r, n, &s, err)) return -1;
     if ((n = cfg_get(r, "collective"))) {
         cfg_node *m;
         int model = 0;
@@ -428,8 +433,8 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
         return cfg_error(cfg_get(r, "calibration_from"), err,
                          "expected the hardware name a calibration file states (hardware:)");
     if (from) snprintf(s.calibration_from, sizeof s.calibration_from, "%s", from);
-    if (((n = cfg_get(r, "sourced")) && scn_bind_decls(r, n, 0, &s, err)) ||
-        ((n = cfg_get(r, "assumed")) && scn_bind_decls(r, n, 1, &s, err)))
+    if (((n = cfg_get(r, "sourced")) && scenario_bind_decls(r, n, 0, &s, err)) ||
+        ((n = cfg_get(r, "assumed")) && scenario_bind_decls(r, n, 1, &s, err)))
         return -1;
     *out = s;
     return 0;

@@ -1,6 +1,6 @@
 /* cmd_validate.c: `tpsim validate`: a scenario against a measured grid, the study's way:
  * fit the declared parameters on the declared cells, predict the rest, apply the
- * pre-registered kill-switch. */
+ * pre-registered kill-switch. Its own functions are prefixed vcmd_ (val_ is the core's). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +37,7 @@ static const char validate_usage[] =
     "  $TPSIM_PATH or the share folder; --grid takes a file or a name; kill-switch 15%).\n";
 
 /* A config the protocol judges: under transfer only the degrees it predicts. */
-static int val_judged(const val_report *r, const val_config *c)
+static int vcmd_judged(const val_report *r, const val_config *c)
 {
     if (r->protocol.kind != VAL_TRANSFER) return 1;
     for (int i = 0; i < r->protocol.n_to; i++)
@@ -45,18 +45,18 @@ static int val_judged(const val_report *r, const val_config *c)
     return 0;
 }
 
-static void val_cell_name(const grid_cell *g, char *out, size_t cap)
+static void vcmd_cell_name(const grid_cell *g, char *out, size_t cap)
 {
     snprintf(out, cap, "TP-%ld b%ld ctx %ld", g->tp, g->batch, g->ctx);
 }
 
-static void val_pct(double v, char *out, size_t cap)
+static void vcmd_pct(double v, char *out, size_t cap)
 {
     if (isnan(v)) snprintf(out, cap, "-");
     else snprintf(out, cap, "%.2f%%", v);
 }
 
-static void val_print_folds(const val_report *r)
+static void vcmd_print_folds(const val_report *r)
 {
     const scenario *s = &r->scn;
     for (int f = 0; f < r->n_folds; f++) {
@@ -65,7 +65,7 @@ static void val_print_folds(const val_report *r)
         printf("%s on", r->n_fit ? "fitted" : "no free parameters; calibration cells");
         for (int k = 0; k < fd->n_cal; k++) {
             char name[64];
-            val_cell_name(&r->g->cells[fd->cal[k]], name, sizeof name);
+            vcmd_cell_name(&r->g->cells[fd->cal[k]], name, sizeof name);
             printf("%s %s", k ? "," : "", name);
         }
         if (!fd->n_cal) printf(" nothing");
@@ -87,7 +87,7 @@ static void val_print_folds(const val_report *r)
     }
 }
 
-static void val_print_sens(const val_report *r)
+static void vcmd_print_sens(const val_report *r)
 {
     const scenario *s = &r->scn;
     printf("\ndeclared numbers (not fitted):\n");
@@ -121,7 +121,7 @@ static void val_print_sens(const val_report *r)
         printf("  (moves of each held-out prediction with the fitted values held; n/a: out of the key's range)\n");
 }
 
-static void val_print_text(const val_report *r)
+static void vcmd_print_text(const val_report *r)
 {
     const scenario *s = &r->scn;
     char pn[96];
@@ -132,7 +132,7 @@ static void val_print_text(const val_report *r)
         printf(", 95%% intervals from a %.2g%% measurement error per cell (--meas-cv)",
                100 * r->opt.meas_cv);
     printf("\n");
-    val_print_folds(r);
+    vcmd_print_folds(r);
     printf("\n| Config | N | ctx | Measured (ms) | Sim compute (ms) | Sim comm (ms) | Predicted (ms) "
            "| 95%% interval (ms) | Error (%%) | Constant (ms) | Additive (ms) | Cell |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -153,9 +153,9 @@ static void val_print_text(const val_report *r)
     for (int k = 0; k < r->n_configs; k++) {
         const val_config *c = &r->configs[k];
         char held[16], cons[16], add[16], skill[16] = "-", inside[16] = "-", grid_res[48] = "";
-        val_pct(c->heldout_mape_pct, held, sizeof held);
-        val_pct(c->constant_mape_pct, cons, sizeof cons);
-        val_pct(c->additive_mape_pct, add, sizeof add);
+        vcmd_pct(c->heldout_mape_pct, held, sizeof held);
+        vcmd_pct(c->constant_mape_pct, cons, sizeof cons);
+        vcmd_pct(c->additive_mape_pct, add, sizeof add);
         if (!isnan(c->skill)) snprintf(skill, sizeof skill, "%+.2f", c->skill);
         if (r->opt.intervals && c->tested) snprintf(inside, sizeof inside, "%d/%d", c->n_inside, c->n_heldout);
         if (!isnan(c->residual_grid_ms))
@@ -179,11 +179,11 @@ static void val_print_text(const val_report *r)
     if (r->opt.intervals)
         printf("held-out measurements inside their 95%% interval: %d of %d\n", r->n_inside,
                r->n_heldout);
-    val_print_sens(r);
+    vcmd_print_sens(r);
     int supported = 1, failed = 0, misfit = 0, untested = 0;
     for (int k = 0; k < r->n_configs; k++) {
         const val_config *c = &r->configs[k];
-        if (!val_judged(r, c)) continue;
+        if (!vcmd_judged(r, c)) continue;
         supported &= c->verdict == VAL_SUPPORTED;
         failed |= c->verdict == VAL_FAIL;
         misfit |= c->verdict == VAL_MISFIT;
@@ -201,15 +201,15 @@ static void val_print_text(const val_report *r)
 
 /* One markdown row per judged config: scenario, protocol, config, held-out MAPE, best
  * baseline, skill, verdict, interval coverage, identification. */
-static void val_print_summary(const val_report *r)
+static void vcmd_print_summary(const val_report *r)
 {
     char pn[96];
     val_protocol_name(&r->protocol, pn, sizeof pn);
     for (int k = 0; k < r->n_configs; k++) {
         const val_config *c = &r->configs[k];
-        if (!val_judged(r, c)) continue;
+        if (!vcmd_judged(r, c)) continue;
         char held[16], best[48] = "-", skill[16] = "-", inside[16] = "-", ident[48] = "-";
-        val_pct(c->heldout_mape_pct, held, sizeof held);
+        vcmd_pct(c->heldout_mape_pct, held, sizeof held);
         if (!isnan(c->param_spread_pct))
             snprintf(ident, sizeof ident, "%s (%.1f%%)", c->identified ? "yes" : "no",
                      c->param_spread_pct);
@@ -222,7 +222,7 @@ static void val_print_summary(const val_report *r)
     }
 }
 
-static void val_print_json(const val_report *r)
+static void vcmd_print_json(const val_report *r)
 {
     const scenario *s = &r->scn;
     char pn[96];
@@ -318,7 +318,7 @@ static void val_print_json(const val_report *r)
         jw_obj(&w);
         jw_kstr(&w, "config", c->config);
         jw_kint(&w, "tp", c->tp);
-        jw_kbool(&w, "judged", val_judged(r, c));
+        jw_kbool(&w, "judged", vcmd_judged(r, c));
         jw_kint(&w, "fold", c->fold + 1);
         jw_kint(&w, "cells", c->n);
         jw_kint(&w, "heldout_cells", c->n_heldout);
@@ -406,8 +406,8 @@ static void val_print_json(const val_report *r)
 /* --scan DIR: the objective of each fold's fit over a grid of its free parameters. */
 #define VAL_SCAN_2D 25
 #define VAL_SCAN_1D 101
-static int val_write_scan(const char *path, const scn_opts *so, const val_report *r,
-                          const char *dir, tp_err *err)
+static int vcmd_write_scan(const char *path, const scn_opts *so, const val_report *r,
+                           const char *dir, tp_err *err)
 {
     if (r->n_fit == 0)
         return tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
@@ -440,7 +440,7 @@ static int val_write_scan(const char *path, const scn_opts *so, const val_report
 
 /* The bundled grid: SCENARIO_DIR/../validate/h100-ctx2048.csv, else validate/h100-ctx2048.csv
  * under $TPSIM_PATH or the share folder (locate.h). */
-static int val_default_grid(const char *scenario_path, char *out, size_t cap, tp_err *err)
+static int vcmd_default_grid(const char *scenario_path, char *out, size_t cap, tp_err *err)
 {
     const char *slash = strrchr(scenario_path, '/');
     char dir[4096];
@@ -529,7 +529,7 @@ int tpsim_cmd_validate(int argc, char **argv)
     if (grid_path) {
         if (!(grid_path = locate_arg("validate", ".csv", grid_path, grid_buf, sizeof grid_buf, &err)))
             return cmd_fail(&err);
-    } else if (val_default_grid(path, grid_buf, sizeof grid_buf, &err)) {
+    } else if (vcmd_default_grid(path, grid_buf, sizeof grid_buf, &err)) {
         return cmd_fail(&err);
     } else {
         grid_path = grid_buf;
@@ -544,16 +544,17 @@ int tpsim_cmd_validate(int argc, char **argv)
     }
     if (val_run_with(path, &so, &g, &vo, rep, &err)) goto out;
     if ((plot_dir && plot_validation(rep, plot_dir, &err)) ||
-        (scan_dir && val_write_scan(path, &so, rep, scan_dir, &err))) {
+        (scan_dir && vcmd_write_scan(path, &so, rep, scan_dir, &err))) {
         val_free(rep);
         goto out;
     }
-    if (json) val_print_json(rep);
-    else if (summary) val_print_summary(rep);
-    else val_print_text(rep);
+    if (json) vcmd_print_json(rep);
+    else if (summary) vcmd_print_summary(rep);
+    else vcmd_print_text(rep);
     status = 0;
     for (int k = 0; strict && k < rep->n_configs; k++)
-        if (val_judged(rep, &rep->configs[k]) && rep->configs[k].verdict != VAL_SUPPORTED) status = 1;
+        if (vcmd_judged(rep, &rep->configs[k]) && rep->configs[k].verdict != VAL_SUPPORTED)
+            status = 1;
     val_free(rep);
 out:
     if (status == 2) cmd_fail(&err);

@@ -25,7 +25,8 @@ void plot_gp_head(FILE *f, const char *fig, const char *about, int w, int h)
 {
     fprintf(f,
             "# %s.gp: %s\n"
-            "# Written by tpsim (sim/plot.c) with %s.dat. Re-draw or restyle in this directory:\n"
+            "# Written by tpsim validate --plot with %s.dat. Re-draw or restyle in this "
+            "directory:\n"
             "#   gnuplot %s.gp\n"
             "set encoding utf8\n"
             "W = %d; H = %d\n"
