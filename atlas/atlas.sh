@@ -4,6 +4,8 @@
 # step time and its breakdown (gnuplot).
 #   usage: atlas/atlas.sh TPSIM OUTDIR      (writes OUTDIR/atlas.csv, atlas.png, atlas.svg)
 # A cell whose weights + KV cache do not fit one rank's HBM is skipped (listed on stderr).
+# Each row names its all-reduce calibration file and how it was borrowed when it was measured
+# on other hardware (calibration_from, as H200 borrows H100's; empty: its own or none at TP-1).
 # Environment: ATLAS_BATCH (default 1), ATLAS_CTX (default 2048).
 set -euo pipefail
 tpsim=${1:?usage: atlas/atlas.sh TPSIM OUTDIR}
@@ -29,16 +31,18 @@ row() {
             key = kv[1]; gsub(/ /, "", key); v[sect "." key] = kv[2]
         }
         END {
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", model, gpu,
+            # the all-reduce calibration by file name, and how it was borrowed ("" if not)
+            cal = v[".allreduce_calibration"]; sub(/.*\//, "", cal)
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", model, gpu,
                 v[".mode"], v[".tp"], v[".batch"], v[".ctx"], v[".weights_gb_per_rank"],
                 v[".kv_cache_gb_per_rank"], v[".ops_per_step"], v[".allreduces_per_step"],
                 v["step.mean"], v["bd.compute"], v["bd.allreduce"], v["bd.wait_peers"],
-                v["bd.gpu_idle"], v["bd.host"]
+                v["bd.gpu_idle"], v["bd.host"], cal, v[".borrowed_by"]
         }'
 }
 
 csv="$stage/atlas.csv"
-echo "model,gpu,mode,tp,batch,ctx,weights_gb_per_rank,kv_gb_per_rank,ops_per_step,allreduces_per_step,step_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms" > "$csv"
+echo "model,gpu,mode,tp,batch,ctx,weights_gb_per_rank,kv_gb_per_rank,ops_per_step,allreduces_per_step,step_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms,calibration,calibration_borrowed" > "$csv"
 skipped=0
 for g in $gpus; do
     gname=${g%%:*} scn="$here/${g#*:}.yaml"

@@ -185,6 +185,14 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
         tr_plain(hw, sizeof hw, hw_path);
         fprintf(f, "hardware: \"%s\"   # nominal HBM %.0f GB/s, for the efficiencies\n", hw, hbm_bw / 1e9);
     }
+    /* the GPU the trace recorded (deviceProperties), so a scenario on another GPU refuses it */
+    for (size_t i = 0; i < t->n_ranks; i++)
+        if (t->ranks[i].device[0]) {
+            char dev[300];
+            tr_plain(dev, sizeof dev, t->ranks[i].device);
+            fprintf(f, "device: \"%s\"   # the trace's deviceProperties name, rank %ld\n", dev, t->ranks[i].rank);
+            break;
+        }
     fprintf(f, "host:\n");
     fprintf(f, "  launch:\n");
     if (have_launch) {

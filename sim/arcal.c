@@ -11,7 +11,7 @@ static const char *const arcal_keys[] = {"kind",      "hardware",  "tp",        
                                          "lambda_us", "beta_gbps", "pieces",    "r2",
                                          "band_bias_pct", "n_points", "min_bytes", "max_bytes",
                                          "weight",    "piecewise_r2", "piecewise_band_bias_pct",
-                                         "source",    "graph",     "tuner",     "custom",
+                                         "source",    "graph",     "tuner",     "custom",    "assumed",
                                          NULL};
 static const char *const piece_keys[] = {"from_bytes", "lambda_us", "beta_gbps", NULL};
 
@@ -146,7 +146,8 @@ int arcal_load(const char *path, arcal *out, tp_err *err)
         cfg_double(r, "piecewise_band_bias_pct", 0, -1e6, 1e6, &ignored, err) ||
         cfg_double(r, "n_points", 0, 0, 1e9, &ignored, err) ||
         cfg_double(r, "min_bytes", 0, 0, 1e15, &c.min_bytes, err) ||
-        cfg_double(r, "max_bytes", 0, 0, 1e15, &c.max_bytes, err) || cfg_source(r, 1, err))
+        cfg_double(r, "max_bytes", 0, 0, 1e15, &c.max_bytes, err) || cfg_source(r, 1, err) ||
+        decl_read(r, &c.assumed, err))
         goto out;
     if ((lam < 0) != (beta < 0)) {
         cfg_error(r, err, "lambda_us and beta_gbps must be given together");

@@ -17,6 +17,7 @@
 #ifndef TPSIM_ARCAL_H
 #define TPSIM_ARCAL_H
 
+#include "decl.h"
 #include "err.h"
 
 #define ARCAL_MAX_PIECES 8
@@ -58,6 +59,7 @@ typedef struct arcal {
     arcal_tuner tuner;
     char custom_vllm[48];        /* the vLLM version whose kernel was measured */
     arcal_line custom[2];        /* [0] one-stage, [1] two-stage */
+    decl_list assumed;           /* the file's assumed: numbers (decl.h); its source: sources the rest */
 } arcal;
 
 int arcal_load(const char *path, arcal *out, tp_err *err);

@@ -26,12 +26,19 @@ static const char run_usage[] =
 
 /* The trace calibration the scenario took (measured.h): each key it set, with its source:
  * and whether a --set replaced it; each part it left to the scenario, and why. */
-static void run_json_measured(jw *w, const measured_cal *m)
+static void run_json_measured(jw *w, const scenario *s)
 {
+    const measured_cal *m = &s->measured;
+    const char *borrowed = NULL;
+    tp_err ignored;
+    (void)scenario_check_measured(s, &borrowed, &ignored); /* run_cell passed it */
     jw_key(w, "measured");
     jw_obj(w);
     jw_kstr(w, "file", m->path);
     jw_kstr(w, "named_by", m->named_by);
+    if (m->device[0]) jw_kstr(w, "device", m->device);
+    jw_kbool(w, "foreign", borrowed != NULL);
+    if (borrowed) jw_kstr(w, "borrowed_by", borrowed);
     jw_key(w, "set");
     jw_arr(w);
     for (int p = 0; p < MEASURED_PARTS; p++) {
@@ -69,9 +76,16 @@ static void run_json_measured(jw *w, const measured_cal *m)
     jw_end_obj(w);
 }
 
-static void run_text_measured(const measured_cal *m)
+static void run_text_measured(const scenario *s)
 {
+    const measured_cal *m = &s->measured;
+    const char *borrowed = NULL;
+    tp_err ignored;
+    (void)scenario_check_measured(s, &borrowed, &ignored); /* run_cell passed it */
     printf("measured   %s (named by %s), a trace calibration:\n", m->path, m->named_by);
+    if (borrowed)
+        printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n",
+               m->device[0] ? m->device : m->hardware, s->hw.name, borrowed);
     for (int p = 0; p < MEASURED_PARTS; p++) {
         const measured_group *g = &m->parts[p];
         if (g->state != MEASURED_SET) {
@@ -147,7 +161,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_knum(&w, "max", r->step_max * 1e3);
     jw_end_obj(&w);
     cmd_json_breakdown(&w, "breakdown_ms", b);
-    if (s->measured.path[0]) run_json_measured(&w, &s->measured);
+    if (s->measured.path[0]) run_json_measured(&w, s);
     jw_end_obj(&w);
     jw_done(&w);
 }
@@ -203,7 +217,7 @@ static void run_print_text(const scenario *s, const run_summary *r)
             printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n", cal->hardware,
                    s->hw.name, r->calibration_borrowed);
     }
-    if (s->measured.path[0]) run_text_measured(&s->measured);
+    if (s->measured.path[0]) run_text_measured(s);
     printf("\nwhere one step goes (mean over steps and %ld rank%s):\n", r->req.tp,
            r->req.tp > 1 ? "s" : "");
     run_line("GPU compute", b->compute, step, "kernels and copies on the stream");
@@ -298,6 +312,7 @@ int tpsim_cmd_run(int argc, char **argv)
     if (scn_opts_load(path, &so, s, &err)) goto out;
     if (!have_seed) req.seed = s->seed;
     req = run_defaults(s, req);
+    if (scenario_check_flag_calibs(s, &req.tp, 1, &err)) goto out;
     /* a trace is for looking at: the cap counts measured steps (warm-up is not written) */
     if (trace_path && req.steps > 100) {
         tp_err_set(&err, "--trace: %ld steps, expected at most 100 with a trace (use --steps)", req.steps);

@@ -182,7 +182,7 @@ typedef struct sweep_val {
     unsigned long long u; /* SV_INT, SV_BOOL */
     double ms;            /* SV_MS: milliseconds */
 } sweep_val;
-#define SWEEP_COLS 23
+#define SWEEP_COLS 25
 
 static void sweep_values(const scenario *s, int graphs, const run_summary *r, sweep_val *v)
 {
@@ -214,6 +214,10 @@ static void sweep_values(const scenario *s, int graphs, const run_summary *r, sw
     SV_I("kernels_per_step", r->kernels_per_step);
     SV_I("allreduces_per_step", r->allreduces_per_step);
     v[i++] = (sweep_val){"fits_in_hbm", SV_BOOL, NULL, (unsigned long long)r->fits_in_hbm, 0};
+    /* where the all-reduce cost came from, and how a calibration of other hardware was
+     * borrowed (NULL: none at TP-1 / its own hardware's): CSV empty, JSON null */
+    SV_S("calibration", r->calibration ? r->calibration->path : NULL);
+    SV_S("calibration_borrowed", r->calibration_borrowed);
 #undef SV_S
 #undef SV_I
 #undef SV_M
@@ -232,7 +236,8 @@ static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mod
             sweep_values(s, row_mode[r], &rows[r], v);
             jw_obj(&w);
             for (int i = 0; i < SWEEP_COLS; i++) {
-                if (v[i].kind == SV_STR) jw_kstr(&w, v[i].name, v[i].s);
+                if (v[i].kind == SV_STR && !v[i].s) jw_key(&w, v[i].name), jw_num(&w, 0.0 / 0.0); /* null */
+                else if (v[i].kind == SV_STR) jw_kstr(&w, v[i].name, v[i].s);
                 else if (v[i].kind == SV_INT) jw_kuint(&w, v[i].name, v[i].u);
                 else if (v[i].kind == SV_MS) jw_knum(&w, v[i].name, v[i].ms);
                 else jw_kbool(&w, v[i].name, (int)v[i].u);
@@ -249,7 +254,7 @@ static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mod
         for (int i = 0; i < SWEEP_COLS; i++) {
             if (i) fputc(',', f);
             if (!r) fputs(v[i].name, f);
-            else if (v[i].kind == SV_STR) csv_put(f, v[i].s);
+            else if (v[i].kind == SV_STR) csv_put(f, v[i].s ? v[i].s : "");
             else if (v[i].kind == SV_INT) fprintf(f, "%llu", v[i].u);
             else if (v[i].kind == SV_MS) fprintf(f, "%.6f", v[i].ms);
             else fputs(v[i].u ? "true" : "false", f);
@@ -309,6 +314,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     }
     for (size_t a = 0; a < o.n_tp; a++)
         if (run_check_tp(s, o.tps[a], &err)) goto out;
+    if (scenario_check_flag_calibs(s, o.tps, (int)o.n_tp, &err)) goto out;
     so.jobs = o.jobs; /* the fit's simulations run on the same threads, quietly */
     so.quiet = 1;
     if (o.fit_grid && sweep_fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;

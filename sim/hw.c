@@ -1,14 +1,16 @@
 /* hw.c: see hw.h. */
 #include "hw.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cfg.h"
 
 static const char *const hw_keys[] = {
     "kind",         "name",          "sms",          "hbm_gb",          "hbm_gbps",
     "bf16_tflops",  "fp8_tflops",    "pcie_gbps",     "kernel_fixed_us", "launch_latency_us",
-    "hbm_efficiency", "flops_efficiency", "measured", "source", NULL};
+    "hbm_efficiency", "flops_efficiency", "measured", "source", "aliases", "assumed", NULL};
 
 int hw_load(const char *path, hw_spec *out, tp_err *err)
 {
@@ -32,8 +34,30 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
         cfg_double(r, "launch_latency_us", 1, 0, 1e6, &lat_us, err) ||
         cfg_double(r, "hbm_efficiency", 0, 1e-3, 1, &h.hbm_efficiency, err) ||
         cfg_double(r, "flops_efficiency", 0, 1e-3, 1, &h.flops_efficiency, err) ||
-        cfg_source(r, 1, err))
+        cfg_source(r, 1, err) || decl_read(r, &h.assumed, err))
         goto out;
+    cfg_node *al = cfg_get(r, "aliases");
+    if (al) {
+        if (al->kind != CFG_SEQ || al->n == 0 || al->n > HW_MAX_ALIASES) {
+            cfg_error(al, err, "expected a list of 1 to %d device names (as nvidia-smi prints them)",
+                      HW_MAX_ALIASES);
+            goto out;
+        }
+        for (size_t i = 0; i < al->n; i++) {
+            const char *a;
+            if (cfg_as_string(al->vals[i], &a, err)) goto out;
+            if (!a[0] || strlen(a) >= sizeof h.aliases[0]) {
+                cfg_error(al->vals[i], err, "expected a device name of 1 to %zu characters",
+                          sizeof h.aliases[0] - 1);
+                goto out;
+            }
+            snprintf(h.aliases[h.n_aliases++], sizeof h.aliases[0], "%s", a);
+        }
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t stem = strcspn(base, ".");
+    snprintf(h.id, sizeof h.id, "%.*s", (int)(stem < sizeof h.id ? stem : sizeof h.id - 1), base);
     cfg_node *measured = cfg_get(r, "measured");
     if (measured) {
         if (measured->kind != CFG_MAP) {
@@ -58,4 +82,46 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
 out:
     cfg_free(doc);
     return rc;
+}
+
+/* The next letter or digit of s from *i, lower-cased, or 0 at the end. */
+static int hw_fold_next(const char *s, size_t *i)
+{
+    while (s[*i] && !isalnum((unsigned char)s[*i])) (*i)++;
+    return s[*i] ? tolower((unsigned char)s[(*i)++]) : 0;
+}
+
+int hw_name_eq(const char *a, const char *b)
+{
+    size_t i = 0, j = 0;
+    int ca, cb, any = 0;
+    do {
+        ca = hw_fold_next(a, &i);
+        cb = hw_fold_next(b, &j);
+        if (ca != cb) return 0;
+        any |= ca;
+    } while (ca);
+    return any != 0; /* two names with no letter or digit name nothing */
+}
+
+int hw_same(const hw_spec *h, const char *name)
+{
+    if (hw_name_eq(name, h->id) || hw_name_eq(name, h->name)) return 1;
+    for (int i = 0; i < h->n_aliases; i++)
+        if (hw_name_eq(name, h->aliases[i])) return 1;
+    return 0;
+}
+
+void hw_names(const hw_spec *h, char *out, size_t cap)
+{
+    size_t used = 0;
+    int w = snprintf(out, cap, "%s (%s", h->name, h->id);
+    if (w < 0 || (size_t)w >= cap) return;
+    used = (size_t)w;
+    for (int i = 0; i < h->n_aliases && used < cap; i++) {
+        w = snprintf(out + used, cap - used, "%s%s", ", ", h->aliases[i]);
+        if (w < 0) return;
+        used += (size_t)w;
+    }
+    if (used < cap) snprintf(out + used, cap - used, ")");
 }

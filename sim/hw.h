@@ -3,11 +3,23 @@
  * Contract: hw_load validates one hardware file into a caller-owned value, in SI units
  * (bytes/s, FLOP/s, seconds). Efficiencies are optional in the file (a measured file from
  * build/tpsim-probe carries hbm_efficiency); absent ones are < 0, for the scenario to set.
+ * The file's `source:` sources its numbers except those its `assumed:` list names (decl.h).
+ * Identity: the GPU's canonical id is the file's name without folder and extension
+ * (models/hw/h100-sxm.yaml: h100-sxm); `name:` and the optional `aliases:` list (the device
+ * names nvidia-smi and nccl-tests print, "NVIDIA H100 80GB HBM3") name the same GPU.
+ * hw_same says whether a name another file states (a calibration's `hardware:`) is this
+ * GPU: equal to the id, the name or an alias, ignoring case and anything not a letter or
+ * digit ("H100 SXM" = "h100-sxm").
  */
 #ifndef TPSIM_HW_H
 #define TPSIM_HW_H
 
+#include <stddef.h>
+
+#include "decl.h"
 #include "err.h"
+
+#define HW_MAX_ALIASES 8
 
 typedef struct hw_spec {
     char name[64];
@@ -21,8 +33,18 @@ typedef struct hw_spec {
     double launch_latency_s;  /* enqueue on an idle stream -> start */
     double hbm_efficiency;    /* (0,1], or -1 if the file does not say */
     double flops_efficiency;  /* (0,1], or -1 */
+    char id[64];              /* canonical id: the file's name, "h100-sxm" */
+    char aliases[HW_MAX_ALIASES][64];
+    int n_aliases;
+    decl_list assumed;        /* the file's assumed: numbers (decl.h) */
 } hw_spec;
 
 int hw_load(const char *path, hw_spec *out, tp_err *err);
+/* 1 when `name` names this GPU (its id, name or an alias), else 0. */
+int hw_same(const hw_spec *h, const char *name);
+/* 1 when two names are the same after folding case and dropping all but letters and digits. */
+int hw_name_eq(const char *a, const char *b);
+/* "H100 SXM (h100-sxm, NVIDIA H100 80GB HBM3, ...)": every name it answers to. */
+void hw_names(const hw_spec *h, char *out, size_t cap);
 
 #endif

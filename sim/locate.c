@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #ifndef TPSIM_SHARE
@@ -11,6 +13,8 @@
 #endif
 
 #define LOCATE_MAX_PLACES 32
+#define LOCATE_MAX_NAMES 64
+#define LOCATE_NAME_MAX 96
 
 const char *locate_share(void)
 {
@@ -79,6 +83,77 @@ static void places_list(const places *p, int first, char *buf, size_t cap)
     }
 }
 
+/* The names (files ending in ext, without it) a folder holds, added to names[] once each
+ * and kept sorted; hidden files skipped. */
+static void names_add_dir(const char *dir, const char *ext, char names[][LOCATE_NAME_MAX], int *n)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) && *n < LOCATE_MAX_NAMES) {
+        size_t len = strlen(e->d_name), el = strlen(ext);
+        if (e->d_name[0] == '.' || len <= el || len - el >= LOCATE_NAME_MAX || !ends_with(e->d_name, ext))
+            continue;
+        char name[LOCATE_NAME_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)(len - el), e->d_name);
+        int at = 0, dup = 0;
+        while (at < *n && !(dup = !strcmp(names[at], name)) && strcmp(names[at], name) < 0) at++;
+        if (dup) continue;
+        memmove(names[at + 1], names[at], (size_t)(*n - at) * LOCATE_NAME_MAX);
+        snprintf(names[at], LOCATE_NAME_MAX, "%s", name);
+        (*n)++;
+    }
+    closedir(d);
+}
+
+/* Edit distance of a and b with case folded, capped at 9 (only small ones matter). */
+static int name_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 63 || m > 63) return 9;
+    int row[64], prev;
+    for (size_t j = 0; j <= m; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        prev = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            int sub = prev + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            int best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
+            prev = row[j];
+            row[j] = sub < best ? sub : best;
+        }
+    }
+    return row[m] > 9 ? 9 : row[m];
+}
+
+/* "; did you mean h200? (there: a100, b200, h200)" for a name not found: the closest existing
+ * name (within 2 edits, or 1 per 4 characters, ignoring case), and every name that exists. */
+static void names_hint(const places *p, const char *kind, const char *ext, const char *ref,
+                       char *buf, size_t cap)
+{
+    char names[LOCATE_MAX_NAMES][LOCATE_NAME_MAX], dir[1024];
+    int n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < p->n; i++) {
+        int w = p->len[i] ? snprintf(dir, sizeof dir, "%.*s/%s", (int)p->len[i], p->dir[i], kind)
+                          : snprintf(dir, sizeof dir, "%s", kind);
+        if (w > 0 && (size_t)w < sizeof dir) names_add_dir(dir, ext, names, &n);
+    }
+    if (!n) return;
+    int best = -1, best_d = 9, limit = (int)strlen(ref) / 4 > 2 ? (int)strlen(ref) / 4 : 2;
+    for (int i = 0; i < n; i++) {
+        int d = name_distance(ref, names[i]);
+        if (d < best_d) best_d = d, best = i;
+    }
+    size_t used = 0;
+    int w = best >= 0 && best_d <= limit ? snprintf(buf, cap, "; did you mean %s?", names[best]) : 0;
+    if (w > 0) used = (size_t)w < cap ? (size_t)w : cap - 1;
+    w = snprintf(buf + used, cap - used, " (%s there: ", kind);
+    for (int i = 0; i < n && w > 0 && (used += (size_t)w) < cap; i++)
+        w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", names[i]);
+    if (w > 0 && (used += (size_t)w) < cap) snprintf(buf + used, cap - used, ")");
+}
+
 int locate_file(const char *kind, const char *ext, const char *ref, const char *from, char *out,
                 size_t cap, tp_err *err)
 {
@@ -96,7 +171,9 @@ int locate_file(const char *kind, const char *ext, const char *ref, const char *
         for (int i = 0; i < p.n; i++)
             if (try_path(p.dir[i], p.len[i], rel, out, cap)) return 0;
         places_list(&p, 0, list, sizeof list);
-        return tp_err_set(err, "'%s' not found: looked for %s in %s", ref, rel, list);
+        char hint[600];
+        names_hint(&p, kind, ext, ref, hint, sizeof hint);
+        return tp_err_set(err, "'%s' not found: looked for %s in %s%s", ref, rel, list, hint);
     }
     const char *bare = ref; /* without leading "./" and "../" */
     while (!strncmp(bare, "./", 2) || !strncmp(bare, "../", 3)) bare += bare[1] == '/' ? 2 : 3;

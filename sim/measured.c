@@ -6,7 +6,7 @@
 
 #include "locate.h"
 
-static const char *const mc_root_keys[] = {"kind", "hardware", "host", "gpu", "apply", NULL};
+static const char *const mc_root_keys[] = {"kind", "hardware", "device", "host", "gpu", "apply", NULL};
 static const char *const mc_host_keys[] = {"launch", "collective", "step", NULL};
 static const char *const mc_dist_keys[] = {"dist", "mean_us", "cv", "call_mean_us", "source",
                                            "unmeasured", NULL};
@@ -172,7 +172,12 @@ int measured_load(const char *path, measured_cal *out, tp_err *err)
                   "tpsim trace import -o)", kind);
         goto out;
     }
-    if (cfg_string(r, "hardware", 0, &kind, err) || !(n = cfg_need(r, "host", err)) ||
+    const char *dev = NULL;
+    if (cfg_string(r, "hardware", 0, &kind, err) || cfg_string(r, "device", 0, &dev, err)) goto out;
+    if (kind) snprintf(out->hardware, sizeof out->hardware, "%s", kind);
+    if (dev) snprintf(out->device, sizeof out->device, "%s", dev);
+    if ((n = cfg_get(r, dev ? "device" : "hardware"))) out->hw_line = n->line, out->hw_col = n->col;
+    if (!(n = cfg_need(r, "host", err)) ||
         cfg_expect_map(n, mc_host_keys, err) || mc_dist(n, MEASURED_LAUNCH, out, err) ||
         mc_dist(n, MEASURED_COLLECTIVE, out, err) || mc_dist(n, MEASURED_STEP, out, err))
         goto out;

@@ -11,6 +11,9 @@
  * the measured file (messages point there). The flag replaces the scenario's key. It
  * rewrites the document's `measured` key to the resolved path, which measured_bind reads
  * back to say, per key, what was set and whether a later override replaced it.
+ * `device:` (the trace's GPU name) or, without it, `hardware:` (the hardware file the import
+ * read) says which GPU was measured: a scenario on another GPU takes the file only as it
+ * takes a foreign all-reduce calibration (scenario_check_measured).
  * Plain values, no allocation kept; no state.
  */
 #ifndef TPSIM_MEASURED_H
@@ -49,6 +52,9 @@ typedef struct measured_group {
 typedef struct measured_cal {
     char path[MEASURED_PATH_MAX]; /* "" when the scenario has none */
     char named_by[MEASURED_PATH_MAX + 32]; /* "--measured" or "file:line:col" of measured: */
+    char device[128];   /* the GPU the trace recorded (device:), "" if it did not */
+    char hardware[MEASURED_PATH_MAX]; /* the hardware file the import used (hardware:), or "" */
+    int hw_line, hw_col;              /* where device: (else hardware:) is stated */
     measured_group parts[MEASURED_PARTS];
 } measured_cal;
 

@@ -12,7 +12,7 @@ static const char *const model_keys[] = {
     "head_dim", "intermediate",   "vocab",           "dtype_bytes", "qkv_bias",
     "o_bias",   "mlp_bias",       "tie_embeddings",  "sliding_window",
     "experts",  "experts_per_tok", "moe_intermediate", "shared_expert_intermediate",
-    "shared_expert_gate", "source", NULL};
+    "shared_expert_gate", "source", "assumed", NULL};
 
 static int model_ends_with(const char *s, const char *suffix)
 {
@@ -45,7 +45,8 @@ static int model_load_yaml(const char *path, model_arch *out, tp_err *err)
         cfg_long(r, "experts_per_tok", m.experts > 0, 1, 4096, &m.experts_per_tok, err) ||
         cfg_long(r, "moe_intermediate", m.experts > 0, 1, 1L << 22, &m.moe_intermediate, err) ||
         cfg_long(r, "shared_expert_intermediate", 0, 1, 1L << 22, &m.shared_intermediate, err) ||
-        cfg_bool(r, "shared_expert_gate", 0, &m.shared_gate, err) || cfg_source(r, 1, err))
+        cfg_bool(r, "shared_expert_gate", 0, &m.shared_gate, err) || cfg_source(r, 1, err) ||
+        decl_read(r, &m.assumed, err))
         goto out;
     if (m.experts == 0) {
         static const char *const moe_only[] = {"experts_per_tok", "moe_intermediate",

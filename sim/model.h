@@ -11,6 +11,7 @@
 #ifndef TPSIM_MODEL_H
 #define TPSIM_MODEL_H
 
+#include "decl.h"
 #include "err.h"
 
 /* vLLM pads the vocabulary of its embedding and lm_head to a multiple of this
@@ -34,6 +35,7 @@ typedef struct model_arch {
     /* multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank == 0: none. q_lora_rank 0:
      * queries projected directly (V2-Lite) */
     long q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
+    decl_list assumed;     /* a model file's assumed: numbers (decl.h); none in a config.json */
 } model_arch;
 
 int model_load(const char *path, model_arch *out, tp_err *err);

@@ -227,9 +227,9 @@ out:
 
 int run_check_tp(const scenario *s, long tp, tp_err *err)
 {
-    if (model_check_tp(&s->model, tp, err)) return -1;
     const arcal *cal;
     const char *borrowed;
+    if (model_check_tp(&s->model, tp, err) || scenario_check_measured(s, &borrowed, err)) return -1;
     if (tp > 1 && scenario_allreduce(s, tp)) {
         coll_setup coll;
         if (scenario_calibration(s, tp, &cal, &borrowed, err)) return -1;

@@ -485,8 +485,8 @@ int scenario_calibration(const scenario *s, long tp, const arcal **out, const ch
     const arcal *c = scenario_allreduce(s, tp);
     *out = c;
     *how_borrowed = NULL;
-    if (!c || !strcmp(c->hardware, s->hw.name)) return 0;
-    if (s->calibration_from[0] && !strcmp(c->hardware, s->calibration_from)) {
+    if (!c || hw_same(&s->hw, c->hardware)) return 0;
+    if (s->calibration_from[0] && hw_name_eq(c->hardware, s->calibration_from)) {
         *how_borrowed = "calibration_from";
         return 0;
     }
@@ -494,22 +494,78 @@ int scenario_calibration(const scenario *s, long tp, const arcal **out, const ch
         *how_borrowed = "--allow-foreign-calib";
         return 0;
     }
+    char names[400];
+    hw_names(&s->hw, names, sizeof names);
     return tp_err_set(err, "%s: the tp %ld all-reduce calibration was measured on %s, the scenario "
-                      "runs on %s; expected a calibration for %s, or calibration_from: %s in the "
-                      "scenario, or --allow-foreign-calib", c->named_at, tp, c->hardware,
-                      s->hw.name, s->hw.name, c->hardware);
+                      "runs on %s; expected a calibration for that GPU, or calibration_from: %s in "
+                      "the scenario, or --allow-foreign-calib", c->named_at, tp, c->hardware,
+                      names, c->hardware);
+}
+
+int scenario_check_measured(const scenario *s, const char **how_borrowed, tp_err *err)
+{
+    const measured_cal *m = &s->measured;
+    *how_borrowed = NULL;
+    if (!m->path[0] || (!m->device[0] && !m->hardware[0])) return 0;
+    char stem[128];
+    const char *who = m->device;
+    if (!who[0]) { /* the hardware file's name: models/hw/b200.yaml is b200 */
+        const char *base = strrchr(m->hardware, '/');
+        base = base ? base + 1 : m->hardware;
+        snprintf(stem, sizeof stem, "%.*s", (int)strcspn(base, "."), base);
+        who = stem;
+    }
+    if (hw_same(&s->hw, who)) return 0;
+    if (s->calibration_from[0] && hw_name_eq(who, s->calibration_from)) {
+        *how_borrowed = "calibration_from";
+        return 0;
+    }
+    if (s->allow_foreign_calib) {
+        *how_borrowed = "--allow-foreign-calib";
+        return 0;
+    }
+    char names[400];
+    hw_names(&s->hw, names, sizeof names);
+    return tp_err_at(err, m->path, m->hw_line, m->hw_col, "the trace calibration was measured on "
+                     "%s, the scenario runs on %s; expected a trace of that GPU, or "
+                     "calibration_from: %s in the scenario, or --allow-foreign-calib", who, names, who);
 }
 
 int scenario_add_allreduce(scenario *s, const char *path, tp_err *err)
 {
     arcal c;
     if (arcal_load(path, &c, err)) return -1;
+    snprintf(c.named_at, sizeof c.named_at, "--calib %s", path);
     for (int i = 0; i < s->n_cals; i++)
         if (s->cals[i].tp == c.tp) {
             s->cals[i] = c;
+            s->cal_from_flag[i] = 1;
             return 0;
         }
     if (s->n_cals == SCN_MAX_CALS) return tp_err_set(err, "%s: too many calibrations", path);
+    s->cal_from_flag[s->n_cals] = 1;
     s->cals[s->n_cals++] = c;
+    return 0;
+}
+
+int scenario_check_flag_calibs(const scenario *s, const long *tps, int n, tp_err *err)
+{
+    for (int i = 0; i < s->n_cals; i++) {
+        if (!s->cal_from_flag[i]) continue;
+        int used = 0;
+        char list[160] = "";
+        size_t len = 0;
+        for (int j = 0; j < n; j++) {
+            used |= tps[j] == s->cals[i].tp;
+            if (len < sizeof list) {
+                int w = snprintf(list + len, sizeof list - len, "%s%ld", j ? ", " : "", tps[j]);
+                if (w > 0) len += (size_t)w;
+            }
+        }
+        if (!used)
+            return tp_err_set(err, "%s: a calibration for tp %ld, but this runs tp %s; expected a "
+                              "file measured at the TP degree it runs (its tp: key)",
+                              s->cals[i].named_at, s->cals[i].tp, list);
+    }
     return 0;
 }

@@ -63,6 +63,7 @@ typedef struct scenario {
     hw_spec hw;
     arcal cals[SCN_MAX_CALS];
     int n_cals;
+    int cal_from_flag[SCN_MAX_CALS]; /* 1: cals[i] came from --calib (scenario_add_allreduce) */
     coll_model allreduce_model;     /* collective.allreduce (coll.h); nccl-fit by default */
     char calibration_from[64];      /* the hardware whose calibrations it borrows, "" if none */
     int allow_foreign_calib;        /* --allow-foreign-calib: any hardware's calibrations */
@@ -113,7 +114,15 @@ const arcal *scenario_allreduce(const scenario *s, long tp);
  * "calibration_from" or "--allow-foreign-calib". */
 int scenario_calibration(const scenario *s, long tp, const arcal **out, const char **how_borrowed,
                          tp_err *err);
+/* The same for the trace calibration (measured.h): refused when its device: (or the
+ * hardware file it was imported with) is another GPU than the scenario's, unless the scenario
+ * borrows it (calibration_from naming that GPU, or --allow-foreign-calib). *how_borrowed as
+ * for scenario_calibration; NULL also when the file states no GPU or there is none. */
+int scenario_check_measured(const scenario *s, const char **how_borrowed, tp_err *err);
 /* Add (or replace, same k) a calibration file given on the command line. */
 int scenario_add_allreduce(scenario *s, const char *path, tp_err *err);
+/* Refused (-1, one line) when a --calib file's tp: is none of the n TP degrees the command
+ * runs: the file would be ignored without a word. */
+int scenario_check_flag_calibs(const scenario *s, const long *tps, int n, tp_err *err);
 
 #endif
