@@ -172,9 +172,9 @@ int measured_load(const char *path, measured_cal *out, tp_err *err)
                   "tpsim trace import -o)", kind);
         goto out;
     }
-    const char *dev = NULL;
-    if (cfg_string(r, "hardware", 0, &kind, err) || cfg_string(r, "device", 0, &dev, err)) goto out;
-    if (kind) snprintf(out->hardware, sizeof out->hardware, "%s", kind);
+    const char *dev = NULL, *hw = NULL;
+    if (cfg_string(r, "hardware", 0, &hw, err) || cfg_string(r, "device", 0, &dev, err)) goto out;
+    if (hw) snprintf(out->hardware, sizeof out->hardware, "%s", hw);
     if (dev) snprintf(out->device, sizeof out->device, "%s", dev);
     if ((n = cfg_get(r, dev ? "device" : "hardware"))) out->hw_line = n->line, out->hw_col = n->col;
     if (!(n = cfg_need(r, "host", err)) ||

@@ -404,6 +404,92 @@ static void test_mla_deepseek_v3(void **state)
     assert_int_equal(prog_build(&p, &m, &o, 3, 1, 1000, &err), -1); /* 128 heads / 3 */
 }
 
+/* The MoE w2 GEMM at batch > 1 reads the experts the tokens touch, not one per routed row:
+ * Mixtral at TP-2 batch 4 routes 4 x 2 = 8 rows over 8 * (1 - (1 - 2/8)^4) = 5.46875 experts
+ * (uniform routing); w2 per expert 7168 x 4096 x 2 B = 58720256 B; activations 8 rows of
+ * 7168 in and 4096 out, 2 B each. At batch 8: 8 * (1 - 0.75^8) = 7.19848... experts. */
+static void test_moe_bytes_batch(void **state)
+{
+    (void)state;
+    model_arch m;
+    tp_err err;
+    if (model_load("models/hf/Mixtral-8x7B-v0.1.json", &m, &err)) fail_msg("%s", err.msg);
+    prog_opts o = {.input_copies = 0};
+    prog p;
+    assert_int_equal(prog_build(&p, &m, &o, 2, 4, 1, &err), 0);
+    assert_near(find_op(&p, OPN_MOE_W2, 3)->bytes, 5.46875 * 58720256.0 + 8 * (7168 + 4096) * 2.0);
+    assert_near(find_op(&p, OPN_MOE_W2, 3)->flops, 2.0 * 8 * 7168 * 4096);
+    prog_free(&p);
+    double touched8 = 8.0 * (1.0 - 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75);
+    assert_int_equal(prog_build(&p, &m, &o, 2, 8, 1, &err), 0);
+    assert_near(p.experts_touched, touched8);
+    assert_near(find_op(&p, OPN_MOE_W2, 0)->bytes, touched8 * 58720256.0 + 16 * (7168 + 4096) * 2.0);
+    assert_near(find_op(&p, OPN_MOE_W13, 0)->bytes, touched8 * 117440512.0 + 16 * (4096 + 14336) * 2.0);
+    prog_free(&p);
+}
+
+/* DeepSeek's shared experts: n_shared_experts of moe_intermediate_size each run as one dense
+ * MLP of n * 2048 (vllm deepseek_v2.py, DeepseekV2MoE). The shipped config has 1; with 3 the
+ * shared MLP is 6144 wide: 768 a rank at TP-8, gate_up 7168 x 2*768 in FP8 (1 B) plus its
+ * per-tensor scale (4 B), x (7168) in and 2*768 out at 2 B. */
+static void test_deepseek_shared_experts(void **state)
+{
+    (void)state;
+    FILE *f = fopen("models/hf/DeepSeek-V3.json", "r");
+    assert_non_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *at = strstr(text, "\"n_shared_experts\": 1,");
+    assert_non_null(at);
+    at[strlen("\"n_shared_experts\": ")] = '3';
+    char path[256];
+    model_arch m;
+    tp_err err;
+    write_json(path, sizeof path, "DeepSeek-V3-3shared", text);
+    if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
+    unlink(path);
+    assert_int_equal(m.moe_intermediate, 2048);
+    assert_int_equal(m.shared_intermediate, 3 * 2048);
+    prog_opts o = {.prec_kv_cache = PREC_BF16, .allreduce_no_copy = 1};
+    prog p;
+    assert_int_equal(prog_build(&p, &m, &o, 8, 1, 16, &err), 0);
+    assert_near(find_op(&p, OPN_SHARED_GATE_UP, 10)->bytes, 7168.0 * 1536 + 4 + (7168.0 + 1536) * 2);
+    assert_near(find_op(&p, OPN_SHARED_DOWN, 10)->bytes, 768.0 * 7168 + 4 + (768.0 + 7168) * 2);
+    prog_free(&p);
+}
+
+/* A config.json without num_key_value_heads is multi-head attention: as many KV heads as
+ * query heads (transformers' LlamaConfig default). 16 heads of 2048/16 = 128: at TP-2 qkv
+ * out is (8 + 2 * 8) * 128 = 3072 columns, and each rank caches 16 / 2 = 8 KV heads. */
+static const char mha_model[] =
+    "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"hidden_size\": 2048,\n"
+    "  \"intermediate_size\": 5504,\n  \"num_attention_heads\": 16,\n"
+    "  \"num_hidden_layers\": 2,\n  \"vocab_size\": 32000,\n  \"torch_dtype\": \"bfloat16\"\n}\n";
+
+static void test_hf_default_kv_heads(void **state)
+{
+    (void)state;
+    char path[256];
+    model_arch m;
+    tp_err err;
+    write_json(path, sizeof path, "mha-2L", mha_model);
+    if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
+    unlink(path);
+    assert_int_equal(m.heads, 16);
+    assert_int_equal(m.kv_heads, 16);
+    assert_int_equal(model_kv_heads_per_rank(&m, 2), 8);
+    prog_opts o = {.input_copies = 0};
+    prog p;
+    assert_int_equal(prog_build(&p, &m, &o, 2, 1, 100, &err), 0);
+    /* weights 2048 x 3072 x 2 B, x and y (2048 + 3072) x 2 B */
+    assert_near(find_op(&p, OPN_QKV_PROJ, 0)->bytes, 2048.0 * 3072 * 2 + (2048.0 + 3072) * 2);
+    /* KV cache per rank: 2 (K, V) x 2 layers x 100 tokens x 8 heads x 128 x 2 B */
+    assert_near(p.kv_bytes, 2.0 * 2 * 100 * 8 * 128 * 2);
+    prog_free(&p);
+}
+
 /* ---- precision -------------------------------------------------------------------------- */
 
 static void test_precision_matrix_bytes(void **state)
@@ -547,6 +633,9 @@ int main(void)
         cmocka_unit_test(test_moe_mixtral_bytes),
         cmocka_unit_test(test_moe_qwen_shared_expert),
         cmocka_unit_test(test_mla_deepseek_v3),
+        cmocka_unit_test(test_moe_bytes_batch),
+        cmocka_unit_test(test_deepseek_shared_experts),
+        cmocka_unit_test(test_hf_default_kv_heads),
         cmocka_unit_test(test_precision_matrix_bytes),
         cmocka_unit_test(test_precision_70b),
         cmocka_unit_test(test_cost_fp8_peak),

@@ -9,7 +9,7 @@ grep -q 'hw/h200.yaml' "$H200" || bad "fixture: the H200 scenario was not made"
 
 # --- refused: the calibration says H100 SXM, the hardware H200 SXM
 expect_fail2 "foreign calibration refused" \
-    "h200.yaml:[0-9]+:[0-9]+: the tp 4 all-reduce calibration was measured on H100 SXM, the scenario runs on H200 SXM; .*calibration_from: H100 SXM.*--allow-foreign-calib" \
+    "h200.yaml:[0-9]+:[0-9]+: the tp 4 all-reduce calibration was measured on H100 SXM, the scenario runs on H200 SXM \(h200, NVIDIA H200, H200\); .*calibration_from: H100 SXM.*--allow-foreign-calib" \
     "$TPSIM" run "$H200" --tp 4
 expect_fail2 "validate refuses it too" "measured on H100 SXM" "$TPSIM" validate "$H200" \
     --grid validate/h100-ctx2048.csv

@@ -114,9 +114,9 @@ check "run --help documents status 1" bash -c "'$TPSIM' run --help | grep -q '1 
 
 # --- sweep: model, hardware, fits_in_hbm per row; status 0; --format json ---------------------
 expect_ok "sweep with a cell that does not fit exits 0" "$TPSIM" sweep "$S" --tp 2 --batch 1,64 --steps 2
-check "sweep header" grep -qx 'scenario,model,hardware,mode,tp,batch,ctx,steps,seed,step_ms_mean,step_ms_p50,step_ms_p99,step_ms_min,step_ms_max,host_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,offset_ms,kernels_per_step,allreduces_per_step,fits_in_hbm' "$TMP/out"
-check "sweep batch 1 fits" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,2,1,2048,.*,true$' "$TMP/out"
-check "sweep batch 64 does not" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,2,64,2048,.*,false$' "$TMP/out"
+check "sweep header" grep -qx 'scenario,model,hardware,mode,tp,batch,ctx,steps,seed,step_ms_mean,step_ms_p50,step_ms_p99,step_ms_min,step_ms_max,host_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,offset_ms,kernels_per_step,allreduces_per_step,fits_in_hbm,calibration,calibration_borrowed' "$TMP/out"
+check "sweep batch 1 fits" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,2,1,2048,.*,true,[^,]*/models/allreduce/h100-sxm-tp2\.yaml,$' "$TMP/out"
+check "sweep batch 64 does not" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,2,64,2048,.*,false,[^,]*/models/allreduce/h100-sxm-tp2\.yaml,$' "$TMP/out"
 cp "$TMP/out" "$TMP/sweep.csv"
 expect_ok "sweep --format json" "$TPSIM" sweep "$S" --tp 2 --batch 1,64 --steps 2 --format=json
 if command -v python3 >/dev/null; then
@@ -128,10 +128,12 @@ assert isinstance(rows, list) and len(rows) == len(table) == 2
 for j, c in zip(rows, table):
     assert list(j) == list(c), (list(j), list(c))
     for k, v in c.items():
-        if isinstance(j[k], bool): assert v == ("true" if j[k] else "false"), k
+        if j[k] is None: assert v == "", k   # no borrowed calibration: JSON null, CSV empty
+        elif isinstance(j[k], bool): assert v == ("true" if j[k] else "false"), k
         elif isinstance(j[k], str): assert v == j[k], k
         else: assert abs(float(v) - j[k]) <= 1e-6 * max(1, abs(j[k])), (k, v, j[k])
 assert [r["fits_in_hbm"] for r in rows] == [True, False]
+assert all(r["calibration"].endswith("/models/allreduce/h100-sxm-tp2.yaml") and r["calibration_borrowed"] is None for r in rows), rows
 ' "$TMP/out" "$TMP/sweep.csv"
 fi
 expect_fail2 "sweep bad --format" "^tpsim: --format: 'xml', expected csv or json$" "$TPSIM" sweep "$S" --format xml
@@ -144,7 +146,7 @@ if command -v python3 >/dev/null; then
     check "a CSV reader gets the name back" python3 -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-assert rows[1][0] == "what, \"if\"" and len(rows[1]) == len(rows[0]) == 23, rows
+assert rows[1][0] == "what, \"if\"" and len(rows[1]) == len(rows[0]) == 25, rows
 ' "$TMP/q.csv"
 fi
 
@@ -203,11 +205,11 @@ rm -r "$TMP/away/models"
 sed 's#^model: .*#model: my-model#' "$TMP/away/named.yaml" >"$TMP/away/mine.yaml"
 mkdir -p "$TMP/empty"
 expect_fail2 "an unknown name lists where it looked" \
-    "^tpsim: $TMP/away/mine\.yaml:14:8: model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $TMP/empty, $PWD$" \
+    "^tpsim: $TMP/away/mine\.yaml:14:8: model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $TMP/empty, $PWD \(models there: llama-3\.1-405b, llama-3\.1-70b, llama-3\.1-8b\)$" \
     env TPSIM_PATH="$TMP/empty" "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2 --format json
 TPSIM_PATH="$TMP/lib" "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2 --format json >"$TMP/out" 2>/dev/null
 check "a name only \$TPSIM_PATH has" test "$(model_of "$TMP/out")" = '"Only-in-TPSIM_PATH"'
-expect_fail2 "without \$TPSIM_PATH it is not found" "model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $PWD$" \
+expect_fail2 "without \$TPSIM_PATH it is not found" "model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $PWD \(models there: llama-3\.1-405b, llama-3\.1-70b, llama-3\.1-8b\)$" \
     env -u TPSIM_PATH "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2
 
 # names on the command line: SCENARIO, --calib, --grid
@@ -220,7 +222,7 @@ check "--calib by name: the TP-8 calibration" grep -q "models/allreduce/h100-sxm
 (cd "$TMP" && "$BIN" validate paper-additive --grid h100-ctx2048 --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
 check "--grid by name (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
 check "--grid by name: the bundled grid" grep -q "\"grid\": *\"$PWD/validate/h100-ctx2048.csv\"" "$TMP/out"
-expect_fail2 "an unknown scenario name" "^tpsim: 'no-such-scenario' not found: looked for scenarios/no-such-scenario\.yaml in \., $PWD$" \
+expect_fail2 "an unknown scenario name" "^tpsim: 'no-such-scenario' not found: looked for scenarios/no-such-scenario\.yaml in \., $PWD \(scenarios there: cuda-graphs, eager-broadcast, eager-host-dispatch, eager-straggler, paper-additive\)$" \
     env -u TPSIM_PATH "$TPSIM" run no-such-scenario
 
 # --- make install / uninstall into a temporary PREFIX; the installed tpsim runs from elsewhere ----

@@ -7,7 +7,8 @@
 . tests/cli/lib.sh
 D=tests/data
 B200="$D/TraceLens__b200__vllm_tp8_eager_step.json.gz"
-RUN=(run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --format json)
+# the trace is of a B200, the scenario an H100: every run borrows it explicitly (section 0)
+RUN=(run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --format json --allow-foreign-calib)
 
 expect_ok "import with hardware" "$TPSIM" trace import "$B200" --hardware models/hw/b200.yaml -o "$TMP/b200.yaml"
 CAL="$TMP/b200.yaml"
@@ -20,11 +21,30 @@ check "launch mean read from the file ($LAUNCH_US)" test -n "$LAUNCH_US"
 check "hbm efficiency read from the file ($HBM_EFF)" test -n "$HBM_EFF"
 check "step host work is unmeasured in a one-step trace" grep -q "^    unmeasured: true" "$CAL"
 
+# 0. the file names the GPU the trace recorded; on another GPU it is refused like a foreign
+#    all-reduce calibration, and borrowed only explicitly, with a mark in the report
+check "the file names the trace's GPU" grep -q '^device: "NVIDIA B200"' "$CAL"
+expect_fail2 "a B200 trace on the H100 scenario is refused" \
+    "^tpsim: $CAL:[0-9]+:[0-9]+: the trace calibration was measured on NVIDIA B200, the scenario runs on H100 SXM \(h100-sxm, .*--allow-foreign-calib$" \
+    "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$CAL"
+expect_fail2 "sweep refuses it too" "measured on NVIDIA B200" \
+    "$TPSIM" sweep scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$CAL"
+expect_ok "borrowed by calibration_from" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 \
+    --measured "$CAL" --set "calibration_from=NVIDIA B200"
+check "text: FOREIGN, borrowed by calibration_from" grep -qx '           \*\* FOREIGN: measured on NVIDIA B200, used for H100 SXM (calibration_from) \*\*' "$TMP/out"
+expect_ok "on a B200 scenario it is its own" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 1 --steps 2 \
+    --measured "$CAL" --set hardware=b200 --format json
+check "json: not foreign on B200" python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["measured"]
+assert m["foreign"] is False and m["device"] == "NVIDIA B200" and "borrowed_by" not in m, m
+' "$TMP/out"
+
 # 1. the apply: flags, the flag and the scenario key give the same run
 mapfile -t SETS < <(sed -n 's/^  - /--set\n/p' "$CAL")
 expect_ok "run with the apply: flags" "$TPSIM" "${RUN[@]}" "${SETS[@]}" && cp "$TMP/out" "$TMP/apply.json"
 expect_ok "run with --measured" "$TPSIM" "${RUN[@]}" --measured "$CAL" && cp "$TMP/out" "$TMP/flag.json"
-sed 's#^name: .*#&\nmeasured: b200.yaml#' scenarios/eager-host-dispatch.yaml >"$TMP/with-measured.yaml"
+sed 's#^name: .*#&\nmeasured: b200.yaml\ncalibration_from: NVIDIA B200#' scenarios/eager-host-dispatch.yaml >"$TMP/with-measured.yaml"
 KEY_LINE=$(grep -n '^measured:' "$TMP/with-measured.yaml" | cut -d: -f1)
 expect_ok "run with measured: in the scenario" "$TPSIM" run "$TMP/with-measured.yaml" --tp 2 --steps 2 --format json \
     && cp "$TMP/out" "$TMP/key.json"
@@ -36,6 +56,8 @@ for x in (f, k):
     assert x["breakdown_ms"] == a["breakdown_ms"], (x["breakdown_ms"], a["breakdown_ms"])
 assert "measured" not in a
 assert f["measured"]["named_by"] == "--measured", f["measured"]
+assert f["measured"]["foreign"] is True and f["measured"]["borrowed_by"] == "--allow-foreign-calib", f["measured"]
+assert k["measured"]["foreign"] is True and k["measured"]["borrowed_by"] == "calibration_from", k["measured"]
 assert k["measured"]["named_by"].endswith("with-measured.yaml:%s:11" % sys.argv[4]), k["measured"]
 assert k["measured"]["file"].endswith("/b200.yaml"), k["measured"]
 PY
@@ -57,7 +79,7 @@ assert all(s["overridden_by"] is None for s in m["set"]), m["set"]
 assert m["kept"] == [{"part": "host.step", "why": "unmeasured"}], m["kept"]
 PY
 # the step host work the trace could not measure: the scenario's own 0 us stays
-expect_ok "text report" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$CAL"
+expect_ok "text report" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$CAL" --allow-foreign-calib
 check "text report names the file" grep -q "^measured   $CAL (named by --measured), a trace calibration:" "$TMP/out"
 check "text report keeps the step, says why" grep -q "host.step: unmeasured in the trace, the scenario's value kept" "$TMP/out"
 check "text report gives the launch keys" grep -q " host.launch.mean_us=$LAUNCH_US " "$TMP/out"
