@@ -104,9 +104,19 @@ static void test_not_found(void **state)
     snprintf(scn, sizeof scn, "%s/scn", root);
     setenv("TPSIM_PATH", path, 1);
     assert_int_equal(locate_file("models", ".yaml", "nope", scn, out, sizeof out, &err), -1);
-    snprintf(want, sizeof want, "'nope' not found: looked for models/nope.yaml in %s/scn, %s/a, %s",
-             root, root, locate_share());
-    assert_string_equal(err.msg, want);
+    /* the names that exist follow, sorted, from every place (both and only-a are this
+     * fixture's; the share folder adds the bundled models); none is near "nope" */
+    snprintf(want, sizeof want, "'nope' not found: looked for models/nope.yaml in %s/scn, %s/a, %s "
+             "(models there: both, ", root, root, locate_share());
+    assert_int_equal(strncmp(err.msg, want, strlen(want)), 0);
+    assert_non_null(strstr(err.msg, ", only-a"));
+    assert_null(strstr(err.msg, "did you mean"));
+    /* one letter off, and case: the closest name is offered */
+    assert_int_equal(locate_file("models", ".yaml", "bth", scn, out, sizeof out, &err), -1);
+    assert_non_null(strstr(err.msg, "models/bth.yaml in "));
+    assert_non_null(strstr(err.msg, "; did you mean both? (models there: both, "));
+    assert_int_equal(locate_file("models", ".yaml", "ONLY-A", scn, out, sizeof out, &err), -1);
+    assert_non_null(strstr(err.msg, "; did you mean only-a? "));
     assert_int_equal(locate_file("models", ".yaml", "x/nope.yaml", scn, out, sizeof out, &err), -1);
     snprintf(want, sizeof want, "%s/scn/x/nope.yaml: cannot open: no such file (also looked in %s/a, %s)",
              root, root, locate_share());
