@@ -31,6 +31,7 @@ int cmd_fail(const tp_err *err);
 
 int tpsim_cmd_run(int argc, char **argv);
 int tpsim_cmd_fit_allreduce(int argc, char **argv);
+int tpsim_cmd_fit_kernels(int argc, char **argv);
 int tpsim_cmd_validate(int argc, char **argv);
 int tpsim_cmd_sweep(int argc, char **argv);
 int tpsim_cmd_trace(int argc, char **argv);

@@ -44,6 +44,7 @@ static const tpsim_command commands[] = {
     {"sweep", tpsim_cmd_sweep},
     {"merge", tpsim_cmd_merge},
     {"fit-allreduce", tpsim_cmd_fit_allreduce},
+    {"fit-kernels", tpsim_cmd_fit_kernels},
     {"trace", tpsim_cmd_trace},
     {"allreduce", tpsim_cmd_allreduce},
 };

@@ -1,0 +1,494 @@
+/* cmd_fitk.c: `tpsim fit-kernels`, the command-line face of kprof.h and kfit.h.
+ *
+ * Fits: reads profiles, fits every kernel class (the laws compared by held-out error across
+ * TP degrees), prints per class the laws' errors, R^2, MAPE and the residual by TP degree
+ * and token count (text or JSON) and, with -o, writes the calibration a scenario names with
+ * `kernels:`. --test prices every row of a profile with a calibration from the row's own
+ * shape and reports per class and TP degree the MAPE and the worst error. Errors: one line,
+ * exit 2, no output file.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "jw.h"
+#include "kcal.h"
+#include "kfit.h"
+#include "kprof.h"
+#include "ofile.h"
+
+#define FK_MAX_FILES 16
+
+static const char FK_USAGE[] =
+    "usage: tpsim fit-kernels PROFILE... --hardware NAME [-o FILE.yaml|-] [--format text|json]\n"
+    "       tpsim fit-kernels --test PROFILE --calib FILE.yaml [--format text|json]\n"
+    "Fit per kernel class (gemm, attention, norm, rope, activation, add, embedding) a cost law\n"
+    "t = t0 + ... to per-operator GPU profiles: Vidur's mlp.csv (time_stats.OP.median in ms and\n"
+    "its shape columns) or tpsim's decode-attention CSV (source,batch,context,q_heads,kv_heads,\n"
+    "head_dim,kv_dtype_bytes,time_us). Each op's bytes and FLOPs are those tpsim's program gives\n"
+    "it. The laws const, linear (t0 + bytes/bw), row (+ bytes per token), seq (+ per sequence;\n"
+    "attention) and roofline (t0 + max(bytes/bw, flops/F)) are compared by held-out MAPE, each\n"
+    "TP degree (each attention source) predicted from a fit on the others; the best is refitted\n"
+    "on all rows. The sampler and copies, which the profiles do not measure, take the add\n"
+    "class's law (from: add). -o writes the calibration (every class needed). --test prices a\n"
+    "profile the calibration was not fitted on and reports MAPE and worst error per class, TP.\n";
+
+typedef struct fk_args {
+    const char *files[FK_MAX_FILES];
+    int n_files;
+    const char *hardware, *out, *test, *calib;
+    int json;
+} fk_args;
+
+static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
+{
+    enum { F_HELP, F_HW, F_OUT, F_FORMAT, F_TEST, F_CALIB };
+    static const cli_flag flags[] = {{"help", 'h', 0}, {"hardware", 0, 1}, {"output", 'o', 1},
+                                     {"format", 0, 1}, {"test", 0, 1},     {"calib", 0, 1},
+                                     {NULL, 0, 0}};
+    memset(a, 0, sizeof *a);
+    cli_args ca;
+    const char *v;
+    int f;
+    if (cli_begin(&ca, "fit-kernels", "tpsim fit-kernels --help", flags, argc, argv, err)) return -1;
+    while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
+        switch (f) {
+        case CLI_ERROR: return -1;
+        case CLI_OPERAND:
+            if (a->n_files == FK_MAX_FILES)
+                return tp_err_set(err, "fit-kernels: more than %d profiles, expected at most that many",
+                                  FK_MAX_FILES);
+            a->files[a->n_files++] = v;
+            break;
+        case F_HELP: return 1;
+        case F_HW:
+            if (!*v || strlen(v) >= 64) return tp_err_set(err, "fit-kernels: --hardware needs a name of 1..63 characters");
+            for (const char *p = v; *p; p++)
+                if (!isalnum((unsigned char)*p) && !strchr(" ._-+()", *p))
+                    return tp_err_set(err, "fit-kernels: --hardware '%s': letters, digits, "
+                                      "spaces and ._-+() only, expected a name like 'H100 SXM'", v);
+            a->hardware = v;
+            break;
+        case F_OUT:
+            if (!*v) return tp_err_set(err, "fit-kernels: %s needs a file name", ca.shown);
+            a->out = v;
+            break;
+        case F_FORMAT:
+            if (strcmp(v, "text") && strcmp(v, "json"))
+                return tp_err_set(err, "fit-kernels: --format '%s' is not text or json", v);
+            a->json = !strcmp(v, "json");
+            break;
+        case F_TEST: a->test = v; break;
+        case F_CALIB: a->calib = v; break;
+        default: break;
+        }
+    }
+    if (a->test || a->calib) {
+        if (!a->test || !a->calib)
+            return tp_err_set(err, "fit-kernels: --test PROFILE and --calib FILE go together");
+        if (a->n_files || a->out || a->hardware)
+            return tp_err_set(err, "fit-kernels: --test takes no other profile, -o or --hardware");
+        return 0;
+    }
+    if (!a->n_files) return tp_err_set(err, "fit-kernels: no profile given (see --help)");
+    if (a->out && !a->hardware)
+        return tp_err_set(err, "fit-kernels: -o needs --hardware NAME (the GPU the profiles were "
+                          "measured on, as its hardware file names it)");
+    return 0;
+}
+
+/* ------------------------------------------------------------------ breakdowns -------- */
+
+#define FK_BINS 5
+static const char *const fk_bin_names[FK_BINS] = {"1", "2-16", "17-128", "129-1024", ">1024"};
+static int fk_bin(long tokens)
+{
+    return tokens <= 1 ? 0 : tokens <= 16 ? 1 : tokens <= 128 ? 2 : tokens <= 1024 ? 3 : 4;
+}
+
+typedef struct fk_acc {
+    double n, bias, abs, worst; /* worst: the signed error of largest magnitude, % */
+} fk_acc;
+
+static void fk_add(fk_acc *a, double pct)
+{
+    a->n++;
+    a->bias += pct;
+    a->abs += fabs(pct);
+    if (fabs(pct) > fabs(a->worst)) a->worst = pct;
+}
+
+/* The TP degrees seen (0: single-GPU benchmark rows) */
+#define FK_MAX_TP 8
+typedef struct fk_break {
+    long tps[FK_MAX_TP];
+    int n_tp;
+    fk_acc by_tp[KC_COUNT][FK_MAX_TP], by_bin[KC_COUNT][FK_BINS], all[KC_COUNT];
+} fk_break;
+
+static int fk_tp_index(fk_break *b, long tp)
+{
+    for (int i = 0; i < b->n_tp; i++)
+        if (b->tps[i] == tp) return i;
+    if (b->n_tp == FK_MAX_TP) return FK_MAX_TP - 1;
+    b->tps[b->n_tp] = tp;
+    return b->n_tp++;
+}
+
+static double fk_law_us(const kcal_law *l, const kp_sample *s)
+{
+    return 1e6 * kcal_law_time(l, s->bytes, s->flops, s->batch);
+}
+
+static void fk_breakdown(const kp_set *set, const kcal_law *laws, const int *have, fk_break *b)
+{
+    memset(b, 0, sizeof *b);
+    for (size_t i = 0; i < set->n; i++) {
+        const kp_sample *s = &set->s[i];
+        if (!have[s->cls]) continue;
+        double pct = 100.0 * (fk_law_us(&laws[s->cls], s) - s->us) / s->us;
+        fk_add(&b->by_tp[s->cls][fk_tp_index(b, s->tp)], pct);
+        fk_add(&b->by_bin[s->cls][fk_bin(s->tokens)], pct);
+        fk_add(&b->all[s->cls], pct);
+    }
+}
+
+/* ---------------------------------------------------------------------- fitting ------- */
+
+typedef struct fk_result {
+    kf_class_fit fit[KC_COUNT];
+    int have[KC_COUNT];
+    kcal_law laws[KC_COUNT];
+    int from[KC_COUNT];
+    fk_break br;
+} fk_result;
+
+static void fk_fit_all(const kp_set *set, fk_result *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int k = 0; k < KC_COUNT; k++) {
+        r->from[k] = -1;
+        if (kf_fit_class(set, k, &r->fit[k]) == 0) {
+            r->have[k] = 1;
+            r->laws[k] = r->fit[k].law;
+        }
+    }
+    fk_breakdown(set, r->laws, r->have, &r->br);
+    /* not measured by any profile: the sampler's kernels and the copies are short passes
+     * over a few bytes, priced like the measured elementwise add */
+    static const int borrowers[] = {KC_SAMPLER, KC_COPY};
+    for (size_t i = 0; i < 2; i++) {
+        int k = borrowers[i];
+        if (!r->have[k] && r->have[KC_ADD]) r->from[k] = KC_ADD, r->laws[k] = r->laws[KC_ADD];
+    }
+}
+
+static void fk_law_fields(FILE *f, const kcal_law *l)
+{
+    fprintf(f, "law: %s, t0_us: %.4f", kcal_law_names[l->kind], l->t0_s * 1e6);
+    if (l->kind != KL_CONST) fprintf(f, ", gbps: %.2f", l->s_per_byte > 0 ? 1e-9 / l->s_per_byte : 0.0);
+    if (l->kind == KL_ROOFLINE || l->kind == KL_SUM) fprintf(f, ", tflops: %.2f", l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0.0);
+    if (l->kind == KL_ROW) fprintf(f, ", row_gbps: %.4f", l->s_per_row_byte > 0 ? 1e-9 / l->s_per_row_byte : 0.0);
+    if (l->kind == KL_SEQ) fprintf(f, ", seq_us: %.5f", l->s_per_seq * 1e6);
+}
+
+/* YAML keeps these names plain: anything else becomes a space. */
+static void fk_plain(FILE *f, const char *s)
+{
+    for (; *s; s++) fputc(isalnum((unsigned char)*s) || strchr("./_-+()", *s) ? *s : ' ', f);
+}
+
+static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_result *r)
+{
+    fprintf(f, "# Kernel cost calibration fitted by `tpsim fit-kernels` from per-operator GPU "
+               "profiles.\n# t = t0 + ... per op class (sim/kcal.h); the laws' held-out errors are "
+               "under laws_compared.\nkind: kernel-calibration\nhardware: %s\n", a->hardware);
+    fprintf(f, "source:\n  how: >-\n    Fitted by tpsim fit-kernels on %zu samples: per op class, "
+               "least squares on relative error of each candidate law, every coefficient >= 0; "
+               "the law kept is the one of lowest held-out MAPE (each TP degree, or each "
+               "attention source, predicted from a fit on the others), refitted on all rows. "
+               "Bytes and FLOPs per op as tpsim's program counts them. The sampler and copies "
+               "are not in the profiles: they take the add class's law (from: add).\n  where: ",
+            set->n);
+    for (int i = 0; i < a->n_files; i++) {
+        if (i) fprintf(f, ", ");
+        fk_plain(f, a->files[i]);
+    }
+    fprintf(f, "\nlaws_compared:   # held-out MAPE %% by law (in-sample where one fold)\n");
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (!r->have[k]) continue;
+        fprintf(f, "  %s: {", kcal_class_names[k]);
+        int first = 1;
+        for (int l = 0; l < KL_COUNT; l++) {
+            double v = r->fit[k].n_folds > 1 ? r->fit[k].heldout_pct[l] : r->fit[k].insample_pct[l];
+            if (v < 0) continue;
+            fprintf(f, "%s%s: %.2f", first ? "" : ", ", kcal_law_names[l], v);
+            first = 0;
+        }
+        fprintf(f, "}\n");
+    }
+    fprintf(f, "classes:\n");
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (!r->have[k] && r->from[k] < 0) continue;
+        fprintf(f, "  %s: {", kcal_class_names[k]);
+        fk_law_fields(f, &r->laws[k]);
+        if (r->have[k]) {
+            const kf_class_fit *c = &r->fit[k];
+            fprintf(f, ", n: %d, r2: %.5f, mape_pct: %.2f", c->n, c->r2, c->mape_pct);
+            if (c->n_folds > 1) fprintf(f, ", heldout_mape_pct: %.2f", c->heldout_pct[c->law.kind]);
+        } else {
+            fprintf(f, ", from: %s", kcal_class_names[r->from[k]]);
+        }
+        fprintf(f, "}\n");
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *r)
+{
+    printf("kernel fit: %zu samples from %d profile%s\n", set->n, a->n_files, a->n_files > 1 ? "s" : "");
+    printf("%-10s %6s %5s  %-9s", "class", "n", "folds", "law");
+    for (int l = 0; l < KL_COUNT; l++) printf(" %9s", kcal_law_names[l]);
+    printf(" %8s %7s\n", "R2", "MAPE%");
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (!r->have[k]) continue;
+        const kf_class_fit *c = &r->fit[k];
+        printf("%-10s %6d %5d  %-9s", kcal_class_names[k], c->n, c->n_folds, kcal_law_names[c->law.kind]);
+        for (int l = 0; l < KL_COUNT; l++) {
+            double v = c->n_folds > 1 ? c->heldout_pct[l] : c->insample_pct[l];
+            if (v < 0) printf(" %9s", "-");
+            else printf(" %9.2f", v);
+        }
+        printf(" %8.5f %7.2f\n", c->r2, c->mape_pct);
+    }
+    printf("(law columns: held-out MAPE %% per candidate law, in-sample where a class has one fold)\n");
+    printf("chosen laws:\n");
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (!r->have[k] && r->from[k] < 0) continue;
+        printf("  %-10s ", kcal_class_names[k]);
+        fk_law_fields(stdout, &r->laws[k]);
+        if (r->from[k] >= 0) printf("  (not measured: from %s)", kcal_class_names[r->from[k]]);
+        printf("\n");
+    }
+    printf("residual (fit - measured)/measured, mean %% / MAPE %%, by TP degree:\n");
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (!r->have[k]) continue;
+        printf("  %-10s", kcal_class_names[k]);
+        for (int t = 0; t < r->br.n_tp; t++) {
+            const fk_acc *x = &r->br.by_tp[k][t];
+            if (!x->n) continue;
+            if (r->br.tps[t]) printf("  tp%-2ld %+6.1f/%5.1f", r->br.tps[t], x->bias / x->n, x->abs / x->n);
+            else printf("  gpu  %+6.1f/%5.1f", x->bias / x->n, x->abs / x->n);
+        }
+        printf("\n");
+    }
+    printf("by tokens (batch):\n");
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (!r->have[k]) continue;
+        printf("  %-10s", kcal_class_names[k]);
+        for (int b = 0; b < FK_BINS; b++) {
+            const fk_acc *x = &r->br.by_bin[k][b];
+            if (x->n) printf("  %s %+6.1f/%5.1f", fk_bin_names[b], x->bias / x->n, x->abs / x->n);
+        }
+        printf("\n");
+    }
+    if (a->out) printf("wrote %s\n", a->out);
+}
+
+static void fk_json_acc(jw *w, const char *key, const fk_acc *x)
+{
+    jw_key(w, key);
+    jw_obj(w);
+    jw_kint(w, "n", (int64_t)x->n);
+    jw_knum(w, "bias_pct", x->bias / x->n);
+    jw_knum(w, "mape_pct", x->abs / x->n);
+    jw_knum(w, "worst_pct", x->worst);
+    jw_end_obj(w);
+}
+
+static void fk_json_breaks(jw *w, const fk_break *b, int k, int bins)
+{
+    char key[32];
+    jw_key(w, "by_tp");
+    jw_obj(w);
+    for (int t = 0; t < b->n_tp; t++) {
+        if (!b->by_tp[k][t].n) continue;
+        snprintf(key, sizeof key, "%ld", b->tps[t]);
+        fk_json_acc(w, key, &b->by_tp[k][t]);
+    }
+    jw_end_obj(w);
+    if (!bins) return;
+    jw_key(w, "by_tokens");
+    jw_obj(w);
+    for (int i = 0; i < FK_BINS; i++)
+        if (b->by_bin[k][i].n) fk_json_acc(w, fk_bin_names[i], &b->by_bin[k][i]);
+    jw_end_obj(w);
+}
+
+static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *r)
+{
+    jw w;
+    jw_init(&w, stdout, 0);
+    jw_obj(&w);
+    jw_key(&w, "files");
+    jw_arr(&w);
+    for (int i = 0; i < a->n_files; i++) jw_str(&w, a->files[i]);
+    jw_end_arr(&w);
+    jw_kint(&w, "samples", (int64_t)set->n);
+    jw_key(&w, "classes");
+    jw_obj(&w);
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (!r->have[k] && r->from[k] < 0) continue;
+        jw_key(&w, kcal_class_names[k]);
+        jw_obj(&w);
+        const kcal_law *l = &r->laws[k];
+        jw_kstr(&w, "law", kcal_law_names[l->kind]);
+        jw_knum(&w, "t0_us", l->t0_s * 1e6);
+        jw_knum(&w, "gbps", l->s_per_byte > 0 ? 1e-9 / l->s_per_byte : 0);
+        jw_knum(&w, "tflops", l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0);
+        jw_knum(&w, "row_gbps", l->s_per_row_byte > 0 ? 1e-9 / l->s_per_row_byte : 0);
+        jw_knum(&w, "seq_us", l->s_per_seq * 1e6);
+        if (r->from[k] >= 0) {
+            jw_kstr(&w, "from", kcal_class_names[r->from[k]]);
+        } else {
+            const kf_class_fit *c = &r->fit[k];
+            jw_kint(&w, "n", c->n);
+            jw_kint(&w, "folds", c->n_folds);
+            jw_knum(&w, "r2", c->r2);
+            jw_knum(&w, "mape_pct", c->mape_pct);
+            jw_kbool(&w, "chosen_by_heldout", c->chosen_by_heldout);
+            jw_key(&w, c->n_folds > 1 ? "heldout_mape_pct" : "insample_mape_pct");
+            jw_obj(&w);
+            for (int m = 0; m < KL_COUNT; m++) {
+                double v = c->n_folds > 1 ? c->heldout_pct[m] : c->insample_pct[m];
+                if (v >= 0) jw_knum(&w, kcal_law_names[m], v);
+            }
+            jw_end_obj(&w);
+            fk_json_breaks(&w, &r->br, k, 1);
+        }
+        jw_end_obj(&w);
+    }
+    jw_end_obj(&w);
+    if (a->out) jw_kstr(&w, "output", a->out);
+    jw_end_obj(&w);
+    jw_done(&w);
+}
+
+/* ------------------------------------------------------------------------ --test ------ */
+
+static int fk_test(const fk_args *a, tp_err *err)
+{
+    kcal cal;
+    kp_set set = {0};
+    if (kcal_load(a->calib, &cal, err)) return -1;
+    if (kp_read(a->test, &set, err)) {
+        kp_free(&set);
+        return -1;
+    }
+    kcal_law laws[KC_COUNT];
+    int have[KC_COUNT] = {0};
+    for (int k = 0; k < KC_COUNT; k++)
+        if (cal.cls[k].valid) laws[k] = cal.cls[k].law, have[k] = 1;
+    for (size_t i = 0; i < set.n; i++)
+        if (!have[set.s[i].cls]) {
+            tp_err_set(err, "%s: no '%s' class to price %s:%d with", a->calib,
+                       kcal_class_names[set.s[i].cls], a->test, set.s[i].line);
+            kp_free(&set);
+            return -1;
+        }
+    fk_break b;
+    fk_breakdown(&set, laws, have, &b);
+    if (a->json) {
+        jw w;
+        jw_init(&w, stdout, 0);
+        jw_obj(&w);
+        jw_kstr(&w, "profile", a->test);
+        jw_kstr(&w, "calibration", a->calib);
+        jw_kint(&w, "samples", (int64_t)set.n);
+        jw_key(&w, "classes");
+        jw_obj(&w);
+        for (int k = 0; k < KC_COUNT; k++) {
+            if (!b.all[k].n) continue;
+            jw_key(&w, kcal_class_names[k]);
+            jw_obj(&w);
+            jw_kstr(&w, "law", kcal_law_names[laws[k].kind]);
+            jw_kint(&w, "n", (int64_t)b.all[k].n);
+            jw_knum(&w, "mape_pct", b.all[k].abs / b.all[k].n);
+            jw_knum(&w, "worst_pct", b.all[k].worst);
+            fk_json_breaks(&w, &b, k, 1);
+            jw_end_obj(&w);
+        }
+        jw_end_obj(&w);
+        jw_end_obj(&w);
+        jw_done(&w);
+    } else {
+        printf("kernel test: %s priced by %s (%s), %zu samples\n", a->test, a->calib, cal.hardware,
+               set.n);
+        printf("(fit - measured)/measured per class and TP degree: MAPE %% (worst %%)\n");
+        printf("%-10s %-9s %16s", "class", "law", "all");
+        for (int t = 0; t < b.n_tp; t++) {
+            char h[16];
+            snprintf(h, sizeof h, b.tps[t] ? "tp%ld" : "gpu", b.tps[t]);
+            printf(" %16s", h);
+        }
+        printf("\n");
+        for (int k = 0; k < KC_COUNT; k++) {
+            if (!b.all[k].n) continue;
+            printf("%-10s %-9s %7.1f (%+6.1f)", kcal_class_names[k], kcal_law_names[laws[k].kind],
+                   b.all[k].abs / b.all[k].n, b.all[k].worst);
+            for (int t = 0; t < b.n_tp; t++) {
+                const fk_acc *x = &b.by_tp[k][t];
+                if (x->n) printf(" %7.1f (%+6.1f)", x->abs / x->n, x->worst);
+                else printf(" %16s", "-");
+            }
+            printf("\n");
+        }
+    }
+    kp_free(&set);
+    return 0;
+}
+
+int tpsim_cmd_fit_kernels(int argc, char **argv)
+{
+    tp_err err = {{0}};
+    fk_args a;
+    int r = fk_parse(argc, argv, &a, &err);
+    if (r == 1) {
+        fputs(FK_USAGE, stdout);
+        return 0;
+    }
+    if (r < 0) return cmd_fail(&err);
+    if (a.test) return fk_test(&a, &err) ? cmd_fail(&err) : 0;
+    kp_set set = {0};
+    fk_result *res = calloc(1, sizeof *res);
+    ofile of = {0};
+    int ok = res != NULL;
+    if (!ok) tp_err_set(&err, "fit-kernels: out of memory");
+    for (int i = 0; ok && i < a.n_files; i++) ok = kp_read(a.files[i], &set, &err) == 0;
+    if (ok) kp_weigh(&set), fk_fit_all(&set, res);
+    if (ok && a.out) /* a calibration must price every op tpsim emits */
+        for (int k = 0; k < KC_COUNT && ok; k++)
+            if (!res->have[k] && res->from[k] < 0)
+                ok = tp_err_set(&err, "fit-kernels: no profile row measures the '%s' class, which "
+                                "-o needs (every class tpsim's ops map to); add a profile that "
+                                "measures it", kcal_class_names[k]) == 0;
+    int to_stdout = a.out && cli_is_stdout(a.out);
+    if (ok && a.out && !to_stdout) {
+        ok = ofile_open(&of, a.out, &err) == 0;
+        if (ok && fk_write(of.f, &a, &set, res))
+            ok = tp_err_set(&err, "%s: cannot write the calibration", a.out) == 0;
+    }
+    if (ok && to_stdout) ok = fk_write(stdout, &a, &set, res) == 0;
+    else if (ok && a.json) fk_print_json(&a, &set, res);
+    else if (ok) fk_print_text(&a, &set, res);
+    if (ok && fflush(stdout)) ok = tp_err_set(&err, "fit-kernels: cannot write to stdout") == 0;
+    if (ok && a.out && !to_stdout) ok = ofile_commit(&of, &err) == 0;
+    ofile_abort(&of);
+    kp_free(&set);
+    free(res);
+    return ok ? 0 : cmd_fail(&err);
+}

@@ -1,0 +1,245 @@
+/* kfit.c: see kfit.h. Units inside the fit: microseconds, megabytes, GFLOP (the normal
+ * equations stay well scaled). */
+#include "kfit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KF_MAXP 3
+
+/* Row i's feature vector for a law: the columns its coefficients multiply. */
+static int kf_features(int kind, const kp_sample *s, int mem_side, double *x)
+{
+    double mb = s->bytes * 1e-6, gf = s->flops * 1e-9;
+    x[0] = 1.0;
+    switch (kind) {
+    case KL_CONST: return 1;
+    case KL_LINEAR: x[1] = mb; return 2;
+    case KL_ROW: x[1] = mb, x[2] = s->batch > 0 ? mb / s->batch : 0; return 3;
+    case KL_SEQ: x[1] = mb, x[2] = s->batch; return 3;
+    case KL_SUM: x[1] = mb, x[2] = gf; return 3;
+    default: /* roofline: the side that binds (2: both, the sum, to start from) */
+        x[1] = mem_side ? mb : 0, x[2] = mem_side != 1 ? gf : 0;
+        return 3;
+    }
+}
+
+static void kf_to_law(int kind, const double *c, kcal_law *l)
+{
+    memset(l, 0, sizeof *l);
+    l->kind = kind;
+    l->t0_s = c[0] * 1e-6;
+    if (kind == KL_CONST) return;
+    l->s_per_byte = c[1] * 1e-12; /* us per MB */
+    if (kind == KL_ROW) l->s_per_row_byte = c[2] * 1e-12;
+    if (kind == KL_SEQ) l->s_per_seq = c[2] * 1e-6;
+    if (kind == KL_ROOFLINE || kind == KL_SUM) l->s_per_flop = c[2] * 1e-15; /* us per GFLOP */
+}
+
+/* Solve the weighted normal equations over the active columns; 0 on success. */
+static int kf_solve(const kp_sample *const *rows, size_t n, int kind, const unsigned char *side,
+                    const int *active, int p, double *c)
+{
+    double A[KF_MAXP][KF_MAXP + 1] = {{0}};
+    for (size_t i = 0; i < n; i++) {
+        double x[KF_MAXP], y = rows[i]->us, w = rows[i]->w / (y * y);
+        kf_features(kind, rows[i], side ? side[i] : 1, x);
+        for (int a = 0; a < p; a++) {
+            if (!active[a]) continue;
+            for (int b = 0; b < p; b++)
+                if (active[b]) A[a][b] += w * x[a] * x[b];
+            A[a][p] += w * x[a] * y;
+        }
+    }
+    int on[KF_MAXP];
+    for (int a = 0; a < p; a++) on[a] = active[a] && A[a][a] > 0; /* an all-zero column: no term */
+    for (int a = 0; a < p; a++)
+        if (!on[a]) {
+            for (int b = 0; b <= p; b++) A[a][b] = 0;
+            A[a][a] = 1;
+        }
+    for (int col = 0; col < p; col++) { /* Gaussian elimination, partial pivoting */
+        int piv = col;
+        for (int r = col + 1; r < p; r++)
+            if (fabs(A[r][col]) > fabs(A[piv][col])) piv = r;
+        if (fabs(A[piv][col]) < 1e-300) return -1;
+        for (int b = 0; b <= p; b++) {
+            double t = A[col][b];
+            A[col][b] = A[piv][b];
+            A[piv][b] = t;
+        }
+        for (int r = 0; r < p; r++) {
+            if (r == col) continue;
+            double f = A[r][col] / A[col][col];
+            for (int b = col; b <= p; b++) A[r][b] -= f * A[col][b];
+        }
+    }
+    for (int a = 0; a < p; a++) c[a] = on[a] ? A[a][p] / A[a][a] : 0.0;
+    return 0;
+}
+
+/* Least squares with every coefficient >= 0: drop the most negative and refit. */
+static int kf_nonneg(const kp_sample *const *rows, size_t n, int kind, const unsigned char *side,
+                     double *c)
+{
+    double x[KF_MAXP];
+    int p = kf_features(kind, rows[0], 1, x), active[KF_MAXP] = {1, 1, 1};
+    for (int it = 0; it < p; it++) {
+        if (kf_solve(rows, n, kind, side, active, p, c)) return -1;
+        int worst = -1;
+        for (int a = 0; a < p; a++)
+            if (active[a] && c[a] < 0 && (worst < 0 || c[a] < c[worst])) worst = a;
+        if (worst < 0) return 0;
+        active[worst] = 0;
+    }
+    for (int a = 0; a < p; a++) c[a] = 0;
+    return 0;
+}
+
+static double kf_time_us(const kcal_law *l, const kp_sample *s)
+{
+    return 1e6 * kcal_law_time(l, s->bytes, s->flops, s->batch);
+}
+
+static double kf_rel_sse(const kp_sample *const *rows, size_t n, const kcal_law *l)
+{
+    double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = (kf_time_us(l, rows[i]) - rows[i]->us) / rows[i]->us;
+        e += rows[i]->w * r * r;
+    }
+    return e;
+}
+
+int kf_fit_law(const kp_sample *const *rows, size_t n, int kind, kcal_law *out)
+{
+    double c[KF_MAXP] = {0}, x[KF_MAXP];
+    if (!n || n < (size_t)kf_features(kind, rows[0], 1, x)) return -1;
+    if (kind != KL_ROOFLINE) {
+        if (kf_nonneg(rows, n, kind, NULL, c)) return -1;
+        kf_to_law(kind, c, out);
+        return 0;
+    }
+    /* roofline: start from the sum of both terms, then alternate: assign each row to the
+     * side its fitted terms say binds, refit, until the assignment stops changing */
+    unsigned char *side = malloc(n);
+    if (!side) return -1;
+    memset(side, 2, n);
+    kcal_law best = {0}, l;
+    double best_e = INFINITY;
+    for (int it = 0; it < 50; it++) {
+        if (kf_nonneg(rows, n, kind, side, c)) break;
+        kf_to_law(kind, c, &l);
+        double e = kf_rel_sse(rows, n, &l);
+        if (e < best_e && it > 0) best_e = e, best = l;
+        int changed = 0;
+        for (size_t i = 0; i < n; i++) {
+            unsigned char m = rows[i]->bytes * l.s_per_byte >= rows[i]->flops * l.s_per_flop ||
+                              l.s_per_flop == 0;
+            if (l.s_per_byte == 0 && l.s_per_flop > 0) m = 0;
+            changed |= m != side[i];
+            side[i] = m;
+        }
+        if (!changed) break;
+    }
+    free(side);
+    if (isinf(best_e)) return -1;
+    *out = best;
+    return 0;
+}
+
+double kf_mape_pct(const kp_sample *const *rows, size_t n, const kcal_law *l)
+{
+    double e = 0;
+    for (size_t i = 0; i < n; i++) e += fabs(kf_time_us(l, rows[i]) - rows[i]->us) / rows[i]->us;
+    return n ? 100.0 * e / (double)n : NAN;
+}
+
+double kf_wmape_pct(const kp_sample *const *rows, size_t n, const kcal_law *l)
+{
+    double e = 0, w = 0;
+    for (size_t i = 0; i < n; i++) {
+        e += rows[i]->w * fabs(kf_time_us(l, rows[i]) - rows[i]->us) / rows[i]->us;
+        w += rows[i]->w;
+    }
+    return w > 0 ? 100.0 * e / w : NAN;
+}
+
+double kf_r2(const kp_sample *const *rows, size_t n, const kcal_law *l)
+{
+    double mean = 0, ss = 0, res = 0;
+    for (size_t i = 0; i < n; i++) mean += rows[i]->us;
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double d = rows[i]->us - mean, r = rows[i]->us - kf_time_us(l, rows[i]);
+        ss += d * d;
+        res += r * r;
+    }
+    return ss > 0 ? 1.0 - res / ss : (res == 0 ? 1.0 : 0.0);
+}
+
+int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
+{
+    memset(out, 0, sizeof *out);
+    const kp_sample **rows = malloc((set->n ? set->n : 1) * sizeof *rows);
+    const kp_sample **train = malloc((set->n ? set->n : 1) * sizeof *train);
+    int folds[64], nf = 0, rc = -1;
+    size_t n = 0;
+    if (!rows || !train) goto out;
+    for (size_t i = 0; i < set->n; i++) {
+        if (set->s[i].cls != cls) continue;
+        rows[n++] = &set->s[i];
+        int seen = 0;
+        for (int f = 0; f < nf; f++) seen |= folds[f] == set->s[i].fold;
+        if (!seen && nf < 64) folds[nf++] = set->s[i].fold;
+    }
+    if (!n) goto out;
+    out->n = (int)n;
+    out->n_folds = nf;
+    /* the attention kernels' time grows with the batch's sequences (one block each); the
+     * other classes' candidates are the byte laws and the roofline */
+    static const int attn_laws[] = {KL_CONST, KL_LINEAR, KL_SEQ, -1};
+    static const int op_laws[] = {KL_CONST, KL_LINEAR, KL_ROW, KL_ROOFLINE, KL_SUM, -1};
+    const int *cand = cls == KC_ATTENTION ? attn_laws : op_laws;
+    int best = -1;
+    double best_score = INFINITY;
+    for (int k = 0; k < KL_COUNT; k++) out->heldout_pct[k] = out->insample_pct[k] = -1;
+    for (int ci = 0; cand[ci] >= 0; ci++) {
+        int kind = cand[ci];
+        kcal_law l;
+        if (kf_fit_law(rows, n, kind, &l)) continue;
+        out->insample_pct[kind] = kf_wmape_pct(rows, n, &l);
+        double score = out->insample_pct[kind];
+        if (nf > 1) {
+            double e = 0, wsum = 0;
+            int ok = 1;
+            for (int f = 0; f < nf && ok; f++) {
+                size_t nt = 0;
+                for (size_t i = 0; i < n; i++)
+                    if (rows[i]->fold != folds[f]) train[nt++] = rows[i];
+                kcal_law lf;
+                if (kf_fit_law(train, nt, kind, &lf)) { ok = 0; break; }
+                for (size_t i = 0; i < n; i++)
+                    if (rows[i]->fold == folds[f]) {
+                        e += rows[i]->w * fabs(kf_time_us(&lf, rows[i]) - rows[i]->us) / rows[i]->us;
+                        wsum += rows[i]->w;
+                    }
+            }
+            if (!ok) continue;
+            out->heldout_pct[kind] = score = 100.0 * e / wsum;
+        }
+        /* a later (richer) law must beat the simpler one by 0.01 points, not by rounding */
+        if (best < 0 || score < best_score - 0.01) best_score = score, best = kind;
+    }
+    if (best < 0) goto out;
+    out->chosen_by_heldout = nf > 1;
+    kf_fit_law(rows, n, best, &out->law);
+    out->mape_pct = kf_mape_pct(rows, n, &out->law);
+    out->r2 = kf_r2(rows, n, &out->law);
+    rc = 0;
+out:
+    free(rows);
+    free(train);
+    return rc;
+}

@@ -1,0 +1,38 @@
+/* kfit.h: fitting kernel cost laws (kcal.h) to profile samples (kprof.h).
+ *
+ * Contract: kf_fit_law fits one law to samples by least squares on relative error
+ * (sum of w ((t - y) / y)^2, every row's relative error weighted by its w, kp_weigh), every coefficient
+ * kept >= 0 (a term that would go negative is dropped); a roofline's max is fitted by
+ * alternating the rows' memory/compute assignment. kf_fit_class compares the candidate laws
+ * for a class by held-out MAPE (each fold fitted on the others, predicted; pooled over rows, weighted by w)
+ * and keeps the best, refitted on every sample; with one fold it compares in-sample MAPE.
+ * Pure functions over caller-owned arrays.
+ */
+#ifndef TPSIM_KFIT_H
+#define TPSIM_KFIT_H
+
+#include <stddef.h>
+
+#include "kcal.h"
+#include "kprof.h"
+
+typedef struct kf_class_fit {
+    int n;                    /* samples */
+    int n_folds;
+    kcal_law law;             /* the chosen law, fitted on every sample */
+    double r2, mape_pct;      /* of that fit */
+    double heldout_pct[KL_COUNT]; /* per candidate law; < 0: not a candidate */
+    double insample_pct[KL_COUNT];
+    int chosen_by_heldout;
+} kf_class_fit;
+
+/* Fit law `kind` to rows[0..n-1]; -1 when n is too small for it. */
+int kf_fit_law(const kp_sample *const *rows, size_t n, int kind, kcal_law *out);
+double kf_mape_pct(const kp_sample *const *rows, size_t n, const kcal_law *l);
+/* The same, each row weighted by its w (each token band counts alike). */
+double kf_wmape_pct(const kp_sample *const *rows, size_t n, const kcal_law *l);
+double kf_r2(const kp_sample *const *rows, size_t n, const kcal_law *l);
+/* Compare the candidates for class cls over every sample of that class; -1 if it has none. */
+int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out);
+
+#endif

@@ -1,0 +1,263 @@
+/* kprof.c: see kprof.h. The byte and FLOP counts mirror prog.c's builders (prog_linear,
+ * prog_norm, prog_eltwise, the attention op); tests/test_kfit.c checks them against prog. */
+#include "kprof.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "kcal.h"
+#include "num.h"
+#include "rfile.h"
+
+#define KP_MAX_FIELDS 128
+#define KP_CAP (64u << 20)
+#define KP_ACT 2.0 /* bf16/fp16 activations and weights */
+
+const char *const kp_op_names[KP_N_OPS] = {
+    "emb", "input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj",
+    "post_attention_layernorm", "mlp_up_proj", "mlp_act", "mlp_down_proj", "add", "attention"};
+static const int kp_op_class[KP_N_OPS] = {KC_EMBEDDING, KC_NORM, KC_GEMM, KC_ROPE, KC_GEMM,
+                                          KC_NORM, KC_GEMM, KC_ACTIVATION, KC_GEMM, KC_ADD,
+                                          KC_ATTENTION};
+
+static int kp_push(kp_set *set, kp_sample s)
+{
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 4096;
+        kp_sample *g = realloc(set->s, cap * sizeof *g);
+        if (!g) return -1;
+        set->s = g;
+        set->cap = cap;
+    }
+    set->s[set->n++] = s;
+    return 0;
+}
+
+void kp_free(kp_set *set)
+{
+    free(set->s);
+    memset(set, 0, sizeof *set);
+}
+
+typedef struct kp_row {
+    const char *path;
+    char **f;
+    int *lines;
+    int n;
+} kp_row;
+
+static int kp_col(char **hdr, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(hdr[i], name)) return i;
+    return -1;
+}
+
+static int kp_num(const kp_row *r, int col, const char *name, double lo, double hi, double *out,
+                  tp_err *err)
+{
+    if (col >= r->n)
+        return tp_err_at(err, r->path, r->lines[0], 0, "%d fields, expected a %s column",
+                         r->n, name);
+    num_status st = num_double(r->f[col], lo, hi, out);
+    if (st == NUM_OK) return 0;
+    return tp_err_at(err, r->path, r->lines[col], 0, "%s '%s' is %s, expected a number in "
+                     "[%g, %g]", name, r->f[col], st == NUM_RANGE ? "out of range" : "not a number",
+                     lo, hi);
+}
+
+static int kp_whole(const kp_row *r, int col, const char *name, long lo, long hi, long *out,
+                    tp_err *err)
+{
+    if (col >= r->n)
+        return tp_err_at(err, r->path, r->lines[0], 0, "%d fields, expected a %s column",
+                         r->n, name);
+    if (num_long(r->f[col], lo, hi, out) == NUM_OK) return 0;
+    return tp_err_at(err, r->path, r->lines[col], 0, "%s '%s', expected a whole number in "
+                     "[%ld, %ld]", name, r->f[col], lo, hi);
+}
+
+/* prog_linear: weights once, the activations in and out. */
+static void kp_linear(double B, double in, double out, double *bytes, double *flops)
+{
+    *bytes = KP_ACT * in * out + B * (in + out) * KP_ACT;
+    *flops = 2.0 * B * in * out;
+}
+
+static const char *const vidur_shape[] = {"n_head", "n_kv_head", "n_embd", "n_expanded_embd",
+                                          "vocab_size", "use_gated_mlp", "num_tokens",
+                                          "num_tensor_parallel_workers"};
+
+static int kp_vidur(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err)
+{
+    int tcol[10], scol[8];
+    for (int o = 0; o < 10; o++) {
+        char name[96];
+        snprintf(name, sizeof name, "time_stats.%s.median", kp_op_names[o]);
+        if ((tcol[o] = kp_col(hdr, nh, name)) < 0)
+            return tp_err_at(err, rd->path, 1, 0, "no %s column, expected Vidur's mlp.csv layout "
+                             "(time_stats.OP.median for each of its ten operators)", name);
+    }
+    for (int i = 0; i < 8; i++)
+        if ((scol[i] = kp_col(hdr, nh, vidur_shape[i])) < 0)
+            return tp_err_at(err, rd->path, 1, 0, "no %s column, expected Vidur's shape columns "
+                             "(n_head, n_kv_head, n_embd, n_expanded_embd, vocab_size, "
+                             "use_gated_mlp, num_tokens, num_tensor_parallel_workers)",
+                             vidur_shape[i]);
+    char *f[KP_MAX_FIELDS];
+    int lines[KP_MAX_FIELDS], cols[KP_MAX_FIELDS], n;
+    size_t rows = 0;
+    while ((n = csv_next(rd, f, lines, cols, KP_MAX_FIELDS, err)) > 0) {
+        kp_row r = {rd->path, f, lines, n};
+        if (n != nh)
+            return tp_err_at(err, rd->path, lines[0], 0, "%d fields, expected %d as in the header",
+                             n, nh);
+        long heads, kv, H, F, vocab, B, k;
+        if (kp_whole(&r, scol[0], "n_head", 1, 1 << 20, &heads, err) ||
+            kp_whole(&r, scol[1], "n_kv_head", 1, 1 << 20, &kv, err) ||
+            kp_whole(&r, scol[2], "n_embd", 1, 1 << 24, &H, err) ||
+            kp_whole(&r, scol[3], "n_expanded_embd", 1, 1 << 26, &F, err) ||
+            kp_whole(&r, scol[4], "vocab_size", 1, 1 << 26, &vocab, err) ||
+            kp_whole(&r, scol[6], "num_tokens", 1, 1 << 24, &B, err) ||
+            kp_whole(&r, scol[7], "num_tensor_parallel_workers", 1, 1024, &k, err))
+            return -1;
+        /* every timing column is a time, not just the medians read */
+        for (int i = 0; i < n; i++) {
+            double t;
+            if (!strncmp(hdr[i], "time_stats.", 11) && kp_num(&r, i, hdr[i], 0, 1e6, &t, err))
+                return -1;
+        }
+        const char *g = f[scol[5]];
+        int gated = !strcmp(g, "True") || !strcmp(g, "true");
+        if (!gated && strcmp(g, "False") && strcmp(g, "false"))
+            return tp_err_at(err, rd->path, lines[scol[5]], 0, "use_gated_mlp '%s', expected True "
+                             "or False", g);
+        if (H % heads || heads % k || F % k || heads % kv)
+            return tp_err_at(err, rd->path, lines[0], 0, "shape n_embd %ld, n_head %ld, n_kv_head "
+                             "%ld, n_expanded_embd %ld does not shard over %ld GPUs, expected heads "
+                             "and FFN width divisible by the TP degree", H, heads, kv, F, k);
+        double b = (double)B, h = (double)H, hd = (double)(H / heads), qh = (double)(heads / k);
+        double kvh = kv / k > 0 ? (double)(kv / k) : 1.0, I = (double)(F / k);
+        double by[10], fl[10];
+        by[0] = KP_ACT * 2.0 * b * h, fl[0] = 0;                          /* embedding */
+        by[1] = by[5] = KP_ACT * (4.0 * b * h + h), fl[1] = fl[5] = 5.0 * b * h; /* norms */
+        kp_linear(b, h, (qh + 2.0 * kvh) * hd, &by[2], &fl[2]);
+        by[3] = KP_ACT * 2.0 * b * (qh + kvh) * hd, fl[3] = 3.0 * b * (qh + kvh) * hd;
+        kp_linear(b, qh * hd, h, &by[4], &fl[4]);
+        kp_linear(b, h, gated ? 2.0 * I : I, &by[6], &fl[6]);
+        by[7] = KP_ACT * (gated ? 3.0 : 2.0) * b * I, fl[7] = 4.0 * b * I;
+        kp_linear(b, I, h, &by[8], &fl[8]);
+        by[9] = KP_ACT * 3.0 * b * h, fl[9] = b * h;
+        for (int o = 0; o < 10; o++) {
+            double ms;
+            char name[96];
+            snprintf(name, sizeof name, "time_stats.%s.median (ms)", kp_op_names[o]);
+            if (kp_num(&r, tcol[o], name, 1e-6, 1e6, &ms, err)) return -1;
+            kp_sample s = {kp_op_class[o], o, (int)k, k, B, by[o], fl[o], b, ms * 1e3, 1.0, lines[0]};
+            if (kp_push(set, s)) return tp_err_set(err, "%s: out of memory", rd->path);
+        }
+        rows++;
+    }
+    if (n < 0) return -1;
+    if (!rows) return tp_err_at(err, rd->path, rd->line, 0, "no data rows, expected one per "
+                                "(num_tokens, TP degree)");
+    return 0;
+}
+
+static const char *const attn_cols[] = {"source", "batch", "context", "q_heads", "kv_heads",
+                                        "head_dim", "kv_dtype_bytes", "time_us"};
+
+static int kp_attention(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err)
+{
+    if (nh != 8)
+        return tp_err_at(err, rd->path, 1, 0, "%d columns, expected %s", nh,
+                         "source,batch,context,q_heads,kv_heads,head_dim,kv_dtype_bytes,time_us");
+    for (int i = 0; i < 8; i++)
+        if (strcmp(hdr[i], attn_cols[i]))
+            return tp_err_at(err, rd->path, 1, 0, "column %d is '%s', expected '%s' (source,batch,"
+                             "context,q_heads,kv_heads,head_dim,kv_dtype_bytes,time_us)", i + 1,
+                             hdr[i], attn_cols[i]);
+    char *f[KP_MAX_FIELDS];
+    int lines[KP_MAX_FIELDS], cols[KP_MAX_FIELDS], n;
+    size_t rows = 0;
+    while ((n = csv_next(rd, f, lines, cols, KP_MAX_FIELDS, err)) > 0) {
+        kp_row r = {rd->path, f, lines, n};
+        if (n != 8) return tp_err_at(err, rd->path, lines[0], 0, "%d fields, expected 8", n);
+        long B, ctx, qh, kvh, hd, kvb;
+        double us;
+        if (!f[0][0] || strlen(f[0]) >= sizeof set->sources[0])
+            return tp_err_at(err, rd->path, lines[0], 0, "source '%s', expected a name of 1..63 "
+                             "characters", f[0]);
+        if (kp_whole(&r, 1, "batch", 1, 1 << 20, &B, err) ||
+            kp_whole(&r, 2, "context", 1, 1 << 24, &ctx, err) ||
+            kp_whole(&r, 3, "q_heads", 1, 1 << 16, &qh, err) ||
+            kp_whole(&r, 4, "kv_heads", 1, 1 << 16, &kvh, err) ||
+            kp_whole(&r, 5, "head_dim", 1, 1 << 12, &hd, err) ||
+            kp_whole(&r, 6, "kv_dtype_bytes", 1, 8, &kvb, err) ||
+            kp_num(&r, 7, "time_us", 1e-3, 1e9, &us, err))
+            return -1;
+        if (qh % kvh)
+            return tp_err_at(err, rd->path, lines[4], 0, "kv_heads %ld does not divide q_heads "
+                             "%ld, expected grouped-query heads", kvh, qh);
+        int src = -1;
+        for (int i = 0; i < set->n_sources; i++)
+            if (!strcmp(set->sources[i], f[0])) src = i;
+        if (src < 0) {
+            if (set->n_sources == KP_MAX_SOURCES)
+                return tp_err_at(err, rd->path, lines[0], 0, "more than %d sources, expected at "
+                                 "most that many", KP_MAX_SOURCES);
+            src = set->n_sources++;
+            snprintf(set->sources[src], sizeof set->sources[src], "%s", f[0]);
+        }
+        /* prog.c's attention op: the context's K and V, q in and out out */
+        double b = (double)B, c = (double)ctx, q = (double)qh, kvn = (double)kvh, d = (double)hd;
+        double bytes = (double)kvb * 2.0 * b * c * kvn * d + KP_ACT * 2.0 * b * q * d;
+        kp_sample s = {KC_ATTENTION, 10, 1000 + src, 0, B, bytes, 4.0 * b * q * d * c, b, us,
+                       1.0, lines[0]};
+        if (kp_push(set, s)) return tp_err_set(err, "%s: out of memory", rd->path);
+        rows++;
+    }
+    if (n < 0) return -1;
+    if (!rows) return tp_err_at(err, rd->path, rd->line, 0, "no data rows, expected one per kernel");
+    return 0;
+}
+
+int kp_read(const char *path, kp_set *set, tp_err *err)
+{
+    char *text;
+    size_t len;
+    if (rfile_read(path, KP_CAP, "a per-operator profile (CSV)", &text, &len, err)) return -1;
+    csv_reader rd;
+    csv_init(&rd, path, text, len);
+    char *hdr[KP_MAX_FIELDS];
+    int lines[KP_MAX_FIELDS], cols[KP_MAX_FIELDS];
+    int nh = csv_next(&rd, hdr, lines, cols, KP_MAX_FIELDS, err), rc = -1;
+    if (nh == 0)
+        tp_err_at(err, path, 1, 0, "empty, expected a header (Vidur's mlp.csv or tpsim's "
+                  "decode-attention CSV)");
+    else if (nh > 0 && !strcmp(hdr[0], "source"))
+        rc = kp_attention(&rd, hdr, nh, set, err);
+    else if (nh > 0 && kp_col(hdr, nh, "num_tensor_parallel_workers") >= 0)
+        rc = kp_vidur(&rd, hdr, nh, set, err);
+    else if (nh > 0)
+        tp_err_at(err, path, 1, 0, "header starts '%s', expected Vidur's mlp.csv layout "
+                  "(time_stats.OP.median ..., num_tensor_parallel_workers) or tpsim's "
+                  "decode-attention CSV (source,batch,context,...)", hdr[0]);
+    free(text);
+    return rc;
+}
+
+int kp_band(long tokens)
+{
+    return tokens <= 1 ? 0 : tokens <= 16 ? 1 : tokens <= 128 ? 2 : tokens <= 1024 ? 3 : 4;
+}
+
+void kp_weigh(kp_set *set)
+{
+    double count[KC_COUNT][KP_BANDS] = {{0}};
+    for (size_t i = 0; i < set->n; i++) count[set->s[i].cls][kp_band(set->s[i].tokens)]++;
+    for (size_t i = 0; i < set->n; i++)
+        set->s[i].w = 1.0 / count[set->s[i].cls][kp_band(set->s[i].tokens)];
+}

@@ -1,0 +1,168 @@
+/* kcal.c: see kcal.h. */
+#include "kcal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "prog.h"
+
+const char *const kcal_class_names[KC_COUNT + 1] = {
+    "gemm", "attention", "norm", "rope", "activation", "add", "embedding", "sampler", "copy", NULL};
+const char *const kcal_law_names[KL_COUNT + 1] = {"const", "linear", "row", "seq", "roofline", "sum", NULL};
+
+#define KCAL_COLLECTIVE KC_COUNT /* priced by the collective model, not here */
+
+/* Every op prog emits, by what kind of kernel vLLM runs for it. Kernels the profiles have no
+ * row for are put with the measured class whose work they resemble: the cache write and the
+ * all-reduce copies are copies, top-k, the MoE bookkeeping, FP8 quantisation and the MoE sums
+ * are elementwise passes (add). */
+#define M(c) ((c) + 1) /* 0: not in the table */
+static const signed char kcal_map[OPN_COUNT] = {
+    [OPN_INPUT_COPY] = M(KC_COPY),          [OPN_EMBEDDING] = M(KC_EMBEDDING),
+    [OPN_EMBED_ALLREDUCE] = M(KCAL_COLLECTIVE), [OPN_INPUT_LAYERNORM] = M(KC_NORM),
+    [OPN_QKV_PROJ] = M(KC_GEMM),            [OPN_ROTARY] = M(KC_ROPE),
+    [OPN_CACHE_WRITE] = M(KC_COPY),         [OPN_ATTENTION] = M(KC_ATTENTION),
+    [OPN_O_PROJ] = M(KC_GEMM),              [OPN_AR_COPY] = M(KC_COPY),
+    [OPN_ALL_REDUCE] = M(KCAL_COLLECTIVE),  [OPN_POST_LAYERNORM] = M(KC_NORM),
+    [OPN_GATE_UP] = M(KC_GEMM),             [OPN_SILU_MUL] = M(KC_ACTIVATION),
+    [OPN_DOWN_PROJ] = M(KC_GEMM),           [OPN_FINAL_NORM] = M(KC_NORM),
+    [OPN_LM_HEAD] = M(KC_GEMM),             [OPN_LOGITS_GATHER] = M(KCAL_COLLECTIVE),
+    [OPN_SAMPLING] = M(KC_SAMPLER),         [OPN_TOKENS_D2H] = M(KC_COPY),
+    [OPN_FP8_QUANT] = M(KC_ADD),            [OPN_SHARED_GATE_UP] = M(KC_GEMM),
+    [OPN_SHARED_SILU_MUL] = M(KC_ACTIVATION), [OPN_SHARED_DOWN] = M(KC_GEMM),
+    [OPN_SHARED_GATE] = M(KC_GEMM),         [OPN_SHARED_SIGMOID] = M(KC_ACTIVATION),
+    [OPN_SHARED_MUL] = M(KC_ADD),           [OPN_ROUTER] = M(KC_GEMM),
+    [OPN_TOPK] = M(KC_ADD),                 [OPN_MOE_ALIGN] = M(KC_ADD),
+    [OPN_MOE_W13] = M(KC_GEMM),             [OPN_MOE_SILU_MUL] = M(KC_ACTIVATION),
+    [OPN_MOE_W2] = M(KC_GEMM),              [OPN_MOE_SUM] = M(KC_ADD),
+    [OPN_SHARED_ADD] = M(KC_ADD),           [OPN_MOE_SCALE] = M(KC_ADD),
+    [OPN_QKV_A_PROJ] = M(KC_GEMM),          [OPN_Q_A_NORM] = M(KC_NORM),
+    [OPN_Q_B_PROJ] = M(KC_GEMM),            [OPN_KV_A_NORM] = M(KC_NORM),
+    [OPN_MLA_Q_ABSORB] = M(KC_GEMM),        [OPN_MLA_V_UP] = M(KC_GEMM),
+    [OPN_AR_COPY_OUT] = M(KC_COPY),
+};
+#undef M
+
+int kcal_class_of(int name)
+{
+    if (name < 0 || name >= OPN_COUNT || !kcal_map[name]) return -1;
+    return kcal_map[name] - 1; /* KC_COUNT: a collective */
+}
+
+int kcal_check_names(const kcal *c, tp_err *err)
+{
+    for (int n = 0; n < OPN_COUNT; n++) {
+        prog_op op = {.name = (uint8_t)n};
+        int k = kcal_class_of(n);
+        if (k < 0)
+            return tp_err_set(err, "%s: tpsim's op '%s' maps to no kernel class, expected one of "
+                              "gemm, attention, norm, rope, activation, add, embedding, sampler, copy",
+                              c ? c->path : "kernel calibration", prog_op_name(&op));
+        if (c && k < KC_COUNT && !c->cls[k].valid)
+            return tp_err_set(err, "%s: no '%s' class, which tpsim's op '%s' needs", c->path,
+                              kcal_class_names[k], prog_op_name(&op));
+    }
+    return 0;
+}
+
+double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch)
+{
+    double mem = bytes * l->s_per_byte, math = flops * l->s_per_flop;
+    double t = l->t0_s + l->s_per_seq * batch + (batch > 0 ? bytes / batch * l->s_per_row_byte : 0);
+    return t + (l->kind == KL_ROOFLINE ? (mem > math ? mem : math) : mem + math);
+}
+
+static const char *const kcal_keys[] = {"kind", "hardware", "source", "classes", "fitted_on",
+                                        "laws_compared", NULL};
+static const char *const entry_keys[] = {"law", "t0_us", "gbps", "tflops", "seq_us", "row_gbps",
+                                         "from", "n", "r2", "mape_pct", "heldout_mape_pct",
+                                         "source", NULL};
+
+/* A rate (GB/s, TFLOP/s) as seconds per unit; absent or 0 means the term is absent. */
+static int kcal_rate(const cfg_node *e, const char *key, double unit, double *out, tp_err *err)
+{
+    double v = 0;
+    if (cfg_double(e, key, 0, 0, 1e9, &v, err)) return -1;
+    *out = v > 0 ? 1.0 / (v * unit) : 0.0;
+    return 0;
+}
+
+static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
+{
+    kcal_entry x = {.valid = 1, .from = -1, .n = 0, .r2 = 0, .heldout_mape_pct = -1};
+    cfg_node *ln = cfg_need(e, "law", err), *fn;
+    double t0 = 0, seq = 0;
+    if (cfg_expect_map(e, entry_keys, err) || !ln || cfg_as_choice(ln, kcal_law_names, &x.law.kind, err) ||
+        cfg_double(e, "t0_us", 1, 0, 1e6, &t0, err) ||
+        kcal_rate(e, "gbps", 1e9, &x.law.s_per_byte, err) ||
+        kcal_rate(e, "tflops", 1e12, &x.law.s_per_flop, err) ||
+        kcal_rate(e, "row_gbps", 1e9, &x.law.s_per_row_byte, err) ||
+        cfg_double(e, "seq_us", 0, 0, 1e6, &seq, err) ||
+        cfg_double(e, "n", 0, 0, 1e9, &x.n, err) || cfg_double(e, "r2", 0, -1e9, 1, &x.r2, err) ||
+        cfg_double(e, "mape_pct", 0, 0, 1e6, &x.mape_pct, err) ||
+        cfg_double(e, "heldout_mape_pct", 0, 0, 1e6, &x.heldout_mape_pct, err) ||
+        cfg_source(e, 0, err))
+        return -1;
+    x.law.t0_s = t0 * 1e-6;
+    x.law.s_per_seq = seq * 1e-6;
+    /* each law names the terms it has: a parameter it does not use is an error, not ignored */
+    int kind = x.law.kind;
+    struct { const char *key; int used; } terms[] = {
+        {"gbps", kind != KL_CONST}, {"tflops", kind == KL_ROOFLINE || kind == KL_SUM},
+        {"row_gbps", kind == KL_ROW}, {"seq_us", kind == KL_SEQ}};
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+        cfg_node *t = cfg_get(e, terms[i].key);
+        if (t && !terms[i].used)
+            return cfg_error(t, err, "law %s has no %s term, expected it absent",
+                             kcal_law_names[kind], terms[i].key);
+        if (!t && terms[i].used)
+            return cfg_error(ln, err, "law %s needs %s", kcal_law_names[kind], terms[i].key);
+    }
+    if ((fn = cfg_get(e, "from"))) {
+        int from;
+        if (cfg_as_choice(fn, kcal_class_names, &from, err)) return -1;
+        if (from == k) return cfg_error(fn, err, "a class cannot copy its own law");
+        x.from = from;
+    }
+    c->cls[k] = x;
+    return 0;
+}
+
+int kcal_load(const char *path, kcal *out, tp_err *err)
+{
+    cfg_doc *doc = cfg_load(path, err);
+    if (!doc) return -1;
+    cfg_node *r = cfg_root(doc), *kn, *cn;
+    static const char *const kinds[] = {"kernel-calibration", NULL};
+    kcal c;
+    memset(&c, 0, sizeof c);
+    const char *hw = NULL;
+    int kind, rc = -1;
+    if (cfg_expect_map(r, kcal_keys, err) || !(kn = cfg_need(r, "kind", err)) ||
+        cfg_as_choice(kn, kinds, &kind, err) || cfg_string(r, "hardware", 1, &hw, err) ||
+        cfg_source(r, 1, err) || !(cn = cfg_need(r, "classes", err)))
+        goto out;
+    if (cfg_expect_map(cn, kcal_class_names, err)) goto out;
+    for (int k = 0; k < KC_COUNT; k++) {
+        cfg_node *e = cfg_get(cn, kcal_class_names[k]);
+        if (e && kcal_read_entry(e, k, &c, err)) goto out;
+    }
+    for (int k = 0; k < KC_COUNT; k++) {
+        int f = c.cls[k].from;
+        if (c.cls[k].valid && f >= 0 && !c.cls[f].valid) {
+            cfg_error(cfg_get(cfg_get(cn, kcal_class_names[k]), "from"), err,
+                      "class '%s' is not in the file", kcal_class_names[f]);
+            goto out;
+        }
+    }
+    snprintf(c.path, sizeof c.path, "%s", path);
+    snprintf(c.named_at, sizeof c.named_at, "%s", path);
+    snprintf(c.hardware, sizeof c.hardware, "%s", hw);
+    if (kcal_check_names(&c, err)) goto out;
+    *out = c;
+    rc = 0;
+out:
+    cfg_free(doc);
+    return rc;
+}

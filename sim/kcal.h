@@ -1,0 +1,64 @@
+/* kcal.h: kernel cost calibrations (models/kernels/NAME.yaml, written by `tpsim fit-kernels`):
+ * the GPU time of every non-collective op, per op class, from a law fitted on measured
+ * per-operator profiles.
+ *
+ * Contract: one file calibrates one GPU (`hardware:`; a scenario on other hardware must borrow
+ * it explicitly, scenario.h). `classes:` holds one entry per kcal_class, each a law
+ *   t = t0 + seq * B + bytes / (B * row_bw) + combine(bytes / bw, flops / F)
+ * where combine is max for `roofline`, else the sum (`sum`: both terms, t0 + bytes/bw + flops/F), and a term whose parameter the law does
+ * not use is absent (kcal_law_names lists the laws and their terms). `from: CLASS` marks a
+ * class the profiles did not measure, priced with CLASS's law (its numbers say so). Every op
+ * kind prog emits maps to one class (kcal_class_of; -1 for one that does not, which
+ * kcal_check_names reports by name). Values are caller-owned; times in seconds, rates in
+ * bytes/s and FLOP/s. The fit quality (n, r2, mape_pct, heldout_mape_pct) is carried for
+ * reports and intervals.
+ */
+#ifndef TPSIM_KCAL_H
+#define TPSIM_KCAL_H
+
+#include "err.h"
+
+typedef enum kcal_class {
+    KC_GEMM, KC_ATTENTION, KC_NORM, KC_ROPE, KC_ACTIVATION, KC_ADD, KC_EMBEDDING, KC_SAMPLER,
+    KC_COPY, KC_COUNT
+} kcal_class;
+
+typedef enum kcal_law_kind { KL_CONST, KL_LINEAR, KL_ROW, KL_SEQ, KL_ROOFLINE, KL_SUM, KL_COUNT } kcal_law_kind;
+
+extern const char *const kcal_class_names[KC_COUNT + 1];
+extern const char *const kcal_law_names[KL_COUNT + 1];
+
+/* Coefficients: a term is absent when its coefficient is 0. */
+typedef struct kcal_law {
+    int kind;           /* kcal_law_kind */
+    double t0_s;
+    double s_per_byte;  /* 1 / bw */
+    double s_per_flop;  /* 1 / F */
+    double s_per_seq;   /* per sequence of the batch */
+    double s_per_row_byte; /* per byte of one token's row (bytes / B) */
+} kcal_law;
+
+typedef struct kcal_entry {
+    int valid;
+    kcal_law law;
+    int from;           /* the class whose law it copies (not measured itself), -1 if measured */
+    double n, r2, mape_pct, heldout_mape_pct;
+} kcal_entry;
+
+typedef struct kcal {
+    char path[256];
+    char named_at[320];
+    char hardware[64];
+    kcal_entry cls[KC_COUNT];
+} kcal;
+
+/* The law's time for an op moving `bytes` and doing `flops` at batch B. */
+double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch);
+/* The class of a prog op name (prog_name), -1 when none. */
+int kcal_class_of(int prog_name);
+/* 0 when every prog op name maps to a class the calibration has; else one line naming the
+ * first op that does not, and -1. */
+int kcal_check_names(const kcal *c, tp_err *err);
+int kcal_load(const char *path, kcal *out, tp_err *err);
+
+#endif

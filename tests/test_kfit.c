@@ -1,0 +1,153 @@
+/* test_kfit.c: kernel cost laws (sim/kcal.h), the per-operator profile reader
+ * (calibrate/kprof.h) and the fits (calibrate/kfit.h). Expected values are derived by hand or
+ * by the Python in tests/data/vidur-h100/README.md, never from tpsim's output. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kcal.h"
+#include "kfit.h"
+#include "kprof.h"
+#include "model.h"
+#include "prog.h"
+
+#define V70B "tests/data/vidur-h100/llama-2-70b-mlp.csv"
+
+/* Synthetic samples from a known roofline t = 4 us + max(bytes / 3 TB/s, flops / 700 TF),
+ * over 4 folds (TP degrees) and sizes from memory- to compute-bound. */
+static void synth(kp_set *set, int kind)
+{
+    memset(set, 0, sizeof *set);
+    set->cap = 4 * 40;
+    set->s = calloc(set->cap, sizeof *set->s);
+    for (int f = 0; f < 4; f++)
+        for (int i = 0; i < 40; i++) {
+            double B = (double)(1 << (i % 13)), w = 1e8 / (f + 1) * (1 + i % 3);
+            double bytes = w + B * 1e4, flops = 2.0 * B * w / 2.0;
+            double mem = bytes / 3e12, math = flops / 700e12;
+            double t = 4e-6 + (kind == KL_ROOFLINE ? fmax(mem, math) : mem);
+            set->s[set->n++] = (kp_sample){KC_GEMM, 2, f, 1L << f, (long)B, bytes, flops, B,
+                                           t * 1e6, 1.0, i};
+        }
+}
+
+static void test_roofline_recovered(void **state)
+{
+    (void)state;
+    kp_set set;
+    synth(&set, KL_ROOFLINE);
+    const kp_sample **rows = malloc(set.n * sizeof *rows);
+    for (size_t i = 0; i < set.n; i++) rows[i] = &set.s[i];
+    kcal_law l;
+    assert_int_equal(kf_fit_law(rows, set.n, KL_ROOFLINE, &l), 0);
+    assert_true(fabs(l.t0_s - 4e-6) < 4e-6 * 1e-3);
+    assert_true(fabs(1.0 / l.s_per_byte - 3e12) < 3e12 * 1e-3);
+    assert_true(fabs(1.0 / l.s_per_flop - 700e12) < 700e12 * 1e-3);
+    /* the class fit prefers it, by held-out error, to the byte-only laws */
+    kf_class_fit c;
+    assert_int_equal(kf_fit_class(&set, KC_GEMM, &c), 0);
+    assert_int_equal(c.law.kind, KL_ROOFLINE);
+    assert_int_equal(c.n_folds, 4);
+    assert_true(c.heldout_pct[KL_ROOFLINE] < 0.1);
+    assert_true(c.heldout_pct[KL_LINEAR] > 1.0);
+    free(rows);
+    kp_free(&set);
+}
+
+static void test_linear_recovered(void **state)
+{
+    (void)state;
+    kp_set set;
+    synth(&set, KL_LINEAR);
+    const kp_sample **rows = malloc(set.n * sizeof *rows);
+    for (size_t i = 0; i < set.n; i++) rows[i] = &set.s[i];
+    kcal_law l;
+    assert_int_equal(kf_fit_law(rows, set.n, KL_LINEAR, &l), 0);
+    assert_true(fabs(l.t0_s - 4e-6) < 4e-9);
+    assert_true(fabs(1.0 / l.s_per_byte - 3e12) < 3e9);
+    assert_true(kf_mape_pct(rows, set.n, &l) < 1e-6);
+    assert_true(fabs(kf_r2(rows, set.n, &l) - 1.0) < 1e-9);
+    free(rows);
+    kp_free(&set);
+}
+
+static void test_law_time(void **state)
+{
+    (void)state;
+    /* by hand: 2 us + max(3e9 B / 3e12, 1e12 / 1e15) = 2 us + 1 ms */
+    kcal_law r = {KL_ROOFLINE, 2e-6, 1.0 / 3e12, 1.0 / 1e15, 0, 0};
+    assert_true(fabs(kcal_law_time(&r, 3e9, 1e12, 1) - 1.002e-3) < 1e-12);
+    r.kind = KL_SUM; /* the sum: 2 us + 1 ms + 1 ms */
+    assert_true(fabs(kcal_law_time(&r, 3e9, 1e12, 1) - 2.002e-3) < 1e-12);
+    kcal_law s = {KL_SEQ, 1e-6, 1e-12, 0, 0.5e-6, 0}; /* 1 + 8 * 0.5 + 1e6 * 1e-6 us */
+    assert_true(fabs(kcal_law_time(&s, 1e6, 0, 8) - 6e-6) < 1e-15);
+    kcal_law w = {KL_ROW, 0, 0, 0, 0, 1e-9}; /* 8000 bytes over 8 rows: 1000 * 1e-9 s */
+    assert_true(fabs(kcal_law_time(&w, 8000, 0, 8) - 1e-6) < 1e-15);
+}
+
+/* Counts and sums from tests/data/vidur-h100/README.md's Python. */
+static void test_vidur_reader(void **state)
+{
+    (void)state;
+    kp_set set = {0};
+    tp_err err;
+    if (kp_read(V70B, &set, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(set.n, 1044 * 10);
+    double qkv_tp2 = 0, n_tp2 = 0;
+    const kp_sample *one = NULL;
+    for (size_t i = 0; i < set.n; i++) {
+        const kp_sample *s = &set.s[i];
+        if (s->op == 2 && s->tp == 2) qkv_tp2 += s->us, n_tp2++;
+        if (s->op == 2 && s->tp == 2 && s->tokens == 1) one = s;
+    }
+    assert_int_equal((int)n_tp2, 261);
+    assert_true(fabs(qkv_tp2 - 49650.5) < 1e-6);
+    assert_non_null(one);
+    /* qkv at TP-2, 1 token: 8192 x (32 + 2*4) * 128 bf16 weights + the token in and out */
+    assert_true(one->bytes == 2.0 * 8192 * 5120 + (8192 + 5120) * 2.0);
+    assert_true(one->flops == 2.0 * 8192 * 5120);
+    assert_true(fabs(one->us - 32.0) < 1e-9);
+    kp_free(&set);
+}
+
+/* The reader's byte counts are prog's: the 70B program at TP-2, batch 1 has the same qkv. */
+static void test_bytes_match_prog(void **state)
+{
+    (void)state;
+    model_arch m;
+    tp_err err;
+    if (model_load("models/llama-3.1-70b.yaml", &m, &err)) fail_msg("%s", err.msg);
+    prog p;
+    prog_opts o = {0};
+    assert_int_equal(prog_build(&p, &m, &o, 2, 1, 2048, &err), 0);
+    int seen = 0;
+    for (size_t i = 0; i < p.n; i++) {
+        prog_op *op = &p.ops[i];
+        if (op->name == OPN_QKV_PROJ && !seen++)
+            assert_true(op->bytes == 2.0 * 8192 * 5120 + (8192 + 5120) * 2.0);
+        /* every op kind the program emits has a class */
+        assert_true(kcal_class_of(op->name) >= 0);
+    }
+    assert_true(seen > 0);
+    prog_free(&p);
+    assert_int_equal(kcal_check_names(NULL, &err), 0);
+    assert_int_equal(kcal_class_of(OPN_ALL_REDUCE), KC_COUNT);
+    assert_int_equal(kcal_class_of(OPN_ATTENTION), KC_ATTENTION);
+    assert_int_equal(kcal_class_of(OPN_COUNT), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roofline_recovered), cmocka_unit_test(test_linear_recovered),
+        cmocka_unit_test(test_law_time),           cmocka_unit_test(test_vidur_reader),
+        cmocka_unit_test(test_bytes_match_prog),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
