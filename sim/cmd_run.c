@@ -162,6 +162,18 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_end_obj(&w);
     cmd_json_breakdown(&w, "breakdown_ms", b);
     if (s->measured.path[0]) run_json_measured(&w, s);
+    if (phase_total_s(&s->phases, r->req.batch) > 0) {
+        jw_key(&w, "host_phases");
+        jw_obj(&w);
+        jw_kstr(&w, "mode", phase_mode_name(s->phases.overlap));
+        jw_key(&w, "ms");
+        jw_obj(&w);
+        for (int i = 0; i < PHASE_N; i++)
+            jw_knum(&w, phase_names[i], phase_at(&s->phases, i, r->req.batch).mean * 1e3);
+        jw_end_obj(&w);
+        jw_knum(&w, "total_ms", phase_total_s(&s->phases, r->req.batch) * 1e3);
+        jw_end_obj(&w);
+    }
     jw_end_obj(&w);
     jw_done(&w);
 }
@@ -193,6 +205,14 @@ static void run_print_text(const scenario *s, const run_summary *r)
     if (s->graphs)
         printf("graphs     one cudaGraphLaunch per step (%.1f us host) + %.2f us GPU per node\n",
                s->graph_launch.mean * 1e6, s->graph_node_s * 1e6);
+    if (phase_total_s(&s->phases, r->req.batch) > 0) {
+        printf("host phases %s per step (ms at batch %ld):", phase_mode_name(s->phases.overlap),
+               r->req.batch);
+        for (int i = 0; i < PHASE_N; i++)
+            printf("%s %s %.3f", i ? " +" : "", phase_names[i],
+                   phase_at(&s->phases, i, r->req.batch).mean * 1e3);
+        printf(" = %.3f\n", phase_total_s(&s->phases, r->req.batch) * 1e3);
+    }
     if (cal) {
         const coll_cost *cc = &r->allreduce_call;
         int has_proto = strcmp(cc->proto, "-") != 0;

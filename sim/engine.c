@@ -200,6 +200,9 @@ static int host_run(eng *e, uint32_t r, double now)
         case PH_LAUNCH:
             if (h->pc == e->p->n) {
                 h->phase = PH_DRAIN;
+                if (c->phases_overlap && host_spend(e, r, now, engine_phases_sample(hc, &h->rng),
+                                                    PH_DRAIN, SL_STEP_HOST, -1, &fail))
+                    return -fail;
                 break;
             }
             if (c->graphs && e->p->ops[h->pc].graphable) {
@@ -236,8 +239,9 @@ static int host_run(eng *e, uint32_t r, double now)
                 return 0;
             }
             if (h->waiting) host_unblock(e, r, SL_SYNC, now);
-            if (host_spend(e, r, now, dist_sample(&hc->step, &h->rng), PH_STEP_DONE,
-                           SL_STEP_HOST, -1, &fail))
+            double cost = dist_sample(&hc->step, &h->rng);
+            if (!c->phases_overlap) cost += engine_phases_sample(hc, &h->rng);
+            if (host_spend(e, r, now, cost, PH_STEP_DONE, SL_STEP_HOST, -1, &fail))
                 return -fail;
             break;
         case PH_STEP_DONE:

@@ -6,7 +6,8 @@
  *    broadcast. Then, per op, the host spends a launch cost (collective launches have their
  *    own) and enqueues the op, blocking while queue_depth ops are in flight on the stream.
  *    After the last op it waits for the stream to drain (the sampled tokens copied back)
- *    and spends the per-step host cost; that ends the step. In graph mode each run of
+ *    and spends the per-step host cost (and the host phases, unless phases_overlap spent
+ *    them before the drain); that ends the step. In graph mode each run of
  *    graphable ops is one graph: the host spends one graph-launch cost and enqueues the
  *    run at once; the other ops are launched one by one as in eager mode.
  *  - a COMPUTE STREAM runs ops FIFO: an op starts when enqueued + launch_latency has passed
@@ -33,12 +34,24 @@
 #include "err.h"
 #include "prog.h"
 
+#define ENGINE_PHASES 5 /* the named per-step host phases (phase.h) */
+
 typedef struct engine_host {
     dist launch;     /* per kernel or copy launch */
     dist collective; /* per collective launch */
     dist step;       /* per step after the drain: schedule, prepare inputs, sample */
     dist driver;     /* per step before launching; meaningful on rank 0 */
+    dist phases[ENGINE_PHASES]; /* per-step host phases, spent as engine_config.phases_overlap says */
 } engine_host;
+
+/* The step's host phases, drawn in order and summed: the one place both back ends draw them
+ * (so their draws stay in the same order). */
+static inline double engine_phases_sample(const engine_host *h, dist_rng *rng)
+{
+    double t = 0;
+    for (int i = 0; i < ENGINE_PHASES; i++) t += dist_sample(&h->phases[i], rng);
+    return t;
+}
 
 /* One rank's account of one step. */
 typedef struct engine_step {
@@ -67,6 +80,9 @@ typedef struct engine_config {
     int graphs;               /* CUDA-graph replay: one launch per step */
     dist graph_launch;
     int broadcast_wait;       /* ranks > 0 wait for rank 0's driver work each step */
+    int phases_overlap;       /* 0: host phases after the drain, with host.step (vLLM V0);
+                                 1: after the last launch, before the drain, so they hide
+                                 behind the GPU's remaining work (V1 async scheduling) */
     long queue_depth;         /* launch queue depth per stream, >= 1 */
     double launch_latency_s;
     const struct engine_sink *trace; /* receives every timeline slice as it happens; NULL: none */

@@ -130,8 +130,13 @@ int maxplus_run(const engine_config *c, engine_result *out, tp_err *err)
         }
         /* PH_DRAIN until the stream is empty, then the per-step host work; PH_STEP_DONE */
         for (size_t r = 0; r < k; r++) {
-            double h = host[r] > prev_end[r] ? host[r] : prev_end[r];
-            h = mp_spend(h, dist_sample(&c->host[r].step, &rng[r]), &acc[r], &ev);
+            double h = host[r];
+            if (c->phases_overlap) /* PH_LAUNCH at the end: the phases before the drain */
+                h = mp_spend(h, engine_phases_sample(&c->host[r], &rng[r]), &acc[r], &ev);
+            if (prev_end[r] > h) h = prev_end[r];
+            double cost = dist_sample(&c->host[r].step, &rng[r]);
+            if (!c->phases_overlap) cost += engine_phases_sample(&c->host[r], &rng[r]);
+            h = mp_spend(h, cost, &acc[r], &ev);
             host[r] = h;
             acc[r].dur = h - acc[r].start;
             engine_deliver(c, out, s, (long)r, &acc[r]);

@@ -16,11 +16,13 @@ run_request run_defaults(const scenario *s, run_request r)
     return r;
 }
 
-/* One host model per rank: the scenario's, plus rank 0's driver work and a slow rank. */
-static void run_hosts(const scenario *s, long tp, engine_host *hosts)
+/* One host model per rank: the scenario's and its phases at this batch, plus rank 0's driver
+ * work and a slow rank. */
+static void run_hosts(const scenario *s, long tp, long batch, engine_host *hosts)
 {
     for (long r = 0; r < tp; r++) {
-        engine_host h = {s->launch, s->collective, s->step, dist_const(0.0)};
+        engine_host h = {s->launch, s->collective, s->step, dist_const(0.0), {{0}}};
+        phase_fill(&s->phases, batch, &h); /* every rank runs the step's host phases */
         if (r == 0)
             h.driver = dist_make(s->driver.kind, s->driver.mean + s->driver_per_peer_s * (double)(tp - 1),
                                  s->driver.cv);
@@ -181,7 +183,7 @@ int run_cell_on(const scenario *s, const run_request *req, engine_method method,
         goto out;
     }
     if (cost_apply(&d.program, &cp, &out->analytic, err)) goto out;
-    run_hosts(s, req->tp, hosts);
+    run_hosts(s, req->tp, req->batch, hosts);
     engine_config ec = {.program = &d.program,
                         .tp = req->tp,
                         .steps = req->steps,
@@ -191,6 +193,7 @@ int run_cell_on(const scenario *s, const run_request *req, engine_method method,
                         .graphs = s->graphs,
                         .graph_launch = s->graph_launch,
                         .broadcast_wait = s->broadcast_wait,
+                        .phases_overlap = s->phases.overlap,
                         .queue_depth = s->queue_depth,
                         .launch_latency_s = s->launch_latency_s,
                         .trace = req->trace,

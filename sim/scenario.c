@@ -23,10 +23,12 @@ static const char *const program_keys[] = {"embedding_allreduce", "logits_gather
 static const char *const host_keys[] = {"launch",          "collective",     "step",
                                         "driver",          "driver_per_peer_us",
                                         "broadcast_wait",  "queue_depth",    "slow_rank",
-                                        NULL};
+                                        "phases",          NULL};
 static const char *const slow_keys[] = {"rank", "extra_step_us", "launch_factor", NULL};
-static const char *const exec_keys[] = {"mode", "graph_launch", "graph_node_us", NULL};
+static const char *const exec_keys[] = {"mode", "graph_launch", "graph_node_us", "host_phases",
+                                        NULL};
 static const char *const dist_keys[] = {"dist", "mean_us", "cv", NULL};
+static const char *const phase_keys[] = {"dist", "mean_us", "cv", "per_seq_us", NULL};
 static const char *const fit_keys[] = {"params", "cells", "protocol", NULL};
 static const char *const sourced_keys[] = {"key", "source", "fitted_on", NULL};
 static const char *const assumed_keys[] = {"key", "why", NULL};
@@ -69,7 +71,8 @@ static int scenario_subfile_error(const cfg_node *n, tp_err *err)
     return -1;
 }
 
-static int scenario_dist(const cfg_node *map, const char *key, dist *out, tp_err *err)
+static int scenario_dist_keys(const cfg_node *map, const char *key, const char *const *keys,
+                              dist *out, tp_err *err)
 {
     cfg_node *n = cfg_get(map, key);
     if (!n) { *out = dist_const(0.0); return 0; }
@@ -77,7 +80,7 @@ static int scenario_dist(const cfg_node *map, const char *key, dist *out, tp_err
     int kind = 0;
     double mean = 0, cv = 0;
     cfg_node *kn;
-    if (cfg_expect_map(n, dist_keys, err) || !(kn = cfg_need(n, "dist", err)) ||
+    if (cfg_expect_map(n, keys, err) || !(kn = cfg_need(n, "dist", err)) ||
         cfg_as_choice(kn, kinds, &kind, err) || cfg_double(n, "mean_us", 1, 0, 1e9, &mean, err) ||
         cfg_double(n, "cv", kind != DIST_CONSTANT, 0, 10, &cv, err))
         return -1;
@@ -92,6 +95,26 @@ static int scenario_dist(const cfg_node *map, const char *key, dist *out, tp_err
                          "%g is too wide for a normal (clamping at 0 would raise its mean), "
                          "expected <= %.2f; use a lognormal", cv, DIST_NORMAL_MAX_CV);
     *out = dist_make((dist_kind)kind, mean * 1e-6, cv);
+    return 0;
+}
+
+static int scenario_dist(const cfg_node *map, const char *key, dist *out, tp_err *err)
+{
+    return scenario_dist_keys(map, key, dist_keys, out, err);
+}
+
+/* host.phases: a map of phase.h's named phases, each a dist with an optional per_seq_us. */
+static int scenario_bind_phases(const cfg_node *ph, phase_model *m, tp_err *err)
+{
+    if (cfg_expect_map(ph, phase_names, err)) return -1;
+    for (int i = 0; i < PHASE_N; i++) {
+        double per_seq_us = 0;
+        const cfg_node *n = cfg_get(ph, phase_names[i]);
+        if (scenario_dist_keys(ph, phase_names[i], phase_keys, &m->base[i], err) ||
+            (n && cfg_double(n, "per_seq_us", 0, 0, 1e9, &per_seq_us, err)))
+            return -1;
+        m->per_seq_s[i] = per_seq_us * 1e-6;
+    }
     return 0;
 }
 
@@ -271,6 +294,8 @@ static int scenario_bind_host(const cfg_node *host, scenario *s, tp_err *err)
         cfg_bool(host, "broadcast_wait", 0, &s->broadcast_wait, err) ||
         cfg_long(host, "queue_depth", 0, 1, 1L << 24, &s->queue_depth, err))
         return -1;
+    cfg_node *ph = cfg_get(host, "phases");
+    if (ph && scenario_bind_phases(ph, &s->phases, err)) return -1;
     s->driver_per_peer_s = per_peer_us * 1e-6;
     cfg_node *slow = cfg_get(host, "slow_rank");
     if (slow) {
@@ -414,6 +439,9 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
              scenario_dist(n, "graph_launch", &s.graph_launch, err)) ||
             cfg_double(n, "graph_node_us", 0, 0, 1e6, &node_us, err))
             return -1;
+        static const char *const overlap[] = {"serialised", "overlapped", NULL};
+        cfg_node *hp = cfg_get(n, "host_phases");
+        if (hp && cfg_as_choice(hp, overlap, &s.phases.overlap, err)) return -1;
         s.graph_node_s = node_us * 1e-6;
     }
     if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;

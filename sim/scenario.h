@@ -20,6 +20,7 @@
 #include "err.h"
 #include "hw.h"
 #include "measured.h"
+#include "phase.h"
 #include "model.h"
 #include "prog.h"
 
@@ -78,6 +79,7 @@ typedef struct scenario {
     long slow_rank;           /* -1: none */
     char slow_rank_at[SCN_PATH_MAX + 32]; /* "file:line:col" of slow_rank.rank, for messages */
     double slow_extra_step_s, slow_launch_factor;
+    phase_model phases;       /* host.phases, execution.host_phases (phase.h); all 0 if none */
     /* execution mode; graph costs default to REFERENCE.md section 5's 15 us + 0.6 us/node */
     int graphs;
     dist graph_launch;

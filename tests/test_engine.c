@@ -60,7 +60,7 @@ static engine_config base_config(const prog *p, const engine_host *hosts)
 
 static engine_host zero_host(void)
 {
-    engine_host h = {dist_const(0), dist_const(0), dist_const(0), dist_const(0)};
+    engine_host h = {dist_const(0), dist_const(0), dist_const(0), dist_const(0), {{0}}};
     return h;
 }
 
@@ -169,6 +169,50 @@ static void test_host_bound_closed_form(void **state)
     assert_rel(st->host, (double)p.n * c_launch + step_cost);
     engine_result_free(&r);
     prog_free(&p);
+}
+
+/* Host phases (phase.h), on a GPU-bound program: launches of c each never block, so the host
+ * is done launching at H = n*c and the stream drains at G = c + sum(gpu) (each op is longer
+ * than a launch, so the stream runs back to back from the first op's enqueue).
+ * Serialised: step = G + step_cost + sum(phases). Overlapped: the phases start at H, so
+ * step = max(H + sum(phases), G) + step_cost: free while they fit in G - H. Both back ends. */
+static void phases_case(int overlap, double phase_each, double want_dur, double want_host)
+{
+    const double c_launch = 1e-6, step_cost = 50e-6;
+    prog p = synthetic(1, 400, 0);
+    engine_host h = zero_host();
+    h.launch = dist_const(c_launch);
+    h.step = dist_const(step_cost);
+    for (int i = 0; i < ENGINE_PHASES; i++) h.phases[i] = dist_const(phase_each * (1 + i));
+    engine_config c = base_config(&p, &h);
+    c.phases_overlap = overlap;
+    for (int m = 0; m < 2; m++) {
+        c.method = m ? ENGINE_MAXPLUS : ENGINE_EVENTS;
+        engine_result r;
+        tp_err err;
+        assert_int_equal(engine_run(&c, &r, &err), 0);
+        assert_rel(engine_at(&r, 2, 0)->dur, want_dur);
+        assert_rel(engine_at(&r, 2, 0)->host, want_host);
+        engine_result_free(&r);
+    }
+    prog_free(&p);
+}
+
+static void test_phases_serialised_and_overlapped(void **state)
+{
+    (void)state;
+    prog p = synthetic(1, 400, 0);
+    const double n = (double)p.n, H = n * 1e-6, G = 1e-6 + sum_gpu(&p), step_cost = 50e-6;
+    prog_free(&p);
+    const double w = 1 + 2 + 3 + 4 + 5; /* phase i costs (1 + i) * each */
+    /* small phases: sum 150 us, below G - H (400 ops of 3..9 us against 1 us launches) */
+    assert_true(G - H > 150e-6 + 1e-3);
+    phases_case(0, 10e-6, G + step_cost + w * 10e-6, H + step_cost + w * 10e-6);
+    phases_case(1, 10e-6, G + step_cost, H + step_cost + w * 10e-6);
+    /* large phases: sum 3 ms, past the GPU: the step grows by the excess only */
+    assert_true(H + w * 200e-6 > G);
+    phases_case(0, 200e-6, G + step_cost + w * 200e-6, H + step_cost + w * 200e-6);
+    phases_case(1, 200e-6, H + w * 200e-6 + step_cost, H + step_cost + w * 200e-6);
 }
 
 /* Queue depth 1: each op is enqueued when its predecessor ends and waits the latency. */
@@ -418,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_tp_ranks_in_lockstep),
         cmocka_unit_test(test_slowest_rank_gates_everyone),
         cmocka_unit_test(test_host_bound_closed_form),
+        cmocka_unit_test(test_phases_serialised_and_overlapped),
         cmocka_unit_test(test_queue_depth_one),
         cmocka_unit_test(test_graph_mode),
         cmocka_unit_test(test_broadcast_gates_workers),

@@ -103,13 +103,15 @@ static void test_random_configs_bit_identical(void **state)
     (void)state;
     pcg32 g;
     pcg32_seed(&g, 20261201, 7);
-    int n_bcast = 0, n_graphs = 0, n_blocking = 0, n_slow = 0;
+    int n_bcast = 0, n_graphs = 0, n_blocking = 0, n_slow = 0, n_overlap = 0;
     for (int trial = 0; trial < 400; trial++) {
         long tp = 1 + (long)pcg32_bounded(&g, 8);
         prog p = random_prog(&g, tp);
         engine_host *h = calloc((size_t)tp, sizeof *h);
         engine_host base = {random_dist(&g, 30e-6), random_dist(&g, 40e-6),
-                            random_dist(&g, 800e-6), dist_const(0)};
+                            random_dist(&g, 800e-6), dist_const(0), {{0}}};
+        int phased = pcg32_bounded(&g, 2) == 0; /* host phases (phase.h), random dists */
+        for (int i = 0; phased && i < ENGINE_PHASES; i++) base.phases[i] = random_dist(&g, 400e-6);
         for (long r = 0; r < tp; r++) h[r] = base;
         h[0].driver = random_dist(&g, 1500e-6);
         int slow = pcg32_bounded(&g, 3) == 0;
@@ -123,10 +125,12 @@ static void test_random_configs_bit_identical(void **state)
                            .warmup = (long)pcg32_bounded(&g, 3), .seed = pcg32_next(&g), .host = h,
                            .graphs = (int)pcg32_bounded(&g, 2), .graph_launch = random_dist(&g, 60e-6),
                            .broadcast_wait = (int)pcg32_bounded(&g, 2),
+                           .phases_overlap = phased && pcg32_bounded(&g, 2),
                            .queue_depth = 1 + (long)pcg32_bounded(&g, (uint32_t)p.n + 8),
                            .launch_latency_s = pcg32_bounded(&g, 3) == 0 ? 0.0 : uni(&g, 0, 8e-6)};
         n_bcast += c.broadcast_wait;
         n_graphs += c.graphs;
+        n_overlap += c.phases_overlap;
         n_blocking += (size_t)c.queue_depth < p.n;
         engine_result ev, mp;
         tp_err err;
@@ -138,8 +142,9 @@ static void test_random_configs_bit_identical(void **state)
         assert_int_equal(mp.method, ENGINE_MAXPLUS);
         size_t bytes = (size_t)(c.steps + c.warmup) * (size_t)tp * sizeof *ev.rank_steps;
         if (memcmp(ev.rank_steps, mp.rank_steps, bytes) != 0)
-            fail_msg("trial %d (tp %ld, n %zu, qd %ld, graphs %d, bcast %d): accounts differ", trial,
-                     tp, p.n, c.queue_depth, c.graphs, c.broadcast_wait);
+            fail_msg("trial %d (tp %ld, n %zu, qd %ld, graphs %d, bcast %d, overlap %d): accounts "
+                     "differ", trial, tp, p.n, c.queue_depth, c.graphs, c.broadcast_wait,
+                     c.phases_overlap);
         /* event counts agree except for broadcast ties, which only the event order settles */
         if (!c.broadcast_wait) assert_int_equal(ev.events, mp.events);
         engine_result_free(&ev);
@@ -148,7 +153,7 @@ static void test_random_configs_bit_identical(void **state)
         prog_free(&p);
     }
     /* the random draw covered every feature many times */
-    assert_true(n_bcast > 100 && n_graphs > 100 && n_blocking > 100 && n_slow > 60);
+    assert_true(n_bcast > 100 && n_graphs > 100 && n_blocking > 100 && n_slow > 60 && n_overlap > 60);
 }
 
 static void count_slice(void *ctx, const engine_slice *sl)
@@ -166,8 +171,8 @@ static void test_fallback(void **state)
     pcg32 g;
     pcg32_seed(&g, 3, 3);
     prog p = random_prog(&g, 2);
-    engine_host h[2] = {{dist_const(5e-6), dist_const(5e-6), dist_const(0), dist_const(0)},
-                        {dist_const(5e-6), dist_const(5e-6), dist_const(0), dist_const(0)}};
+    engine_host h[2] = {{dist_const(5e-6), dist_const(5e-6), dist_const(0), dist_const(0), {{0}}},
+                        {dist_const(5e-6), dist_const(5e-6), dist_const(0), dist_const(0), {{0}}}};
     engine_config c = {.program = &p, .tp = 2, .steps = 2, .host = h, .queue_depth = 4};
     engine_result r;
     tp_err err;

@@ -128,6 +128,7 @@ static int val_additive_base(const scenario *bound, const val_report *r, int job
     a->program.embedding_allreduce = 0;
     a->program.logits_gather = 0;
     a->launch = a->collective = a->step = a->driver = dist_const(0);
+    memset(&a->phases, 0, sizeof a->phases);
     a->driver_per_peer_s = 0;
     a->broadcast_wait = 0;
     a->slow_rank = -1;

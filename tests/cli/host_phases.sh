@@ -1,0 +1,69 @@
+# host_phases.sh: the per-step host phases (sim/phase.h) through a scenario. Serialised, the
+# step grows by their sum (mean_us + per_seq_us x batch, read from the YAML here); overlapped,
+# only by their excess over the GPU's time; every phase number must be declared for validate;
+# bad keys and values get one line.
+source tests/cli/lib.sh
+S=scenarios/vllm-graphs.yaml
+ZERO=()
+for p in schedule broadcast prepare_inputs sampler_sync output_processing; do
+    ZERO+=(--set "host.phases.$p.mean_us=0")
+done
+ZERO+=(--set host.phases.prepare_inputs.per_seq_us=0 --set host.phases.output_processing.per_seq_us=0)
+
+step() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_ms"]["mean"])' "$TMP/out"; }
+for b in 1 16; do
+    expect_ok "phases b$b" "$TPSIM" run "$S" --batch $b --format json && with=$(step)
+    expect_ok "no phases b$b" "$TPSIM" run "$S" --batch $b --format json "${ZERO[@]}" && without=$(step)
+    check "serialised b$b: step grows by the phases' sum" python3 - "$S" "$b" "$with" "$without" <<'PY'
+import re, sys
+path, b, w, wo = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+total = 0.0
+for line in open(path):
+    m = re.match(r"\s+(schedule|broadcast|prepare_inputs|sampler_sync|output_processing): \{(.*)\}", line)
+    if m:
+        f = dict(kv.split(": ") for kv in m.group(2).split(", "))
+        total += float(f["mean_us"]) + float(f.get("per_seq_us", 0)) * b
+assert total > 2000, total                      # the scenario has ms of phases
+assert abs((w - wo) - total / 1000) < 1e-6, (w, wo, total)
+PY
+    expect_ok "overlapped b$b" "$TPSIM" run "$S" --batch $b --format json --set execution.host_phases=overlapped &&
+        over=$(step)
+    check "overlapped b$b: hidden behind the GPU" python3 -c "assert abs($over - $without) < 1e-9, ($over, $without)"
+done
+# overlapped phases longer than the GPU's step: only the excess shows
+expect_ok "overlapped, 40 ms schedule" "$TPSIM" run "$S" --format json --set execution.host_phases=overlapped \
+    --set host.phases.schedule.mean_us=40000 && big=$(step)
+expect_ok "serialised, 40 ms schedule" "$TPSIM" run "$S" --format json --set host.phases.schedule.mean_us=40000 &&
+    bigser=$(step)
+check "overlapped: step = launches + phases, below serialised by the GPU's time" python3 -c "
+tot = 40 + 0.87 + 0.319125 + 0.2
+assert tot < $big < tot + 1.0, $big       # the host's launches before the phases: under 1 ms
+assert $bigser - $big > 10, ($bigser, $big)"
+expect_ok "json names the phases" "$TPSIM" run "$S" --format json --batch 16
+check "json host_phases" python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))["host_phases"]
+assert h["mode"] == "serialised" and list(h["ms"]) == ["schedule", "broadcast", "prepare_inputs", "sampler_sync", "output_processing"], h
+assert abs(h["ms"]["output_processing"] - (0.09677 + 0.10323 * 16)) < 1e-9 and abs(h["total_ms"] - sum(h["ms"].values())) < 1e-12, h
+' "$TMP/out"
+expect_ok "text names the phases" "$TPSIM" run "$S"
+check "text host phases line" grep -q "^host phases serialised per step (ms at batch 1): schedule 0.870 + broadcast 0.870 + prepare_inputs 0.319 + sampler_sync 0.000 + output_processing 0.200 = 2.259$" "$TMP/out"
+expect_ok "no phases, no line" "$TPSIM" run scenarios/eager-host-dispatch.yaml
+check "eager-host-dispatch has no phases line" bash -c "! grep -q '^host phases' '$TMP/out'"
+
+# validate: a phase number nobody declared is refused at its line
+grep -v "host.phases.broadcast.mean_us" "$S" >"$TMP/undeclared.yaml"
+sed -i "s|\.\./models|$PWD/models|g" "$TMP/undeclared.yaml"
+expect_fail2 "undeclared phase" "undeclared.yaml:[0-9]+:[0-9]+: host.phases.broadcast.mean_us: a number the grid could inform is neither fitted" \
+    "$TPSIM" validate "$TMP/undeclared.yaml" --grid validate/h100-ctx2048.csv
+
+# bad input: one line, status 2
+expect_fail2 "unknown phase" "unknown key 'bogus' in host.phases, expected one of: schedule, broadcast" \
+    "$TPSIM" run "$S" --set host.phases.bogus.mean_us=3
+expect_fail2 "unknown overlap mode" "execution.host_phases: 'async' is not allowed, expected one of: serialised, overlapped" \
+    "$TPSIM" run "$S" --set execution.host_phases=async
+expect_fail2 "negative per_seq_us" "per_seq_us: -1 is out of range" \
+    "$TPSIM" run "$S" --set host.phases.schedule.per_seq_us=-1
+expect_fail2 "phase with a cv on a constant" "a constant has no cv" \
+    "$TPSIM" run "$S" --set host.phases.schedule.cv=0.2
+finish
