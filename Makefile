@@ -49,7 +49,7 @@ $(BUILD)/obj/sim/locate.o $(BUILD)/asan/sim/locate.o: CFLAGS += -DTPSIM_SHARE='"
 
 DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev
 
-.PHONY: all run test unit-test cli-test bench calibrate deps clean install uninstall fuzz fuzz-deps atlas
+.PHONY: all run test unit-test cli-test bench calibrate deps clean install uninstall fuzz fuzz-deps atlas predictions
 # keep test objects between builds (they are intermediates of the test binaries)
 .SECONDARY:
 
@@ -113,6 +113,12 @@ run: deps
 	$(BUILD)/tpsim sweep scenarios/eager-host-dispatch.yaml --tp 2,4,8 --batch 1,8 --mode eager,graphs -o $(BUILD)/what-if.csv
 	@column -s, -t < $(BUILD)/what-if.csv | cut -d' ' -f1-200
 	@echo "figures: $(FIG)/*/  validation table: $(BUILD)/validation.md  what-if grid: $(BUILD)/what-if.csv"
+
+# The pre-registered predictions (scripts/predictions.sh): docs/predictions.csv, byte for byte
+# (tests/cli/predictions.sh checks the committed file is what this writes).
+predictions: deps
+	@$(MAKE) --no-print-directory all
+	scripts/predictions.sh $(BUILD)/tpsim docs/predictions.csv
 
 # The what-if atlas (atlas/atlas.sh): every cell that fits in HBM, CSV and figure.
 atlas: deps

@@ -1,0 +1,25 @@
+# predictions.sh: docs/predictions.csv is what scripts/predictions.sh (make predictions) writes
+# from the model as it stands, byte for byte; its cells are the ones pre-registered; each
+# prediction lies inside its interval.
+source tests/cli/lib.sh
+expect_ok "predictions written" scripts/predictions.sh "$TPSIM" "$TMP/p.csv"
+check "docs/predictions.csv regenerates byte for byte" cmp -s "$TMP/p.csv" docs/predictions.csv
+check "the registered cells, in order" python3 - docs/predictions.csv <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+want = []
+for mode in ("serialised", "overlapped"):
+    want += [("H100 SXM", "4", str(b), str(c), mode) for b in (1, 16) for c in (192, 384, 768, 1536, 3072)]
+want += [("H200 SXM", "4", "8", "96", m) for m in ("serialised", "overlapped")]
+got = [(r["hardware"], r["tp"], r["batch"], r["ctx"], r["engine_settings"].split("host phases ")[1].split()[0]) for r in rows]
+assert got == want, got
+for r in rows:
+    lo, p, hi = (float(r[k]) for k in ("interval_lo_ms", "predicted_ms_per_token", "interval_hi_ms"))
+    assert 0 < lo <= p <= hi, r
+    assert r["scenario"] == "vllm-graphs" and "allreduce auto" in r["engine_settings"], r
+PY
+# a changed model changes the file: the byte-for-byte check can fail
+sed 's/hbm_efficiency: 0.80 /hbm_efficiency: 0.81 /' scenarios/vllm-graphs.yaml >"$TMP/vllm-graphs.yaml"
+PRED_SCENARIO="$TMP/vllm-graphs.yaml" scripts/predictions.sh "$TPSIM" "$TMP/changed.csv" 2>"$TMP/err"
+check "a changed model writes another file" bash -c "test -s '$TMP/changed.csv' && ! cmp -s '$TMP/changed.csv' docs/predictions.csv"
+finish
