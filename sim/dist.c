@@ -8,45 +8,27 @@ static const char *const dist_names[] = {"constant", "uniform", "normal", "logno
 
 dist dist_make(dist_kind kind, double mean, double cv)
 {
-    dist d = {kind, mean, cv, 0.0, 0.0};
+    dist d = {kind, mean, cv, 0.0, 0.0, DIST_DRAW_NONE};
     if (cv == 0.0 || mean == 0.0) { /* draws nothing, but remembers its kind */
         d.a = mean;
         return d;
     }
     switch (d.kind) {
     case DIST_CONSTANT: d.a = mean; break;
-    case DIST_UNIFORM: d.a = mean * cv * sqrt(3.0); break;         /* half-width */
-    case DIST_NORMAL: d.a = mean * cv; break;                      /* sd */
+    case DIST_UNIFORM: d.a = mean * cv * sqrt(3.0); d.draw = DIST_DRAW_OTHER; break; /* half-width */
+    case DIST_NORMAL: d.a = mean * cv; d.draw = DIST_DRAW_OTHER; break;              /* sd */
     case DIST_LOGNORMAL: {
         double s2 = log1p(cv * cv);
         d.a = log(mean) - 0.5 * s2; /* mu */
         d.b = sqrt(s2);             /* sigma */
+        d.draw = DIST_DRAW_LOGNORMAL;
         break;
     }
     }
     return d;
 }
 
-void dist_rng_seed(dist_rng *r, uint64_t seed, uint64_t stream)
-{
-    pcg32_seed(&r->pcg, seed, stream);
-    r->spare = 0;
-    r->has_spare = 0;
-}
-
-double dist_std_normal_pair(dist_rng *r)
-{
-    double u, v, s;
-    do { /* a uniform point in the unit disc, by rejection (accepts pi/4 of the square) */
-        u = 2.0 * pcg32_unit32(&r->pcg) - 1.0;
-        v = 2.0 * pcg32_unit32(&r->pcg) - 1.0;
-        s = u * u + v * v;
-    } while (s >= 1.0 || s == 0.0);
-    double scale = sqrt(-2.0 * log(s) / s);
-    r->spare = v * scale;
-    r->has_spare = 1;
-    return u * scale;
-}
+void dist_rng_seed(dist_rng *r, uint64_t seed, uint64_t stream) { pcg32_seed(&r->pcg, seed, stream); }
 
 double dist_sample_drawn(const dist *d, dist_rng *rng)
 {

@@ -11,8 +11,10 @@
  * A dist with cv == 0 or mean == 0 draws no random numbers (jitter-free runs consume no
  * draws) but keeps its kind, so a caller may rebuild it with another mean.
  * Wider spreads belong to the lognormal, whose mean and CV stay exact at any cv.
- * Draws come from a dist_rng: a PCG32 stream plus the spare normal of the polar method
- * (Marsaglia 1964: two normals per log and sqrt, no trigonometry), owned by the caller.
+ * Draws come from a dist_rng, a PCG32 stream owned by the caller; normals are zig.h's
+ * ziggurat (no log or sqrt on 99% of draws; before issue 21 it was the polar method, whose
+ * draws differ, so jittered outputs changed once with it: README, "Random draws").
+ * dist_make works out once how a dist draws (dist.draw), so dist_sample tests one value.
  */
 #ifndef TPSIM_DIST_H
 #define TPSIM_DIST_H
@@ -20,47 +22,43 @@
 #include <math.h>
 
 #include "pcg32.h"
+#include "zig.h"
 
 #define DIST_UNIFORM_MAX_CV 0.5773502691896258 /* 1/sqrt(3): the lower edge stays >= 0 */
 #define DIST_NORMAL_MAX_CV 0.25                /* 4 sigma: P(clamp) ~ 3e-5 */
 
 typedef enum dist_kind { DIST_CONSTANT, DIST_UNIFORM, DIST_NORMAL, DIST_LOGNORMAL } dist_kind;
 
+/* How a dist draws, worked out by dist_make: NONE (cv == 0 or mean == 0, or kind constant)
+ * returns the mean and consumes no draws; 0 so a zeroed dist is the constant 0. */
+typedef enum dist_draw { DIST_DRAW_NONE, DIST_DRAW_LOGNORMAL, DIST_DRAW_OTHER } dist_draw;
+
 typedef struct dist {
     dist_kind kind;
     double mean; /* seconds, >= 0 */
     double cv;   /* >= 0 */
-    /* derived by dist_make, so sampling does no logs or square roots */
+    /* derived by dist_make, so sampling does no logs, square roots or tests of cv */
     double a, b;
+    dist_draw draw;
 } dist;
 
 typedef struct dist_rng {
     pcg32 pcg;
-    double spare;  /* the second normal of the last polar pair */
-    int has_spare;
 } dist_rng;
 
 void dist_rng_seed(dist_rng *r, uint64_t seed, uint64_t stream);
 dist dist_make(dist_kind kind, double mean, double cv);
 static inline dist dist_const(double mean) { return dist_make(DIST_CONSTANT, mean, 0.0); }
-/* The drawing part of dist_sample for the kinds not inlined below. */
+/* The drawing part of dist_sample for the kinds not inlined below (uniform, normal). */
 double dist_sample_drawn(const dist *d, dist_rng *rng);
-/* A standard normal draw: the spare of the last pair, else a new pair. */
-double dist_std_normal_pair(dist_rng *rng);
-static inline double dist_std_normal(dist_rng *rng)
-{
-    if (rng->has_spare) {
-        rng->has_spare = 0;
-        return rng->spare;
-    }
-    return dist_std_normal_pair(rng);
-}
+/* A standard normal draw (zig.h). */
+static inline double dist_std_normal(dist_rng *rng) { return zig_normal(&rng->pcg); }
 /* Inline because the engine calls it once per op and rank: jitter-free dists return at
  * once, the lognormal (the usual jitter) without a call or a switch. */
 static inline double dist_sample(const dist *d, dist_rng *rng)
 {
-    if (d->cv == 0.0 || d->mean == 0.0) return d->mean;
-    if (d->kind == DIST_LOGNORMAL) return exp(d->a + d->b * dist_std_normal(rng));
+    if (d->draw == DIST_DRAW_LOGNORMAL) return exp(d->a + d->b * dist_std_normal(rng));
+    if (d->draw == DIST_DRAW_NONE) return d->mean;
     return dist_sample_drawn(d, rng);
 }
 /* Name as written in YAML ("constant", ...); dist_parse_kind returns -1 if unknown. */

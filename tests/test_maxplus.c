@@ -335,7 +335,7 @@ static void test_qsketch(void **state)
             qsketch q;
             qsketch_init(&q);
             for (size_t i = 0; i < n; i++) { /* step-like values: 13 ms, wide lognormal tail */
-                dist_rng r = {g, 0, 0};
+                dist_rng r = {g};
                 v[i] = 13e-3 * exp(0.3 * dist_std_normal(&r)) * (sign ? -1 : 1);
                 g = r.pcg;
                 assert_int_equal(qsketch_add(&q, v[i]), 0);
