@@ -37,5 +37,6 @@ int tpsim_cmd_sweep(int argc, char **argv);
 int tpsim_cmd_trace(int argc, char **argv);
 int tpsim_cmd_allreduce(int argc, char **argv);
 int tpsim_cmd_merge(int argc, char **argv);
+int tpsim_cmd_plan(int argc, char **argv);
 
 #endif

@@ -7,13 +7,13 @@
 
 #include "cli.h"
 #include "cmd.h"
-#include "csv.h"
 #include "jw.h"
 #include "locate.h"
 #include "ofile.h"
 #include "par.h"
 #include "run.h"
 #include "shard.h"
+#include "sweeprow.h"
 #include "validate.h"
 
 #define SWEEP_MAX 64
@@ -173,75 +173,19 @@ static int sweep_fit(const char *path, scn_opts *so, const char *grid_path, char
     return rc;
 }
 
-/* One value of a row; the CSV header and the JSON keys are the names, in this order. */
-enum { SV_STR, SV_INT, SV_MS, SV_BOOL };
-typedef struct sweep_val {
-    const char *name;
-    int kind;
-    const char *s;
-    unsigned long long u; /* SV_INT, SV_BOOL */
-    double ms;            /* SV_MS: milliseconds */
-} sweep_val;
-#define SWEEP_COLS 25
-
-static void sweep_values(const scenario *s, int graphs, const run_summary *r, sweep_val *v)
-{
-    const run_breakdown *b = &r->breakdown;
-    int i = 0;
-#define SV_S(n, x) v[i++] = (sweep_val){n, SV_STR, x, 0, 0}
-#define SV_I(n, x) v[i++] = (sweep_val){n, SV_INT, NULL, (unsigned long long)(x), 0}
-#define SV_M(n, x) v[i++] = (sweep_val){n, SV_MS, NULL, 0, (x) * 1e3}
-    SV_S("scenario", s->name);
-    SV_S("model", s->model.name);
-    SV_S("hardware", s->hw.name);
-    SV_S("mode", graphs ? "graphs" : "eager");
-    SV_I("tp", r->req.tp);
-    SV_I("batch", r->req.batch);
-    SV_I("ctx", r->req.ctx);
-    SV_I("steps", r->req.steps);
-    SV_I("seed", r->req.seed);
-    SV_M("step_ms_mean", r->step_mean);
-    SV_M("step_ms_p50", r->step_p50);
-    SV_M("step_ms_p99", r->step_p99);
-    SV_M("step_ms_min", r->step_min);
-    SV_M("step_ms_max", r->step_max);
-    SV_M("host_ms", b->host);
-    SV_M("compute_ms", b->compute);
-    SV_M("allreduce_ms", b->allreduce);
-    SV_M("wait_peers_ms", b->wait_peers);
-    SV_M("gpu_idle_ms", b->gpu_idle);
-    SV_M("offset_ms", b->offset);
-    SV_I("kernels_per_step", r->kernels_per_step);
-    SV_I("allreduces_per_step", r->allreduces_per_step);
-    v[i++] = (sweep_val){"fits_in_hbm", SV_BOOL, NULL, (unsigned long long)r->fits_in_hbm, 0};
-    /* where the all-reduce cost came from, and how a calibration of other hardware was
-     * borrowed (NULL: none at TP-1 / its own hardware's): CSV empty, JSON null */
-    SV_S("calibration", r->calibration ? r->calibration->path : NULL);
-    SV_S("calibration_borrowed", r->calibration_borrowed);
-#undef SV_S
-#undef SV_I
-#undef SV_M
-}
-
 /* The rows as CSV (RFC 4180 quoting, a header line) or as a JSON array of objects. */
 static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mode,
                         const run_summary *rows, size_t n_rows)
 {
-    sweep_val v[SWEEP_COLS];
+    sweeprow_val v[SWEEPROW_COLS];
     if (json) {
         jw w;
         jw_init(&w, f, 1);
         jw_arr(&w);
         for (size_t r = 0; r < n_rows; r++) {
-            sweep_values(s, row_mode[r], &rows[r], v);
+            sweeprow_values(s, row_mode[r], &rows[r], v);
             jw_obj(&w);
-            for (int i = 0; i < SWEEP_COLS; i++) {
-                if (v[i].kind == SV_STR && !v[i].s) jw_key(&w, v[i].name), jw_num(&w, 0.0 / 0.0); /* null */
-                else if (v[i].kind == SV_STR) jw_kstr(&w, v[i].name, v[i].s);
-                else if (v[i].kind == SV_INT) jw_kuint(&w, v[i].name, v[i].u);
-                else if (v[i].kind == SV_MS) jw_knum(&w, v[i].name, v[i].ms);
-                else jw_kbool(&w, v[i].name, (int)v[i].u);
-            }
+            for (int i = 0; i < SWEEPROW_COLS; i++) sweeprow_json(&w, &v[i]);
             jw_end_obj(&w);
         }
         jw_end_arr(&w);
@@ -249,15 +193,12 @@ static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mod
         return;
     }
     for (size_t r = 0; r <= n_rows; r++) {
-        if (r) sweep_values(s, row_mode[r - 1], &rows[r - 1], v);
-        else sweep_values(s, 0, &rows[0], v); /* names only */
-        for (int i = 0; i < SWEEP_COLS; i++) {
+        if (r) sweeprow_values(s, row_mode[r - 1], &rows[r - 1], v);
+        else sweeprow_values(s, 0, &rows[0], v); /* names only */
+        for (int i = 0; i < SWEEPROW_COLS; i++) {
             if (i) fputc(',', f);
             if (!r) fputs(v[i].name, f);
-            else if (v[i].kind == SV_STR) csv_put(f, v[i].s ? v[i].s : "");
-            else if (v[i].kind == SV_INT) fprintf(f, "%llu", v[i].u);
-            else if (v[i].kind == SV_MS) fprintf(f, "%.6f", v[i].ms);
-            else fputs(v[i].u ? "true" : "false", f);
+            else sweeprow_csv(f, &v[i]);
         }
         fputc('\n', f);
     }
@@ -314,7 +255,6 @@ int tpsim_cmd_sweep(int argc, char **argv)
     }
     for (size_t a = 0; a < o.n_tp; a++)
         if (run_check_tp(s, o.tps[a], &err)) goto out;
-    if (scenario_check_flag_calibs(s, o.tps, (int)o.n_tp, &err)) goto out;
     so.jobs = o.jobs; /* the fit's simulations run on the same threads, quietly */
     so.quiet = 1;
     if (o.fit_grid && sweep_fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;

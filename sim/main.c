@@ -17,6 +17,8 @@ static const char usage[] =
     "                            predict a measured grid, apply the kill-switch (--help)\n"
     "  sweep SCENARIO [...]      what-if grid over tp, batch, ctx, mode to CSV (--help)\n"
     "  merge OUT PART...         join the parts of a sweep run with --shard I/N (--help)\n"
+    "  plan SCENARIO --gpus N --tpot-ms T [...]  which hardware, TP degree, mode and batch\n"
+    "                            meet a per-token latency target at the most tokens/s per GPU\n"
     "  fit-allreduce FILE [...]  fit t = lambda + 2(k-1)/k b/beta to an all-reduce sweep\n"
     "                            (all_reduce_perf stdout or tpsim-nccl-sweep CSV)\n"
     "  trace import|compare ...  read profiler traces (Kineto JSON, Nsight SQLite): steps,\n"
@@ -30,7 +32,8 @@ static const char usage[] =
     "A SCENARIO, --calib or --grid may be a file or a name (scenarios/NAME.yaml,\n"
     "models/allreduce/NAME.yaml, validate/NAME.csv), looked for here, in $TPSIM_PATH and in\n"
     "the share folder (man tpsim).\n"
-    "Exit status: 0 done, 1 ran but the configuration does not fit in HBM (run),\n"
+    "Exit status: 0 done, 1 ran but the configuration does not fit in HBM (run) or nothing\n"
+    "meets the target (plan),\n"
     "2 bad input (one line on stderr).\n";
 
 typedef struct tpsim_command {
@@ -43,6 +46,7 @@ static const tpsim_command commands[] = {
     {"validate", tpsim_cmd_validate},
     {"sweep", tpsim_cmd_sweep},
     {"merge", tpsim_cmd_merge},
+    {"plan", tpsim_cmd_plan},
     {"fit-allreduce", tpsim_cmd_fit_allreduce},
     {"fit-kernels", tpsim_cmd_fit_kernels},
     {"trace", tpsim_cmd_trace},

@@ -86,6 +86,8 @@ static int val_ray(val_ctx *c, int f, const double *u, double t0, val_band *band
         fd->lo[i] = fmin(fd->lo[i], end[i]);
         fd->hi[i] = fmax(fd->hi[i], end[i]);
     }
+    if (fd->n_bound < VAL_MAX_BOUND)
+        memcpy(fd->bound[fd->n_bound++], end, sizeof fd->bound[0]);
     /* the predictions are monotone along a ray in every shipped model, so the extremes over
      * the accepted set lie on its boundary */
     if (val_predict_fold(c, f, end, NULL, NULL, 0, 0, preds, NULL, NULL, err)) return -1;
@@ -223,3 +225,10 @@ int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
     return 0;
 }
 
+
+void val_interval(double p, double band_lo, double band_hi, double meas_cv, double *lo, double *hi)
+{
+    double noise = VAL_Z95 * meas_cv * p;
+    *lo = p - sqrt((p - band_lo) * (p - band_lo) + noise * noise);
+    *hi = p + sqrt((band_hi - p) * (band_hi - p) + noise * noise);
+}

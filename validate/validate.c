@@ -395,14 +395,12 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     if (vo->intervals) {
         for (int f = 0; f < out->n_folds; f++)
             if (val_interval_fold(&ctx, f, &band, preds, err)) goto out;
-        double z = VAL_Z95 * vo->meas_cv;
         for (size_t i = 0; i < g->n; i++) {
             val_cell *vc = &out->cells[i];
-            double p = vc->predicted_ms, noise = z * p;
             vc->fit_lo = band.lo[i];
             vc->fit_hi = band.hi[i];
-            vc->pred_lo = p - sqrt((p - band.lo[i]) * (p - band.lo[i]) + noise * noise);
-            vc->pred_hi = p + sqrt((band.hi[i] - p) * (band.hi[i] - p) + noise * noise);
+            val_interval(vc->predicted_ms, band.lo[i], band.hi[i], vo->meas_cv, &vc->pred_lo,
+                         &vc->pred_hi);
             vc->inside = vc->g->measured_ms >= vc->pred_lo && vc->g->measured_ms <= vc->pred_hi;
         }
     } else {

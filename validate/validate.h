@@ -46,6 +46,7 @@
 #define VAL_Z95 1.959963984540054  /* two-sided 95% normal quantile */
 #define VAL_CHI2_95 3.841458820694124 /* chi-square, 1 degree of freedom, 95% */
 #define VAL_SENS_FRAC 0.20
+#define VAL_MAX_BOUND 32 /* boundary points per fold: 2 per parameter axis, plus the rays */
 
 typedef enum val_protocol_kind { VAL_WITHIN, VAL_TRANSFER, VAL_LOO } val_protocol_kind;
 
@@ -106,6 +107,11 @@ typedef struct val_fold {
     int misfit;
     double r0_ms;             /* the additive baseline's fitted R0 */
     double lo[SCN_MAX_FIT], hi[SCN_MAX_FIT]; /* the parameters' 95% profile box */
+    /* with intervals: the boundary points of the accepted set that were probed (every
+     * prediction's interval is its range over these and the fit), so a caller can give a
+     * cell the grid does not hold the same interval (tpsim plan) */
+    double bound[VAL_MAX_BOUND][SCN_MAX_FIT];
+    int n_bound;
 } val_fold;
 
 typedef struct val_config {
@@ -166,6 +172,11 @@ int val_run_with(const char *scenario_path, const scn_opts *opts, const grid *g,
 int val_run(const char *scenario_path, const scn_opts *opts, const grid *g,
             double kill_switch_pct, val_report *out, tp_err *err);
 void val_free(val_report *r);
+
+/* A prediction p's 95% interval from the range [band_lo, band_hi] of its predictions over a
+ * fold's accepted parameters: each side widened in quadrature by one new measurement's
+ * error (z95 * meas_cv * p). */
+void val_interval(double p, double band_lo, double band_hi, double meas_cv, double *lo, double *hi);
 
 /* The objective (sum of squared relative errors on the fold's calibration cells) over an
  * n1 x n2 grid of the free parameters' boxes (n2 = 1 for one parameter), row-major,

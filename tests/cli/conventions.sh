@@ -78,7 +78,7 @@ if [ -x build/tpsim-nccl-sweep ] && [ -x build/tpsim-probe ]; then
 fi
 
 # --- tpsim help CMD is tpsim CMD --help ------------------------------------------------------
-for cmd in run validate sweep merge fit-allreduce allreduce trace; do
+for cmd in run validate sweep merge plan fit-allreduce allreduce trace; do
     expect_ok "help $cmd" "$TPSIM" help "$cmd" && cp "$TMP/out" "$TMP/help"
     expect_ok "$cmd --help" "$TPSIM" "$cmd" --help
     check "help $cmd is $cmd --help" cmp -s "$TMP/help" "$TMP/out"

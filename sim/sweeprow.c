@@ -1,0 +1,81 @@
+/* sweeprow.c: see sweeprow.h. */
+#include "sweeprow.h"
+
+#include <math.h>
+
+#include "csv.h"
+#include "jw.h"
+
+void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweeprow_val *v)
+{
+    const run_breakdown *b = &r->breakdown;
+    int i = 0;
+#define SV_S(n, x) v[i++] = (sweeprow_val){n, SWEEPROW_STR, x, 0, 0}
+#define SV_I(n, x)                                                                                 \
+    v[i++] = (sweeprow_val)                                                                        \
+    {                                                                                              \
+        n, SWEEPROW_INT, NULL, (unsigned long long)(x), 0                                          \
+    }
+#define SV_M(n, x)                                                                                 \
+    v[i++] = (sweeprow_val)                                                                        \
+    {                                                                                              \
+        n, SWEEPROW_MS, NULL, 0, (x)*1e3                                                           \
+    }
+    SV_S("scenario", s->name);
+    SV_S("model", s->model.name);
+    SV_S("hardware", s->hw.name);
+    SV_S("mode", graphs ? "graphs" : "eager");
+    SV_I("tp", r->req.tp);
+    SV_I("batch", r->req.batch);
+    SV_I("ctx", r->req.ctx);
+    SV_I("steps", r->req.steps);
+    SV_I("seed", r->req.seed);
+    SV_M("step_ms_mean", r->step_mean);
+    SV_M("step_ms_p50", r->step_p50);
+    SV_M("step_ms_p99", r->step_p99);
+    SV_M("step_ms_min", r->step_min);
+    SV_M("step_ms_max", r->step_max);
+    SV_M("host_ms", b->host);
+    SV_M("compute_ms", b->compute);
+    SV_M("allreduce_ms", b->allreduce);
+    SV_M("wait_peers_ms", b->wait_peers);
+    SV_M("gpu_idle_ms", b->gpu_idle);
+    SV_M("offset_ms", b->offset);
+    SV_I("kernels_per_step", r->kernels_per_step);
+    SV_I("allreduces_per_step", r->allreduces_per_step);
+    v[i++] =
+        (sweeprow_val){"fits_in_hbm", SWEEPROW_BOOL, NULL, (unsigned long long)r->fits_in_hbm, 0};
+    /* where the all-reduce cost came from, and how a calibration of other hardware was
+     * borrowed (NULL: none at TP-1 / its own hardware's): CSV empty, JSON null */
+    SV_S("calibration", r->calibration ? r->calibration->path : NULL);
+    SV_S("calibration_borrowed", r->calibration_borrowed);
+#undef SV_S
+#undef SV_I
+#undef SV_M
+}
+
+void sweeprow_csv(FILE *f, const sweeprow_val *v)
+{
+    if (v->kind == SWEEPROW_STR)
+        csv_put(f, v->s ? v->s : "");
+    else if (v->kind == SWEEPROW_INT)
+        fprintf(f, "%llu", v->u);
+    else if (v->kind == SWEEPROW_MS)
+        fprintf(f, "%.6f", v->ms);
+    else
+        fputs(v->u ? "true" : "false", f);
+}
+
+void sweeprow_json(jw *w, const sweeprow_val *v)
+{
+    if (v->kind == SWEEPROW_STR && !v->s)
+        jw_key(w, v->name), jw_num(w, NAN); /* null */
+    else if (v->kind == SWEEPROW_STR)
+        jw_kstr(w, v->name, v->s);
+    else if (v->kind == SWEEPROW_INT)
+        jw_kuint(w, v->name, v->u);
+    else if (v->kind == SWEEPROW_MS)
+        jw_knum(w, v->name, v->ms);
+    else
+        jw_kbool(w, v->name, (int)v->u);
+}

@@ -1,0 +1,35 @@
+/* sweeprow.h: the columns of one `tpsim sweep` row, shared by every command that writes a
+ * simulated cell (sweep, plan) so that their CSV headers and JSON keys are the same names.
+ *
+ * Contract: sweeprow_values fills SWEEPROW_COLS values (name, kind, value) in column order
+ * from a scenario, its execution mode and a run summary; it borrows the strings (scenario
+ * and model names, calibration paths) and allocates nothing. sweeprow_csv writes one value as
+ * sweep's CSV does (RFC 4180 quoting, ms with %.6f, true/false, a NULL string empty);
+ * sweeprow_json writes it as a JSON key/value (a NULL string as null).
+ */
+#ifndef TPSIM_SWEEPROW_H
+#define TPSIM_SWEEPROW_H
+
+#include <stdio.h>
+
+#include "run.h"
+#include "scenario.h"
+
+struct jw;
+
+enum { SWEEPROW_STR, SWEEPROW_INT, SWEEPROW_MS, SWEEPROW_BOOL };
+typedef struct sweeprow_val {
+    const char *name;
+    int kind;
+    const char *s;
+    unsigned long long u; /* SWEEPROW_INT, SWEEPROW_BOOL */
+    double ms;            /* SWEEPROW_MS: milliseconds */
+} sweeprow_val;
+#define SWEEPROW_COLS 25
+
+/* graphs: the row's execution mode (0 eager, 1 graphs) */
+void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweeprow_val *v);
+void sweeprow_csv(FILE *f, const sweeprow_val *v);
+void sweeprow_json(struct jw *w, const sweeprow_val *v);
+
+#endif

@@ -1,0 +1,82 @@
+# plan.sh: tpsim plan. A plan whose answer is known by construction (only one configuration
+# fits in memory, its batch fixed by hand), nothing meeting the target (status 1 with the
+# closest configuration), the CSV's columns (sweep's first) and JSON, --jobs, and every bad
+# input as one line with status 2.
+source tests/cli/lib.sh
+SCN=scenarios/eager-host-dispatch.yaml
+FAST=(--steps 2 --warmup 0 --quiet)
+
+# --- by construction: on 8 H100s with a 50.35 GiB reserve per GPU, the KV cache has
+# 0.9 * 80e9 - 17,638,096,896 (TP-8 weights, tests/test_plan.c) - 50.35 * 2^30 = 299,375,820.8 B
+# per GPU, room for floor(299,375,820.8 / 83,886,080) = 3 sequences of 2048 tokens; TP-4's
+# 35.3 GB of weights leave it none. With a 1000 ms target the only configuration is TP-8
+# eager at batch 3, memory-capped.
+expect_ok "plan by construction" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4,8 --mode eager \
+    --reserve-gib 50.35 "${FAST[@]}"
+check "one of two configurations meets" grep -q "1 of 2 configurations meet 1000.00 ms" "$TMP/out"
+check "the winner is TP-8 eager batch 3" grep -q "winner:    H100 SXM TP-8 eager batch 3: " "$TMP/out"
+check "memory-capped at 3 sequences" grep -q "memory-capped: 3 sequences of 2048 tokens" "$TMP/out"
+check "TP-4 does not fit" grep -q "does not fit: H100 SXM TP-4 eager: weights 35.3 GB" "$TMP/out"
+check "no runner-up" test "$(grep -c 'runner-up' "$TMP/out")" -eq 0
+check "one ranked row, 1 replica" grep -Eq "^  1    H100 SXM +eager +8 +1 +3 " "$TMP/out"
+
+# --- nothing meets 10 ms (TP-8 graphs at batch 1 is the fastest row): status 1, closest shown
+"$TPSIM" plan $SCN --gpus 8 --tpot-ms 10 "${FAST[@]}" >"$TMP/out" 2>"$TMP/err"
+check "nothing meets: status 1" test $? -eq 1
+check "nothing meets: one line on stderr" test "$(cat "$TMP/err")" = "tpsim: plan: at some context no configuration meets 10 ms per token (the closest is shown)"
+check "closest configuration shown" grep -q "nothing meets the target; closest: H100 SXM TP-8 graphs batch 1 at" "$TMP/out"
+
+# --- CSV: sweep's columns first (the same names), every cell once; JSON parses
+expect_ok "sweep header" "$TPSIM" sweep $SCN --tp 4 --batch 1 --steps 2
+head -1 "$TMP/out" > "$TMP/sweep.hdr"
+expect_ok "plan csv" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" \
+    --format csv -o "$TMP/plan.csv"
+check "csv starts with sweep's columns" test "$(head -1 "$TMP/plan.csv" | cut -d, -f1-25)" = "$(cat "$TMP/sweep.hdr")"
+check "csv: 2 TP x 2 modes x 16 batches" test "$(wc -l <"$TMP/plan.csv")" -eq 65
+check "csv: the plan's columns" grep -q ",gpus,replicas,target_ms,meets_target,tokens_per_s_per_gpu,tokens_per_s_total," "$TMP/plan.csv"
+expect_ok "plan json" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" --format json
+check "json: winner with interval, sweep's keys" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["contexts"][0]
+w = c["winner"]
+assert c["ctx"] == 2048 and w["rank"] == 1, c
+for k in ("scenario", "hardware", "mode", "tp", "batch", "step_ms_mean", "fits_in_hbm",
+          "tokens_per_s_per_gpu", "replicas", "pred_lo_ms", "pred_hi_ms"):
+    assert k in w, k
+assert w["pred_lo_ms"] < w["step_ms_mean"] < w["pred_hi_ms"], w
+assert abs(w["tokens_per_s_per_gpu"] - w["batch"] / (w["step_ms_mean"] * 1e-3 * w["tp"])) < 1e-6 * w["tokens_per_s_per_gpu"]
+assert w["replicas"] == 8 // w["tp"]
+assert isinstance(c["separable"], bool) and "beats" in c["separation"] or "ties" in c["separation"]
+steps = [p["step_ms_mean"] for p in c["pareto"]]
+assert steps == sorted(steps) and len(steps) >= 1
+PY
+
+# --- --jobs: the same bytes
+expect_ok "jobs 1" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --jobs 1
+cp "$TMP/out" "$TMP/j1.txt"
+expect_ok "jobs 3" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --jobs 3
+check "--jobs 3 = --jobs 1" cmp -s "$TMP/j1.txt" "$TMP/out"
+
+# --- bad input: one line, status 2, nothing on stdout, no output file
+P=(plan $SCN --quiet)
+expect_fail2 "no --gpus" "missing --gpus" "$TPSIM" "${P[@]}" --tpot-ms 30
+expect_fail2 "no --tpot-ms" "missing --tpot-ms" "$TPSIM" "${P[@]}" --gpus 8
+expect_fail2 "target 0" "--tpot-ms: 0 is out of range" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 0
+expect_fail2 "impossible target" "--tpot-ms 2: impossible: the fastest configuration searched, H100 SXM TP-8, needs at least 5\.265 ms" \
+    "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 2
+expect_fail2 "N not divisible by TP" "--tp: 6 GPUs are not divisible by TP-4" "$TPSIM" "${P[@]}" --gpus 6 --tpot-ms 30 --tp 2,4
+expect_fail2 "TP above N" "--tp: TP-8 needs more than the 4 GPUs" "$TPSIM" "${P[@]}" --gpus 4 --tpot-ms 30 --tp 8
+expect_fail2 "nothing fits" "no configuration fits: the roomiest, H100 SXM TP-8 at ctx 2048" \
+    "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --reserve-gib 70 -o "$TMP/none.txt"
+check "nothing fits: no output file" test ! -e "$TMP/none.txt"
+expect_fail2 "no calibration for the GPU" "the tp 2 all-reduce calibration was measured on H100 SXM, the scenario runs on H200 SXM" \
+    "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h200
+expect_fail2 "no calibration for a TP degree" "no all-reduce calibration for tp 16" \
+    "$TPSIM" "${P[@]}" --gpus 16 --tpot-ms 30 --tp 16
+expect_fail2 "unknown hardware" "--hardware: 'h300', expected a list of h100" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h100,h300
+expect_fail2 "bad ctx range" "--ctx-range: 4096\.\.512, expected A < B" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --ctx-range 4096..512
+expect_fail2 "ctx twice" "the contexts are already given" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --ctx 2048 --ctx-range 512..1024
+expect_fail2 "shard needs csv" "--shard: parts are CSV" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --shard 0/2
+expect_fail2 "utilization above 1" "--gpu-memory-utilization: 1.5 is out of range" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --gpu-memory-utilization 1.5
+finish

@@ -1,0 +1,204 @@
+/* test_plan.c: the deployment search (plan.h). Bytes and KV-cache room by hand for
+ * Llama-3.1-70B on H100 (the closed forms below, from the model's config), tokens/s per GPU
+ * and replicas recomputed from each row's own step, the ranking's tie-breaks, the Pareto
+ * frontier and the bound/cap classification on hand-made rows. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* Llama-3.1-70B, BF16 (models/llama-3.1-70b.yaml): hidden 8192, 80 layers, 64 heads, 8 KV
+ * heads, head_dim 128, intermediate 28672, vocab 128256 (untied lm_head). Per rank at TP k:
+ *   layer params = 8192 * ((64 + 2*8)/k * 128 + 64/k * 128 + 2 * 28672/k + 28672/k)
+ *   embedding + lm_head = 2 * 128256/k * 8192; bytes = 2 * params (norm weights not counted)
+ *   k = 8: 80 * 8192 * 13056 + 2 * 16032 * 8192 = 8,819,048,448 params = 17,638,096,896 B
+ *   k = 4: 80 * 8192 * 26112 + 2 * 32064 * 8192 = 17,638,096,896 params = 35,276,193,792 B
+ * KV cache of one sequence per rank: 2 (K, V) * 80 layers * (8/k) heads * 128 * 2 B * ctx
+ *   k = 8, ctx 2048: 83,886,080 B;  k = 4, ctx 4096: 335,544,320 B */
+static void test_bytes_by_hand(void **state)
+{
+    (void)state;
+    scenario *s = malloc(sizeof *s);
+    tp_err err;
+    double w, kv;
+    assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", NULL, 0, s, &err), 0);
+    assert_int_equal(plan_bytes(s, 8, 2048, &w, &kv, &err), 0);
+    assert_true(w == 17638096896.0);
+    assert_true(kv == 83886080.0);
+    assert_int_equal(plan_bytes(s, 4, 4096, &w, &kv, &err), 0);
+    assert_true(w == 35276193792.0);
+    assert_true(kv == 335544320.0);
+    free(s);
+}
+
+/* Two cells by hand: KV room = 0.9 * 80e9 - weights - 4.84 GiB, max batch = floor(room /
+ * one sequence):
+ *   TP-4 ctx 2048: 72e9 - 35,276,193,792 - 5,196,910,428.16 = 31,526,895,779.84 B,
+ *                  / 167,772,160 = 187.9 -> 187
+ *   TP-8 ctx 2048: 72e9 - 17,638,096,896 - 5,196,910,428.16 = 49,164,992,675.84 B,
+ *                  / 83,886,080 = 586.1 -> 586, capped at batch_max 600 -> 586
+ * and each row's tokens/s per GPU = batch / (step * tp), total = (8 / tp) * batch / step. */
+static void test_capacity_and_throughput(void **state)
+{
+    (void)state;
+    scenario *s = malloc(sizeof *s);
+    tp_err err;
+    assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", NULL, 0, s, &err), 0);
+    long tps[] = {4, 8}, ctxs[] = {2048};
+    plan_spec sp = {.scn = s,
+                    .n_scn = 1,
+                    .tps = tps,
+                    .n_tp = 2,
+                    .ctxs = ctxs,
+                    .n_ctx = 1,
+                    .batch_max = 600,
+                    .mem_util = 0.9,
+                    .reserve_bytes = 4.84 * GIB,
+                    .gpus = 8,
+                    .target_s = 0.030,
+                    .req = {-1, -1, -1, 1, 0, 0, 0},
+                    .jobs = 2};
+    plan_result r;
+    assert_int_equal(plan_search(&sp, &r, &err), 0);
+    assert_int_equal(r.n_cfgs, 2);
+    assert_true(fabs(r.cfgs[0].kv_free_bytes - 31526895779.84) < 1.0);
+    assert_int_equal(r.cfgs[0].max_batch, 187);
+    assert_true(fabs(r.cfgs[1].kv_free_bytes - 49164992675.84) < 1.0);
+    assert_int_equal(r.cfgs[1].max_batch, 586);
+    assert_int_equal(r.n_cells, 187 + 586);
+    assert_int_equal(r.n_rows, 187 + 586);
+    /* rows in cell order: TP-4 batch 1..187, then TP-8 batch 1..586 */
+    const plan_row *a = &r.rows[9], *b = &r.rows[187 + 99];
+    assert_int_equal(a->sum.req.tp, 4);
+    assert_int_equal(a->sum.req.batch, 10);
+    assert_int_equal(b->sum.req.tp, 8);
+    assert_int_equal(b->sum.req.batch, 100);
+    assert_true(fabs(a->tok_s_gpu - 10.0 / (a->sum.step_mean * 4)) < 1e-9 * a->tok_s_gpu);
+    assert_true(fabs(a->tok_s_total - 2 * 10.0 / a->sum.step_mean) < 1e-9 * a->tok_s_total);
+    assert_true(fabs(b->tok_s_gpu - 100.0 / (b->sum.step_mean * 8)) < 1e-9 * b->tok_s_gpu);
+    assert_true(fabs(b->tok_s_total - 1 * 100.0 / b->sum.step_mean) < 1e-9 * b->tok_s_total);
+    /* every pick meets the target and no row of its configuration that meets it does better */
+    for (size_t i = 0; i < r.n_cfgs; i++) {
+        assert_true(r.cfgs[i].pick >= 0);
+        const plan_row *p = &r.rows[r.cfgs[i].pick];
+        assert_true(p->sum.step_mean <= 0.030);
+        for (size_t k = r.cfgs[i].row0; k < r.cfgs[i].row0 + r.cfgs[i].n_rows; k++) {
+            assert_int_equal(r.rows[k].meets, r.rows[k].sum.step_mean <= 0.030);
+            if (r.rows[k].meets) assert_true(r.rows[k].tok_s_gpu <= p->tok_s_gpu);
+        }
+    }
+    /* a shard keeps cells c with c % 3 == 1, the same rows */
+    plan_result part;
+    sp.shard = 1, sp.n_shards = 3;
+    assert_int_equal(plan_search(&sp, &part, &err), 0);
+    assert_int_equal(part.n_cells, r.n_cells);
+    assert_int_equal(part.n_rows, (187 + 586 + 1) / 3);
+    for (size_t i = 0; i < part.n_rows; i++) {
+        assert_int_equal(part.rows[i].cell, 1 + 3 * i);
+        assert_true(part.rows[i].sum.step_mean == r.rows[1 + 3 * i].sum.step_mean);
+    }
+    plan_free(&part);
+    plan_free(&r);
+    free(s);
+}
+
+/* hand-made rows: cfg i's pick is row i */
+static void fake(plan_result *r, plan_cfg *cfgs, plan_row *rows, size_t n, const long *tp,
+                 const double *tok, const double *step)
+{
+    memset(r, 0, sizeof *r);
+    r->cfgs = cfgs, r->rows = rows, r->n_cfgs = n, r->n_rows = n;
+    for (size_t i = 0; i < n; i++) {
+        memset(&cfgs[i], 0, sizeof cfgs[i]);
+        memset(&rows[i], 0, sizeof rows[i]);
+        cfgs[i].tp = tp[i], cfgs[i].ctx = 2048, cfgs[i].pick = (long)i;
+        cfgs[i].row0 = i, cfgs[i].n_rows = 1;
+        rows[i].cfg = i, rows[i].tok_s_gpu = tok[i], rows[i].sum.step_mean = step[i];
+        rows[i].sum.req.tp = tp[i];
+    }
+}
+
+/* More tokens/s per GPU first; equal: the lower step; equal too: the smaller TP; all
+ * equal: the configuration order. A configuration without a pick is not ranked. */
+static void test_rank_ties(void **state)
+{
+    (void)state;
+    plan_cfg cfgs[6];
+    plan_row rows[6];
+    plan_result r;
+    long tp[] = {8, 4, 4, 2, 4, 1};
+    double tok[] = {100, 100, 100, 120, 100, 500},
+           step[] = {0.020, 0.020, 0.010, 0.025, 0.020, 0.001};
+    fake(&r, cfgs, rows, 6, tp, tok, step);
+    cfgs[5].pick = -1; /* nothing of it meets the target */
+    size_t order[6], want[] = {3, 2, 1, 4, 0};
+    assert_int_equal(plan_rank(&r, 2048, order), 5);
+    for (int i = 0; i < 5; i++) assert_int_equal(order[i], want[i]);
+    assert_int_equal(plan_rank(&r, 4096, order), 0); /* another context */
+    assert_true(plan_cmp(&r, 1, 4) < 0 && plan_cmp(&r, 4, 1) > 0 && plan_cmp(&r, 1, 1) == 0);
+}
+
+/* (step ms, tokens/s per GPU): (10,5) (12,4) (15,20) (15,25) (20,25) (30,40): the frontier
+ * is (10,5), (15,25), (30,40); (12,4) is beaten by (10,5), (15,20) by (15,25), and (20,25) is
+ * slower for the same throughput. */
+static void test_pareto(void **state)
+{
+    (void)state;
+    plan_cfg cfgs[6];
+    plan_row rows[6];
+    plan_result r;
+    long tp[] = {8, 8, 4, 4, 2, 2};
+    double tok[] = {25, 5, 4, 40, 20, 25}, step[] = {0.020, 0.010, 0.012, 0.030, 0.015, 0.015};
+    fake(&r, cfgs, rows, 6, tp, tok, step);
+    size_t front[6];
+    assert_int_equal(plan_pareto(&r, 2048, front), 3);
+    assert_int_equal(front[0], 1);
+    assert_int_equal(front[1], 5);
+    assert_int_equal(front[2], 3);
+}
+
+static void test_bound_and_cap(void **state)
+{
+    (void)state;
+    run_summary s;
+    memset(&s, 0, sizeof s);
+    s.breakdown = (run_breakdown){.compute = 5, .allreduce = 2, .wait_peers = 1, .gpu_idle = 6};
+    assert_int_equal(plan_bound_of(&s), PLAN_HOST_BOUND);
+    s.breakdown = (run_breakdown){.compute = 5, .allreduce = 4, .wait_peers = 2, .gpu_idle = 1};
+    assert_int_equal(plan_bound_of(&s), PLAN_ALLREDUCE_BOUND);
+    s.breakdown = (run_breakdown){.compute = 5, .allreduce = 4, .wait_peers = 0, .gpu_idle = 4};
+    assert_int_equal(plan_bound_of(&s), PLAN_GPU_BOUND);
+    assert_string_equal(plan_bound_name(PLAN_HOST_BOUND), "host-bound");
+
+    plan_cfg cfgs[1];
+    plan_row rows[3];
+    plan_result r = {cfgs, 1, rows, 3, 3};
+    memset(cfgs, 0, sizeof cfgs);
+    memset(rows, 0, sizeof rows);
+    for (int b = 0; b < 3; b++) rows[b].sum.req.batch = b + 1;
+    cfgs[0].max_batch = 3, cfgs[0].n_rows = 3;
+    cfgs[0].pick = 2; /* batch 3: the last that fits */
+    assert_int_equal(plan_cap_of(&r, 0, 256), PLAN_MEMORY_CAPPED);
+    assert_int_equal(plan_cap_of(&r, 0, 3), PLAN_BATCH_CAPPED);
+    cfgs[0].pick = 1; /* batch 2: batch 3 fits but misses the target */
+    assert_int_equal(plan_cap_of(&r, 0, 256), PLAN_LATENCY_CAPPED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bytes_by_hand), cmocka_unit_test(test_capacity_and_throughput),
+        cmocka_unit_test(test_rank_ties),     cmocka_unit_test(test_pareto),
+        cmocka_unit_test(test_bound_and_cap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,661 @@
+/* cmd_plan.c: `tpsim plan`: the deployment answer. Which hardware, TP degree, execution mode
+ * and batch meet a per-token latency target at the most tokens/s per GPU, with the
+ * intervals `tpsim validate` gives and the mechanism that bounds each answer. It lives in
+ * validate/ because its intervals come from the validation core (validate.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "grid.h"
+#include "locate.h"
+#include "ofile.h"
+#include "plan.h"
+#include "plan_out.h"
+#include "shard.h"
+#include "validate.h"
+
+#define PLAN_MAX_HW 8
+#define PLAN_MAX_TP 16
+#define PLAN_MAX_CTX 64
+#define PLAN_GIB (1024.0 * 1024.0 * 1024.0)
+/* The activation/workspace reserve per GPU: vLLM's memory profile of a TP-2 instance
+ * (vllm-project/vllm PR #10511, "Memory profiling results", H100 80GB) reserves non-torch
+ * memory 3.58 GiB (NCCL and custom all-reduce buffers, CUDA context) + PyTorch activation
+ * peak 1.26 GiB before the KV cache: 4.84 GiB. That log is Llama-3-8B; a 70B's activation
+ * peak at the same max_num_batched_tokens is assumed of the same order (it scales with the
+ * hidden size / TP, 8192/2 vs 4096). ASSUMED for other models and TP degrees: --reserve-gib. */
+#define PLAN_RESERVE_GIB 4.84
+#define PLAN_MEM_UTIL 0.90 /* vLLM's default gpu_memory_utilization */
+
+static const char pcmd_usage[] =
+    "usage: tpsim plan SCENARIO --gpus N --tpot-ms T [--hardware h100,h200,a100]\n"
+    "                  [--tp 1,2,4,8] [--mode eager,graphs] [--ctx C | --ctx-range A..B]\n"
+    "                  [--batch-max B] [--gpu-memory-utilization U] [--reserve-gib R]\n"
+    "                  [--top N] [--grid GRID] [--no-intervals] [--format text|csv|json]\n"
+    "                  [-o FILE|-] [--steps N] [--warmup N] [--seed S] [--jobs N] [--quiet]\n"
+    "                  [--shard I/N] [--set key=value]... [--calib FILE]... [--measured FILE]\n"
+    "                  [--allow-foreign-calib]\n"
+    "  Searches every hardware x TP degree x mode x context, every batch 1..B whose weights +\n"
+    "  KV cache fit in U x HBM less R GiB per GPU (vLLM's gpu_memory_utilization, default\n"
+    "  0.90; reserve 4.84 GiB: vLLM's profiled activation + non-torch memory), simulates each\n"
+    "  decode step and ranks the configurations meeting T ms per token by tokens/s per GPU\n"
+    "  (batch / step / TP; replicas = N / TP). Per context: the ranking with 95% intervals,\n"
+    "  winner and runner-up with why (host-, GPU- or all-reduce-bound; memory- or latency-\n"
+    "  capped), whether they separate, the Pareto frontier; marks say where a row is outside\n"
+    "  the validated domain. Intervals are tpsim validate's: the scenario's free parameters\n"
+    "  fitted on GRID (default: the bundled H100 grid) and their 95% profile-likelihood\n"
+    "  range, plus one measurement's error. Defaults: the scenario's hardware and ctx, TP\n"
+    "  degrees of 1,2,4,8 that divide N, both modes, B 256; --ctx-range takes 5 contexts\n"
+    "  spaced evenly in log. Hardware names: h100, h200, a100, l40s, b200 (models/hw/).\n"
+    "  --format csv (or --shard I/N, whose parts tpsim merge joins) writes every cell, sweep's\n"
+    "  columns first. Scope: one decode step; no prefill interference, no queueing.\n"
+    "  Exit status: 0, 1 when some context has no configuration meeting T (the closest is\n"
+    "  shown), 2 on bad input (one line).\n";
+
+/* --hardware NAME: its models/hw file and the stem of its models/allreduce calibrations */
+typedef struct pcmd_hw {
+    const char *name, *file, *calib;
+} pcmd_hw;
+
+static const pcmd_hw pcmd_hws[] = {{"h100", "h100-sxm", "h100-sxm"},
+                                   {"h200", "h200", NULL},
+                                   {"a100", "a100-sxm4-80gb", "a100-sxm4"},
+                                   {"l40s", "l40s", "l40s-pcie"},
+                                   {"b200", "b200", NULL},
+                                   {NULL, NULL, NULL}};
+
+typedef struct pcmd_opts {
+    long gpus;
+    double tpot_ms;
+    const pcmd_hw *hws[PLAN_MAX_HW];
+    int n_hw;
+    long tps[PLAN_MAX_TP];
+    size_t n_tp;
+    int modes[2], n_modes;
+    long ctxs[PLAN_MAX_CTX];
+    size_t n_ctx;
+    int ctx_given;
+    long batch_max;
+    double util, reserve_gib;
+    run_request req;
+    int have_seed;
+    const char *grid, *out;
+    char scn_buf[1024], grid_buf[4096];
+    int format; /* 0 text, 1 csv, 2 json */
+    int jobs, quiet, top, no_intervals;
+    long shard, n_shards;
+} pcmd_opts;
+
+static int pcmd_parse_hw(const char *text, pcmd_opts *o, tp_err *err)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    o->n_hw = 0;
+    for (char *p = buf, *comma; p; p = comma) {
+        comma = strchr(p, ',');
+        if (comma) *comma++ = '\0';
+        const pcmd_hw *h = pcmd_hws;
+        while (h->name && strcmp(h->name, p)) h++;
+        if (!h->name)
+            return tp_err_set(
+                err, "--hardware: '%s', expected a list of h100, h200, a100, l40s, b200", p);
+        for (int i = 0; i < o->n_hw; i++)
+            if (o->hws[i] == h) return tp_err_set(err, "--hardware: '%s' listed twice", p);
+        if (o->n_hw == PLAN_MAX_HW) return tp_err_set(err, "--hardware: at most %d", PLAN_MAX_HW);
+        o->hws[o->n_hw++] = h;
+    }
+    return 0;
+}
+
+static int pcmd_parse_modes(const char *text, pcmd_opts *o, tp_err *err)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", text);
+    o->n_modes = 0;
+    for (char *p = buf, *comma; p; p = comma) {
+        comma = strchr(p, ',');
+        if (comma) *comma++ = '\0';
+        int m = !strcmp(p, "eager") ? 0 : !strcmp(p, "graphs") ? 1 : -1;
+        if (m < 0)
+            return tp_err_set(err, "--mode: '%s', expected eager, graphs or eager,graphs", p);
+        if (o->n_modes == 2 || (o->n_modes == 1 && o->modes[0] == m))
+            return tp_err_set(err, "--mode: '%s' listed twice", p);
+        o->modes[o->n_modes++] = m;
+    }
+    return 0;
+}
+
+/* "A..B": five contexts A .. B evenly spaced in log, rounded, repeats dropped */
+static int pcmd_ctx_range(const char *flag, const char *text, pcmd_opts *o, tp_err *err)
+{
+    const char *dots = strstr(text, "..");
+    char a[32], b[32];
+    long lo, hi;
+    if (!dots || (size_t)(dots - text) >= sizeof a || strlen(dots + 2) >= sizeof b)
+        return tp_err_set(err, "%s: '%s', expected A..B (two contexts, A < B)", flag, text);
+    snprintf(a, sizeof a, "%.*s", (int)(dots - text), text);
+    snprintf(b, sizeof b, "%s", dots + 2);
+    if (cli_long(flag, a, 1, 1L << 24, &lo, err) || cli_long(flag, b, 1, 1L << 24, &hi, err))
+        return -1;
+    if (lo >= hi) return tp_err_set(err, "%s: %ld..%ld, expected A < B", flag, lo, hi);
+    o->n_ctx = 0;
+    for (int i = 0; i < 5; i++) {
+        long c = i == 4
+                     ? hi
+                     : lround(exp(log((double)lo) + i * (log((double)hi) - log((double)lo)) / 4));
+        if (!o->n_ctx || o->ctxs[o->n_ctx - 1] != c) o->ctxs[o->n_ctx++] = c;
+    }
+    return 0;
+}
+
+/* 1 when --help was asked for, 0 when the command line is complete, -1 on error. */
+static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const char **path,
+                      tp_err *err)
+{
+    enum {
+        F_HELP,
+        F_GPUS,
+        F_TPOT,
+        F_HW,
+        F_TP,
+        F_MODE,
+        F_CTX,
+        F_CTX_RANGE,
+        F_BATCH_MAX,
+        F_UTIL,
+        F_RESERVE,
+        F_TOP,
+        F_GRID,
+        F_NO_IV,
+        F_FORMAT,
+        F_OUT,
+        F_STEPS,
+        F_WARMUP,
+        F_SEED,
+        F_JOBS,
+        F_QUIET,
+        F_SHARD
+    };
+    static const cli_flag flags[] = {{"help", 'h', 0},      {"gpus", 0, 1},
+                                     {"tpot-ms", 0, 1},     {"hardware", 0, 1},
+                                     {"tp", 0, 1},          {"mode", 0, 1},
+                                     {"ctx", 0, 1},         {"ctx-range", 0, 1},
+                                     {"batch-max", 0, 1},   {"gpu-memory-utilization", 0, 1},
+                                     {"reserve-gib", 0, 1}, {"top", 0, 1},
+                                     {"grid", 0, 1},        {"no-intervals", 0, 0},
+                                     {"format", 0, 1},      {"output", 'o', 1},
+                                     {"steps", 0, 1},       {"warmup", 0, 1},
+                                     {"seed", 0, 1},        {"jobs", 0, 1},
+                                     {"quiet", 0, 0},       {"shard", 0, 1},
+                                     {"set", 0, 1},         {"calib", 0, 1},
+                                     {"measured", 0, 1},    {"allow-foreign-calib", 0, 0},
+                                     {NULL, 0, 0}};
+    const char *v;
+    long lv;
+    cli_args ca;
+    int f;
+    if (cli_begin(&ca, "plan", "tpsim plan --help", flags, argc, argv, err)) return -1;
+    while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
+        if (f == CLI_ERROR) return -1;
+        if (f == CLI_OPERAND) {
+            if (*path) return tp_err_set(err, "plan: a second scenario '%s', expected one", v);
+            *path = v;
+        } else if (f == F_HELP) {
+            return 1;
+        } else if (f == F_GPUS) {
+            if (cli_long(ca.shown, v, 1, 1 << 20, &o->gpus, err)) return -1;
+        } else if (f == F_TPOT) {
+            /* a target at or below zero is impossible, not merely unmet */
+            if (cli_double(ca.shown, v, 1e-6, 1e6, &o->tpot_ms, err)) return -1;
+        } else if (f == F_HW) {
+            if (pcmd_parse_hw(v, o, err)) return -1;
+        } else if (f == F_TP) {
+            if (cli_list(ca.shown, v, 1, 1024, o->tps, PLAN_MAX_TP, &o->n_tp, err)) return -1;
+        } else if (f == F_MODE) {
+            if (pcmd_parse_modes(v, o, err)) return -1;
+        } else if (f == F_CTX || f == F_CTX_RANGE) {
+            if (o->ctx_given)
+                return tp_err_set(
+                    err, "%s: the contexts are already given, expected one of --ctx, --ctx-range",
+                    ca.shown);
+            o->ctx_given = 1;
+            if (f == F_CTX
+                    ? cli_list(ca.shown, v, 1, 1L << 24, o->ctxs, PLAN_MAX_CTX, &o->n_ctx, err)
+                    : pcmd_ctx_range(ca.shown, v, o, err))
+                return -1;
+        } else if (f == F_BATCH_MAX) {
+            if (cli_long(ca.shown, v, 1, 1L << 16, &o->batch_max, err)) return -1;
+        } else if (f == F_UTIL) {
+            if (cli_double(ca.shown, v, 0.01, 1.0, &o->util, err)) return -1;
+        } else if (f == F_RESERVE) {
+            if (cli_double(ca.shown, v, 0, 1e4, &o->reserve_gib, err)) return -1;
+        } else if (f == F_TOP) {
+            if (cli_long(ca.shown, v, 1, 1000, &lv, err)) return -1;
+            o->top = (int)lv;
+        } else if (f == F_GRID) {
+            o->grid = v;
+        } else if (f == F_NO_IV) {
+            o->no_intervals = 1;
+        } else if (f == F_FORMAT) {
+            o->format = !strcmp(v, "text")   ? 0
+                        : !strcmp(v, "csv")  ? 1
+                        : !strcmp(v, "json") ? 2
+                                             : -1;
+            if (o->format < 0)
+                return tp_err_set(err, "--format: '%s', expected text, csv or json", v);
+        } else if (f == F_OUT) {
+            o->out = cli_is_stdout(v) ? NULL : v;
+        } else if (f == F_STEPS || f == F_WARMUP) {
+            if (cli_long(ca.shown, v, f == F_STEPS, 1000000, &lv, err)) return -1;
+            *(f == F_STEPS ? &o->req.steps : &o->req.warmup) = lv;
+        } else if (f == F_SEED) {
+            if (cli_u64(ca.shown, v, &o->req.seed, err)) return -1;
+            o->have_seed = 1;
+        } else if (f == F_JOBS) {
+            if (cli_long(ca.shown, v, 1, 1024, &lv, err)) return -1;
+            o->jobs = (int)lv;
+        } else if (f == F_QUIET) {
+            o->quiet = 1;
+        } else if (f == F_SHARD) {
+            if (shard_parse(v, &o->shard, &o->n_shards, err)) return -1;
+        } else if (cmd_scn_flag(so, flags[f].name, v, err) < 0) {
+            return -1;
+        }
+    }
+    if (!*path) return tp_err_set(err, "plan: missing SCENARIO (see tpsim plan --help)");
+    if (!o->gpus) return tp_err_set(err, "plan: missing --gpus N (the GPUs to deploy on)");
+    if (!o->tpot_ms)
+        return tp_err_set(err, "plan: missing --tpot-ms T (the per-token latency target)");
+    if (o->n_shards && o->format != 1)
+        return tp_err_set(err,
+                          "--shard: parts are CSV (tpsim merge joins them), expected --format csv");
+    for (size_t i = 0; i < o->n_tp; i++) {
+        if (o->tps[i] > o->gpus)
+            return tp_err_set(err, "--tp: TP-%ld needs more than the %ld GPUs of --gpus", o->tps[i],
+                              o->gpus);
+        if (o->gpus % o->tps[i])
+            return tp_err_set(err,
+                              "--tp: %ld GPUs are not divisible by TP-%ld, expected TP degrees "
+                              "that divide --gpus (replicas = N / TP)",
+                              o->gpus, o->tps[i]);
+        for (size_t j = 0; j < i; j++)
+            if (o->tps[j] == o->tps[i])
+                return tp_err_set(err, "--tp: TP-%ld listed twice", o->tps[i]);
+    }
+    if (!(*path = locate_arg("scenarios", ".yaml", *path, o->scn_buf, sizeof o->scn_buf, err)))
+        return -1;
+    if (o->grid) {
+        if (!(o->grid =
+                  locate_arg("validate", ".csv", o->grid, o->grid_buf, sizeof o->grid_buf, err)))
+            return -1;
+    } else { /* as tpsim validate: SCENARIO_DIR/../validate/h100-ctx2048.csv, else validate/ */
+        const char *slash = strrchr(*path, '/');
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - *path) : 0, *path);
+        if (locate_file("validate", ".csv", "../validate/h100-ctx2048.csv", dir, o->grid_buf,
+                        sizeof o->grid_buf, err))
+            return -1;
+        o->grid = o->grid_buf;
+    }
+    return 0;
+}
+
+/* What every scenario of the search shares: the user's overrides, the fit's values and its
+ * boundary points (the intervals), and where the hardware comes from. */
+typedef struct pcmd_setup {
+    const pcmd_opts *o;
+    const char *path;
+    const scn_opts *user;
+    const scenario *base; /* the scenario as given: its hardware and mode are the fit's */
+    int n_fit;
+    scenario_fit_param params[SCN_MAX_FIT];
+    double fitted[SCN_MAX_FIT];
+    int n_bound;
+    double bound[VAL_MAX_BOUND][SCN_MAX_FIT];
+    double meas_cv;
+} pcmd_setup;
+
+/* The scenario on hardware h (index into o->hws, -1 for the scenario's own) in mode graphs,
+ * with the fit's values (point NULL) or a boundary point's. */
+static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *point, scenario *out,
+                     tp_err *err)
+{
+    scn_opts so = *ps->user;
+    char store[1 + SCN_MAX_FIT * SCN_MAX_FIT_KEYS][192];
+    int n = 0;
+    if (h >= 0) {
+        snprintf(store[n], sizeof store[n], "hardware=%s", ps->o->hws[h]->file);
+        so.sets[so.n_sets++] = store[n++];
+    }
+    for (int i = 0; i < ps->n_fit; i++)
+        for (int j = 0; j < ps->params[i].n_keys; j++) {
+            if (so.n_sets == SCN_OPTS_MAX_SETS)
+                return tp_err_set(err, "plan: the fit needs more --set slots, at most %d in all",
+                                  SCN_OPTS_MAX_SETS);
+            snprintf(store[n], sizeof store[n], "%s=%.17g", ps->params[i].keys[j],
+                     point ? point[i] : ps->fitted[i]);
+            so.sets[so.n_sets++] = store[n++];
+        }
+    snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s", graphs ? "graphs" : "eager");
+    if (scn_opts_load(ps->path, &so, out, err)) return -1;
+    /* other hardware than the scenario's: its own bundled calibrations, where there are any */
+    if (h >= 0 && strcmp(out->hw.name, ps->base->hw.name) && ps->o->hws[h]->calib)
+        for (int k = 2; k <= 8; k *= 2) {
+            char name[96], buf[SCN_PATH_MAX];
+            snprintf(name, sizeof name, "%s-tp%d", ps->o->hws[h]->calib, k);
+            const char *cal = locate_arg("models/allreduce", ".yaml", name, buf, sizeof buf, err);
+            if (!cal || scenario_add_allreduce(out, cal, err)) return -1;
+        }
+    return 0;
+}
+
+/* The fit of the scenario's free parameters on the grid, as tpsim validate makes it, and the
+ * boundary points of its 95% region. */
+static int pcmd_fit(pcmd_setup *ps, const grid *g, char *note, size_t cap, tp_err *err)
+{
+    val_options vo = val_default_options();
+    ps->meas_cv = vo.meas_cv;
+    if (ps->o->no_intervals) {
+        snprintf(note, cap, "none (--no-intervals)");
+        return 0;
+    }
+    if (ps->base->n_fit_params == 0) {
+        snprintf(note, cap,
+                 "95%%: the scenario has no free parameters, so one measurement's error "
+                 "alone (+-%.2f%%, meas_cv %.0f%%), as tpsim validate gives it",
+                 100 * VAL_Z95 * vo.meas_cv, 100 * vo.meas_cv);
+        return 0;
+    }
+    vo.sensitivity = 0;
+    val_report *rep = malloc(sizeof *rep);
+    if (!rep) return tp_err_set(err, "out of memory");
+    scn_opts so = *ps->user;
+    so.quiet = 1;
+    int rc = val_run_with(ps->path, &so, g, &vo, rep, err);
+    if (rc == 0) {
+        const val_fold *fd = &rep->folds[0];
+        ps->n_fit = rep->scn.n_fit_params;
+        memcpy(ps->params, rep->scn.fit_params, sizeof ps->params);
+        memcpy(ps->fitted, fd->fitted, sizeof ps->fitted);
+        ps->n_bound = fd->n_bound;
+        memcpy(ps->bound, fd->bound, sizeof ps->bound);
+        char proto[64];
+        val_protocol_name(&rep->protocol, proto, sizeof proto);
+        snprintf(
+            note, cap,
+            "95%%, tpsim validate's: %d free parameter%s fitted on %.400s (protocol %s, "
+            "%d calibration cells), their profile-likelihood range (%d boundary points) plus one "
+            "measurement's error (meas_cv %.0f%%)",
+            ps->n_fit, ps->n_fit == 1 ? "" : "s", g->path, proto, fd->n_cal, ps->n_bound,
+            100 * vo.meas_cv);
+        val_free(rep);
+    }
+    free(rep);
+    return rc;
+}
+
+/* Each configuration's marks: what of it the validation grid and the scenario's fit did not
+ * cover. */
+static void pcmd_marks(const pcmd_setup *ps, const grid *g, const plan_spec *sp, const int *graphs,
+                       const plan_result *r, char (*marks)[PLAN_MARKS_MAX])
+{
+    for (size_t i = 0; i < r->n_cfgs; i++) {
+        const plan_cfg *c = &r->cfgs[i];
+        const scenario *s = &sp->scn[c->scn];
+        char *m = marks[i];
+        size_t used = 0;
+        int tp_seen = 0, ctx_seen = 0;
+        char tps[64] = "", ctxs[64] = "";
+        size_t tu = 0, cu = 0;
+        for (size_t k = 0; k < g->n; k++) {
+            int dup_tp = 0, dup_ctx = 0;
+            for (size_t j = 0; j < k; j++) {
+                dup_tp |= g->cells[j].tp == g->cells[k].tp;
+                dup_ctx |= g->cells[j].ctx == g->cells[k].ctx;
+            }
+            if (!dup_tp && tu < sizeof tps - 12)
+                tu += (size_t)snprintf(tps + tu, sizeof tps - tu, "%s%ld", tu ? ", " : "",
+                                       g->cells[k].tp);
+            if (!dup_ctx && cu < sizeof ctxs - 12)
+                cu += (size_t)snprintf(ctxs + cu, sizeof ctxs - cu, "%s%ld", cu ? ", " : "",
+                                       g->cells[k].ctx);
+            tp_seen |= g->cells[k].tp == c->tp;
+            ctx_seen |= g->cells[k].ctx == c->ctx;
+        }
+        m[0] = '\0';
+#define PLAN_MARK(...)                                                                             \
+    do {                                                                                           \
+        if (used < PLAN_MARKS_MAX - 1) {                                                           \
+            if (used) used += (size_t)snprintf(m + used, PLAN_MARKS_MAX - used, "; ");             \
+            if (used < PLAN_MARKS_MAX - 1)                                                         \
+                used += (size_t)snprintf(m + used, PLAN_MARKS_MAX - used, __VA_ARGS__);            \
+        }                                                                                          \
+    } while (0)
+        if (strcmp(s->hw.name, ps->base->hw.name))
+            PLAN_MARK("%s: the scenario's numbers are from %s", s->hw.name, ps->base->hw.name);
+        if (!tp_seen) PLAN_MARK("TP-%ld outside the validated TP {%s}", c->tp, tps);
+        if (!ctx_seen) PLAN_MARK("ctx %ld outside the validated ctx {%s}", c->ctx, ctxs);
+        if (graphs[c->scn] != ps->base->graphs)
+            PLAN_MARK("%s mode: the scenario is %s", graphs[c->scn] ? "graphs" : "eager",
+                      ps->base->graphs ? "graphs" : "eager");
+        const arcal *cal;
+        const char *how;
+        tp_err ignored = {{0}};
+        if (c->tp > 1 && scenario_calibration(s, c->tp, &cal, &how, &ignored) == 0 && how)
+            PLAN_MARK("all-reduce from %s (%s)", cal->hardware, how);
+#undef PLAN_MARK
+        if (used >= PLAN_MARKS_MAX - 1) snprintf(m + PLAN_MARKS_MAX - 4, 4, "...");
+    }
+}
+
+/* The interval of each row the answer shows: its predictions at every boundary point of the
+ * fit (the scenario re-bound there), their range widened by one measurement's error. */
+static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *scn_hw, double *lo,
+                          double *hi, tp_err *err)
+{
+    const plan_result *r = v->r;
+    size_t *shown = malloc((r->n_cfgs + 2) * sizeof *shown);
+    int n_scn = v->sp->n_scn, nb = ps->n_bound, rc = -1;
+    scenario **bs = calloc((size_t)(n_scn * (nb ? nb : 1)), sizeof *bs);
+    if (!shown || !bs) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
+    for (size_t c = 0; c < v->sp->n_ctx; c++) {
+        size_t n = plan_out_shown(v, v->sp->ctxs[c], shown);
+        for (size_t i = 0; i < n; i++) {
+            size_t row = shown[i];
+            const plan_row *w = &r->rows[row];
+            int sc = r->cfgs[w->cfg].scn;
+            double p = w->sum.step_mean * 1e3, blo = p, bhi = p;
+            for (int j = 0; j < nb; j++) {
+                scenario **s = &bs[sc * nb + j];
+                if (!*s && (!(*s = malloc(sizeof **s)) ||
+                            pcmd_load(ps, scn_hw[sc], v->graphs[sc], ps->bound[j], *s, err))) {
+                    if (!*s) tp_err_set(err, "out of memory");
+                    goto out;
+                }
+                run_request req = w->sum.req;
+                run_summary sum;
+                if (run_cell(*s, &req, &sum, NULL, err)) goto out;
+                blo = fmin(blo, sum.step_mean * 1e3);
+                bhi = fmax(bhi, sum.step_mean * 1e3);
+            }
+            val_interval(p, blo, bhi, ps->meas_cv, &lo[row], &hi[row]);
+        }
+    }
+    rc = 0;
+out:
+    for (int i = 0; bs && i < n_scn * nb; i++) free(bs[i]);
+    free(bs);
+    free(shown);
+    return rc;
+}
+
+/* The searched configuration that would come closest to an impossible target: the least
+ * time its weights take to stream at the HBM's peak (no efficiency, no host, no all-reduce).
+ * A target below it cannot be met by any batch. */
+static int pcmd_floor(const plan_spec *sp, double *floor_s, size_t *at_scn, long *at_tp,
+                      tp_err *err)
+{
+    *floor_s = INFINITY;
+    for (int m = 0; m < sp->n_scn; m++)
+        for (size_t a = 0; a < sp->n_tp; a++) {
+            double w, kv;
+            if (run_check_tp(&sp->scn[m], sp->tps[a], err) ||
+                plan_bytes(&sp->scn[m], sp->tps[a], sp->ctxs[0], &w, &kv, err))
+                return -1;
+            double t = w / sp->scn[m].hw.hbm_bw;
+            if (t < *floor_s) *floor_s = t, *at_scn = (size_t)m, *at_tp = sp->tps[a];
+        }
+    return 0;
+}
+
+int tpsim_cmd_plan(int argc, char **argv)
+{
+    tp_err err = {{0}};
+    pcmd_opts o;
+    scn_opts so;
+    memset(&o, 0, sizeof o);
+    memset(&so, 0, sizeof so);
+    o.req = (run_request){-1, -1, -1, -1, -1, 0, 0};
+    o.batch_max = 256, o.util = PLAN_MEM_UTIL, o.reserve_gib = PLAN_RESERVE_GIB, o.top = 10;
+    const char *path = NULL;
+    int parsed = pcmd_parse(argc, argv, &o, &so, &path, &err);
+    if (parsed > 0) return fputs(pcmd_usage, stdout), 0;
+    if (parsed < 0) return cmd_fail(&err);
+    int status = 2, n_hw = o.n_hw ? o.n_hw : 1;
+    grid g = {0};
+    scenario *base = malloc(sizeof *base), *scn = NULL;
+    int graphs[2 * PLAN_MAX_HW], scn_hw[2 * PLAN_MAX_HW];
+    plan_result r = {0};
+    double *lo = NULL, *hi = NULL;
+    char(*marks)[PLAN_MARKS_MAX] = NULL;
+    char note[1024];
+    ofile of = {0};
+    FILE *out = stdout;
+    pcmd_setup *ps = calloc(1, sizeof *ps);
+    if (!base || !ps) {
+        tp_err_set(&err, "out of memory");
+        goto out;
+    }
+    if (grid_load(o.grid, &g, &err) || scn_opts_load(path, &so, base, &err)) goto out;
+    if (!o.n_tp) /* 1, 2, 4, 8 where they divide the GPUs */
+        for (long k = 1; k <= 8 && k <= o.gpus; k *= 2)
+            if (o.gpus % k == 0) o.tps[o.n_tp++] = k;
+    if (!o.n_modes) o.modes[0] = 0, o.modes[1] = 1, o.n_modes = 2;
+    if (!o.n_ctx) o.ctxs[o.n_ctx++] = base->ctx;
+    *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base};
+    so.jobs = o.jobs;
+    if (pcmd_fit(ps, &g, note, sizeof note, &err)) goto out;
+    int n_scn = n_hw * o.n_modes;
+    if (!(scn = calloc((size_t)n_scn, sizeof *scn))) {
+        tp_err_set(&err, "out of memory");
+        goto out;
+    }
+    for (int h = 0; h < n_hw; h++)
+        for (int m = 0; m < o.n_modes; m++) {
+            int i = h * o.n_modes + m;
+            graphs[i] = o.modes[m];
+            scn_hw[i] = o.n_hw ? h : -1;
+            if (pcmd_load(ps, scn_hw[i], graphs[i], NULL, &scn[i], &err)) goto out;
+        }
+    plan_spec sp = {.scn = scn,
+                    .n_scn = n_scn,
+                    .tps = o.tps,
+                    .n_tp = o.n_tp,
+                    .ctxs = o.ctxs,
+                    .n_ctx = o.n_ctx,
+                    .batch_max = o.batch_max,
+                    .mem_util = o.util,
+                    .reserve_bytes = o.reserve_gib * PLAN_GIB,
+                    .gpus = o.gpus,
+                    .target_s = o.tpot_ms * 1e-3,
+                    .req = o.req,
+                    .seed_given = o.have_seed,
+                    .shard = o.shard,
+                    .n_shards = o.n_shards,
+                    .jobs = o.jobs,
+                    .progress = o.quiet ? NULL : "plan"};
+    double floor_s;
+    size_t at = 0;
+    long at_tp = 0;
+    if (pcmd_floor(&sp, &floor_s, &at, &at_tp, &err)) goto out;
+    if (sp.target_s < floor_s) {
+        tp_err_set(&err,
+                   "--tpot-ms %g: impossible: the fastest configuration searched, %s TP-%ld, "
+                   "needs at least %.3f ms per token to stream its weights once at the HBM's peak",
+                   o.tpot_ms, scn[at].hw.name, at_tp, floor_s * 1e3);
+        goto out;
+    }
+    if (plan_search(&sp, &r, &err)) goto out;
+    size_t best = 0;
+    for (size_t i = 0; i < r.n_cfgs; i++)
+        if (r.cfgs[i].kv_free_bytes - r.cfgs[i].kv_seq_bytes >
+            r.cfgs[best].kv_free_bytes - r.cfgs[best].kv_seq_bytes)
+            best = i;
+    if (!r.n_cells) {
+        const plan_cfg *b = &r.cfgs[best];
+        tp_err_set(
+            &err,
+            "plan: no configuration fits: the roomiest, %s TP-%ld at ctx %ld, has "
+            "%.2f GB per GPU for the KV cache (%.2f x %.1f GB HBM - %.1f GB weights - %.2f GiB "
+            "reserve), one sequence needs %.2f GB",
+            scn[b->scn].hw.name, b->tp, b->ctx, b->kv_free_bytes / 1e9, o.util,
+            scn[b->scn].hw.hbm_bytes / 1e9, b->weight_bytes / 1e9, o.reserve_gib,
+            b->kv_seq_bytes / 1e9);
+        goto out;
+    }
+    lo = malloc((r.n_rows ? r.n_rows : 1) * sizeof *lo);
+    hi = malloc((r.n_rows ? r.n_rows : 1) * sizeof *hi);
+    marks = calloc(r.n_cfgs, sizeof *marks);
+    if (!lo || !hi || !marks) {
+        tp_err_set(&err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < r.n_rows; i++) lo[i] = hi[i] = NAN;
+    long blo = g.n ? g.cells[0].batch : 1, bhi = blo;
+    for (size_t k = 0; k < g.n; k++) {
+        if (g.cells[k].batch < blo) blo = g.cells[k].batch;
+        if (g.cells[k].batch > bhi) bhi = g.cells[k].batch;
+    }
+    pcmd_marks(ps, &g, &sp, graphs, &r, marks);
+    plan_view view = {&sp, &r, graphs, lo, hi, marks, blo, bhi, note, o.top};
+    if (!o.no_intervals && o.format != 1 && pcmd_intervals(ps, &view, scn_hw, lo, hi, &err))
+        goto out;
+    if (o.out) {
+        if (ofile_open(&of, o.out, &err)) goto out;
+        out = of.f;
+    }
+    if (o.n_shards) shard_header(out, o.shard, o.n_shards, r.n_cells);
+    if (o.format == 1)
+        plan_out_csv(out, &view);
+    else if (o.format == 2)
+        plan_out_json(out, &view);
+    else
+        plan_out_text(out, &view);
+    if (o.out && ofile_commit(&of, &err)) goto out;
+    status = o.n_shards ? 0 : plan_out_status(&view);
+    if (status == 1)
+        fprintf(stderr,
+                "tpsim: plan: at some context no configuration meets %g ms per token "
+                "(the closest is shown)\n",
+                o.tpot_ms);
+out:
+    if (status == 2) {
+        ofile_abort(&of);
+        cmd_fail(&err);
+    }
+    plan_free(&r);
+    grid_free(&g);
+    free(base);
+    free(scn);
+    free(ps);
+    free(lo);
+    free(hi);
+    free(marks);
+    return status;
+}
