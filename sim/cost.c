@@ -13,6 +13,18 @@ int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
     for (size_t i = 0; i < p->n; i++) {
         prog_op *op = &p->ops[i];
         double s;
+        if (c->kernels && !prog_is_collective(op)) {
+            int k = kcal_class_of(op->name);
+            if (k < 0 || k >= KC_COUNT || !c->kernels->cls[k].valid)
+                return tp_err_set(err, "%s: tpsim's op '%s' has no kernel class in it",
+                                  c->kernels->path, prog_op_name(op));
+            double fl = op->fp8 && c->fp8_peak_flops > 0 ? op->flops * c->peak_flops / c->fp8_peak_flops
+                                                          : op->flops;
+            s = kcal_law_time(&c->kernels->cls[k].law, op->bytes, fl, (double)p->batch);
+            op->gpu_s = s + (op->graphable ? c->graph_node_s : 0.0);
+            t.compute_s += op->gpu_s;
+            continue;
+        }
         switch (op->kind) {
         case PROG_KERNEL: {
             double mem = op->bytes / hbm, math = op->flops / (op->fp8 ? fp8_flops : flops);

@@ -8,6 +8,10 @@
  *   all-gather  the calibration's NCCL ring: lambda + (k-1)/k * b / beta
  * plus, when graph_node_s > 0 (CUDA-graph replay), that per-node overhead on every
  * graphable op.
+ * With a kernel calibration (kernels != NULL), every kernel and copy instead costs its class's
+ * law (kcal.h) at its bytes, FLOPs and the step's batch; an FP8 op's FLOPs count at the FP8
+ * peak's rate (scaled by peak / fp8_peak: the calibration measured BF16 kernels). An op kind
+ * with no class is an error naming it. Applied once, when the program is built.
  * The calibration must be for the program's k (or NULL when k == 1).
  */
 #ifndef TPSIM_COST_H
@@ -17,6 +21,7 @@
 #include "coll.h"
 #include "err.h"
 #include "hw.h"
+#include "kcal.h"
 #include "prog.h"
 
 typedef struct cost_params {
@@ -28,6 +33,7 @@ typedef struct cost_params {
     int graphs;            /* the step is replayed from a CUDA graph */
     coll_setup allreduce;  /* model and calibration (cal NULL when k == 1) */
     double fp8_peak_flops; /* FLOP/s of the FP8 tensor cores, 0 where the GPU has none */
+    const kcal *kernels;   /* a kernel calibration: every non-collective op from its law */
 } cost_params;
 
 typedef struct cost_totals {

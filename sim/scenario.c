@@ -12,6 +12,7 @@ static const char *const scenario_keys[] = {"name",    "description", "model",  
                                             "source",  "collective", "calibration_from",
                                             "precision", "sourced", "assumed",
                                             "measured", /* a trace calibration (measured.h) */
+                                       "kernels",  /* a kernel calibration (kcal.h) */
                                             NULL};
 static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
@@ -326,7 +327,7 @@ static int scenario_bind_gpu(const cfg_node *gpu, scenario *s, tp_err *err)
         return -1;
     s->kernel_fixed_s = fixed_us * 1e-6;
     s->launch_latency_s = lat_us * 1e-6;
-    if (s->hbm_eff < 0 || s->flops_eff < 0)
+    if (!s->has_kernels && (s->hbm_eff < 0 || s->flops_eff < 0)) /* unused with kernels: */
         return tp_err_at(err, gpu ? gpu->file : s->path, gpu ? gpu->line : 1, gpu ? gpu->col : 1,
                          "gpu: %s is set neither here nor in the hardware file, expected a "
                          "fraction in (0, 1]",
@@ -364,6 +365,13 @@ static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_
         scenario_resolve(doc, hn, "models/hw", path, sizeof path, err))
         return -1;
     if (hw_load(path, &s->hw, err)) return scenario_subfile_error(hn, err);
+    cfg_node *kn = cfg_get(r, "kernels");
+    if (kn) {
+        if (scenario_resolve(doc, kn, "models/kernels", path, sizeof path, err)) return -1;
+        if (kcal_load(path, &s->kernels, err)) return scenario_subfile_error(kn, err);
+        scenario_position(kn, s->kernels.named_at, sizeof s->kernels.named_at);
+        s->has_kernels = 1;
+    }
     an = cfg_get(r, "allreduce");
     if (!an) return 0;
     if (an->kind != CFG_SEQ || an->n > SCN_MAX_CALS)
@@ -447,6 +455,16 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;
     s.offset_s = offset_ms * 1e-3;
     if ((n = cfg_get(r, "fit")) && scenario_bind_fit(r, n, &s, err)) return -1;
+    /* with a kernel calibration every GPU op's time is measured: the analytic knobs do nothing */
+    for (int i = 0; s.has_kernels && i < s.n_fit_params; i++)
+        for (int j = 0; j < s.fit_params[i].n_keys; j++) {
+            const char *k = s.fit_params[i].keys[j];
+            if (!strcmp(k, "gpu.hbm_efficiency") || !strcmp(k, "gpu.kernel_fixed_us") ||
+                !strcmp(k, "gpu.flops_efficiency"))
+                return tp_err_at(err, s.path, s.fit_params[i].key_line[j], s.fit_params[i].key_col[j],
+                                 "fit.params: %s has no effect with kernels: (every GPU op's time "
+                                 "comes from %s), expected it not fitted", k, s.kernels.path);
+        }
     if ((n = cfg_get(r, "collective"))) {
         cfg_node *m;
         int model = 0;
@@ -557,6 +575,25 @@ int scenario_check_measured(const scenario *s, const char **how_borrowed, tp_err
     return tp_err_at(err, m->path, m->hw_line, m->hw_col, "the trace calibration was measured on "
                      "%s, the scenario runs on %s; expected a trace of that GPU, or "
                      "calibration_from: %s in the scenario, or --allow-foreign-calib", who, names, who);
+}
+
+int scenario_kernels(const scenario *s, const kcal **out, const char **how_borrowed, tp_err *err)
+{
+    *out = s->has_kernels ? &s->kernels : NULL;
+    *how_borrowed = NULL;
+    if (!*out || !strcmp(s->kernels.hardware, s->hw.name)) return 0;
+    if (s->calibration_from[0] && !strcmp(s->kernels.hardware, s->calibration_from)) {
+        *how_borrowed = "calibration_from";
+        return 0;
+    }
+    if (s->allow_foreign_calib) {
+        *how_borrowed = "--allow-foreign-calib";
+        return 0;
+    }
+    return tp_err_set(err, "%s: the kernel calibration was measured on %s, the scenario runs on "
+                      "%s; expected a calibration for %s, or calibration_from: %s in the scenario, "
+                      "or --allow-foreign-calib", s->kernels.named_at, s->kernels.hardware,
+                      s->hw.name, s->hw.name, s->kernels.hardware);
 }
 
 int scenario_add_allreduce(scenario *s, const char *path, tp_err *err)

@@ -6,6 +6,8 @@
  * paths relative to the scenario, are loaded and validated too). Every bad value is
  * refused with one "file:line:col: ..." line. scenario_open/scenario_bind split the same
  * work for callers that re-bind one document under different overrides (fitting).
+ * `kernels:` names a kernel calibration (kcal.h; models/kernels/NAME.yaml): every GPU op then
+ * costs its law and the gpu: efficiencies are unused (fitting them is refused).
  * Times in the file are microseconds (*_us) or milliseconds (*_ms); here they are seconds.
  */
 #ifndef TPSIM_SCENARIO_H
@@ -19,6 +21,7 @@
 #include "dist.h"
 #include "err.h"
 #include "hw.h"
+#include "kcal.h"
 #include "measured.h"
 #include "phase.h"
 #include "model.h"
@@ -99,6 +102,8 @@ typedef struct scenario {
     scenario_fit_cell borrowed_cells[SCN_MAX_FIT_CELLS];
     int n_borrowed_cells;
     measured_cal measured;    /* measured: / --measured (measured.h); path "" if none */
+    int has_kernels;          /* kernels: names a kernel calibration (kcal.h) */
+    kcal kernels;             /* every GPU op's time from it; the gpu: efficiencies unused */
 } scenario;
 
 int scenario_load(const char *path, const char *const *sets, int n_sets, scenario *out,
@@ -121,6 +126,9 @@ int scenario_calibration(const scenario *s, long tp, const arcal **out, const ch
  * borrows it (calibration_from naming that GPU, or --allow-foreign-calib). *how_borrowed as
  * for scenario_calibration; NULL also when the file states no GPU or there is none. */
 int scenario_check_measured(const scenario *s, const char **how_borrowed, tp_err *err);
+/* The kernel calibration (NULL when the scenario has none), refused like scenario_calibration
+ * when it was measured on other hardware and is not borrowed. */
+int scenario_kernels(const scenario *s, const kcal **out, const char **how_borrowed, tp_err *err);
 /* Add (or replace, same k) a calibration file given on the command line. */
 int scenario_add_allreduce(scenario *s, const char *path, tp_err *err);
 /* Refused (-1, one line) when a --calib file's tp: is none of the n TP degrees the command

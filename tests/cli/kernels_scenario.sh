@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# kernels_scenario.sh: a scenario naming a kernel calibration (kernels:): every GPU op from
+# it, nothing declared about efficiency, other hardware's refused unless borrowed.
+. tests/cli/lib.sh
+SK=tests/data/eager-host-dispatch-kernels.yaml
+GRID=validate/h100-ctx2048.csv
+
+expect_ok "run with kernels" "$TPSIM" run "$SK" --tp 4 --format json
+k=$(grep -o '"compute": *[0-9.e+-]*' "$TMP/out" | head -1 | tr -d ' ' | cut -d: -f2)
+expect_ok "run without" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --format json
+a=$(grep -o '"compute": *[0-9.e+-]*' "$TMP/out" | head -1 | tr -d ' ' | cut -d: -f2)
+check "kernels change the GPU compute ($k vs $a)" test "$k" != "$a"
+# the undeclared-number check passes with no gpu efficiency declared
+expect_ok "validate" "$TPSIM" validate "$SK" --grid "$GRID"
+check "no efficiency declared" bash -c "! grep -q 'hbm_efficiency' '$TMP/out'"
+sed 's/^hardware: H100 SXM/hardware: A100 SXM4 80GB/' models/kernels/h100-sxm.yaml > "$TMP/a100k.yaml"
+sed "s#^kernels: .*#kernels: $TMP/a100k.yaml#" "$SK" > "$TMP/foreign.yaml"
+expect_fail2 "foreign kernels refused" 'kernel calibration was measured on A100 SXM4 80GB, the scenario runs on H100 SXM' \
+    "$TPSIM" run "$TMP/foreign.yaml" --tp 4
+expect_ok "foreign kernels borrowed" "$TPSIM" run "$TMP/foreign.yaml" --tp 4 --allow-foreign-calib
+sed -e 's/^    - {key: host.launch.mean_us.*/&\n    - {key: gpu.hbm_efficiency, min: 0.6, max: 0.98}/' \
+    -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.9/' "$SK" > "$TMP/dead.yaml"
+expect_fail2 "dead gpu knob refused" 'gpu.hbm_efficiency has no effect with kernels:' \
+    "$TPSIM" validate "$TMP/dead.yaml" --grid "$GRID"
+sed "s#^kernels: .*#kernels: no-such-kernels#" "$SK" > "$TMP/missing.yaml"
+expect_fail2 "missing kernels file" 'missing.yaml:[0-9]+:[0-9]+: .*no-such-kernels' "$TPSIM" run "$TMP/missing.yaml"
+finish
