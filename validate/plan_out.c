@@ -89,14 +89,13 @@ int plan_out_separable(const plan_view *v, size_t a, size_t b, char *out, size_t
      * if the two errors were independent (they share the fit, so this overstates it) */
     double ra = 0.5 * (ahi - alo) / x->tok_s_gpu, rb = 0.5 * (bhi - blo) / y->tok_s_gpu;
     double pm = 100.0 * sqrt(ra * ra + rb * rb) * (x->tok_s_gpu / y->tok_s_gpu);
-    int sep = alo > bhi;
+    int sep = gain > pm;
     if (x->tok_s_gpu == y->tok_s_gpu)
         snprintf(out, cap, "%s ties with %s (%.1f tokens/s per GPU each): not separable", na, nb,
                  x->tok_s_gpu);
     else
-        snprintf(out, cap, "%s beats %s by %.0f%% \xc2\xb1 %.0f%%: %s", na, nb, gain, pm,
-                 sep ? "separable (the 95% intervals do not overlap)"
-                     : "not separable (the 95% intervals overlap)");
+        snprintf(out, cap, "%s beats %s by %.1f%% \xc2\xb1 %.1f%%: %s", na, nb, gain, pm,
+                 sep ? "separable" : "not separable");
     return sep;
 }
 
@@ -190,7 +189,8 @@ static void plan_out_why_cap(const plan_view *v, size_t cfg, char *out, size_t c
     }
 }
 
-static void plan_out_text_row(FILE *f, const plan_view *v, size_t i, const char *rank)
+static void plan_out_text_row(FILE *f, const plan_view *v, size_t i, const char *rank,
+                              const char *vs)
 {
     const plan_row *w = &v->r->rows[i];
     const plan_cfg *g = &v->r->cfgs[w->cfg];
@@ -202,10 +202,10 @@ static void plan_out_text_row(FILE *f, const plan_view *v, size_t i, const char 
         snprintf(iv, sizeof iv, "[%.2f, %.2f]", v->pred_lo[i], v->pred_hi[i]);
         snprintf(tiv, sizeof tiv, "[%.4g, %.4g]", lo, hi);
     }
-    fprintf(f, "  %-4s %-14s %-6s %3ld %8ld %6ld %8.2f %-16s %9.1f %-14s %11.0f  %-16s %s\n", rank,
-            plan_out_scn(v, w->cfg)->hw.name, v->graphs[g->scn] ? "graphs" : "eager", g->tp,
+    fprintf(f, "  %-4s %-14s %-6s %3ld %8ld %6ld %8.2f %-16s %9.1f %-14s %-7s %11.0f  %-16s %s\n",
+            rank, plan_out_scn(v, w->cfg)->hw.name, v->graphs[g->scn] ? "graphs" : "eager", g->tp,
             v->sp->gpus / g->tp, w->sum.req.batch, w->sum.step_mean * 1e3, iv, w->tok_s_gpu, tiv,
-            w->tok_s_total, plan_bound_name(plan_bound_of(&w->sum)), marks[0] ? marks : "-");
+            vs, w->tok_s_total, plan_bound_name(plan_bound_of(&w->sum)), marks[0] ? marks : "-");
 }
 
 static void plan_out_text_pareto(FILE *f, const plan_view *v, long ctx)
@@ -247,11 +247,12 @@ static void plan_out_text_ctx(FILE *f, const plan_view *v, long ctx)
     size_t k = plan_rank(r, ctx, order), n_shown = plan_out_shown(v, ctx, shown);
     fprintf(f, "\nctx %ld: %zu of %zu configurations meet %.2f ms per token (%zu fit in memory)\n",
             ctx, k, n_cfg, v->sp->target_s * 1e3, n_fit);
-    fprintf(f, "  %-4s %-14s %-6s %3s %8s %6s %8s %-16s %9s %-14s %11s  %-16s %s\n", "rank",
+    fprintf(f, "  %-4s %-14s %-6s %3s %8s %6s %8s %-16s %9s %-14s %-7s %11s  %-16s %s\n", "rank",
             "hardware", "mode", "tp", "replicas", "batch", "step_ms", "[95%]", "tok/s/GPU", "[95%]",
-            "total tok/s", "bound", "marks");
+            "vs 1st", "total tok/s", "bound", "marks");
     for (size_t i = 0; i < n_shown; i++) {
         char rank[32];
+        const char *vs = "-";
         if (k == 0)
             snprintf(rank, sizeof rank, "none");
         else {
@@ -261,8 +262,15 @@ static void plan_out_text_ctx(FILE *f, const plan_view *v, long ctx)
             int tie = pos > 0 && r->rows[r->cfgs[order[pos - 1]].pick].tok_s_gpu ==
                                      r->rows[shown[i]].tok_s_gpu;
             snprintf(rank, sizeof rank, "%zu%s", pos + 1, tie ? "=" : "");
+            /* apart from the winner, or within the spread of the difference ("~") */
+            char sentence[320];
+            if (pos > 0 && !isnan(v->pred_lo[shown[i]]))
+                vs = plan_out_separable(v, (size_t)r->cfgs[order[0]].pick, shown[i], sentence,
+                                        sizeof sentence)
+                         ? "apart"
+                         : "~";
         }
-        plan_out_text_row(f, v, shown[i], rank);
+        plan_out_text_row(f, v, shown[i], rank, vs);
     }
     if (k > (size_t)v->top && v->top >= 2)
         fprintf(f, "  ... %zu more (--top N, or -o FILE --format csv for every cell)\n",

@@ -43,8 +43,11 @@ void plan_out_marks(const plan_view *v, size_t row, char *out, size_t cap);
 void plan_out_name(const plan_view *v, size_t cfg, char *out, size_t cap);
 /* Tokens/s per GPU interval of a row from its step interval. */
 void plan_out_tok_interval(const plan_view *v, size_t row, double *lo, double *hi);
-/* The winner vs runner-up sentence: "X beats Y by 6% ± 9%: not separable". 1 when the two
- * rows' 95% intervals of tokens/s per GPU do not overlap. */
+/* The sentence comparing ranked rows a and b: "X beats Y by 6.0% ± 9.0%: not separable",
+ * where the gain is in tokens/s per GPU and the spread is the two rows' 95% half-widths
+ * (relative) added in quadrature, as if their errors were independent: they share the fit's
+ * parameters, which moves both the same way, so this overstates the spread of the ratio.
+ * 1 (separable) when the gain exceeds the spread. */
 int plan_out_separable(const plan_view *v, size_t a, size_t b, char *out, size_t cap);
 
 #endif

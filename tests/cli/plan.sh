@@ -52,6 +52,47 @@ steps = [p["step_ms_mean"] for p in c["pareto"]]
 assert steps == sorted(steps) and len(steps) >= 1
 PY
 
+# --- intervals: validate's. TP-4 eager batch 8 ctx 2048 is a cell of the bundled grid; plan's
+# interval for it (the scenario's default steps) is the one tpsim validate prints for it
+expect_ok "plan on a grid cell" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4 --mode eager \
+    --batch-max 8 --format json --quiet
+cp "$TMP/out" "$TMP/plan_cell.json"
+expect_ok "validate" "$TPSIM" validate $SCN --format json
+check "plan's interval = validate's for TP-4 batch 8" python3 - "$TMP/plan_cell.json" "$TMP/out" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))["contexts"][0]["winner"]
+cell = [c for c in json.load(open(sys.argv[2]))["cells"] if c["tp"] == 4 and c["batch"] == 8][0]
+assert w["tp"] == 4 and w["batch"] == 8, w
+for a, b in (("step_ms_mean", "predicted_ms"), ("pred_lo_ms", "pred_lo"), ("pred_hi_ms", "pred_hi")):
+    assert abs(w[a] - cell[b]) < 1e-9 * cell[b], (a, w[a], cell[b])
+PY
+
+# --- separability: the gain in tokens/s per GPU against the two 95% half-widths (relative,
+# in quadrature), recomputed here from the rows' own intervals. TP-4 graphs vs TP-8 graphs at
+# batch 8 is ~67% apart; TP-8 eager vs TP-8 graphs at batch 256 is a fraction of a percent.
+sep_check() { # FILE WANT(True|False)
+    python3 - "$1" "$2" <<'PY'
+import json, math, re, sys
+c = json.load(open(sys.argv[1]))["contexts"][0]
+w, r = c["winner"], c["runner_up"]
+def half(x):
+    lo = x["batch"] / (x["pred_hi_ms"] * 1e-3 * x["tp"]); hi = x["batch"] / (x["pred_lo_ms"] * 1e-3 * x["tp"])
+    return 0.5 * (hi - lo) / x["tokens_per_s_per_gpu"]
+ratio = w["tokens_per_s_per_gpu"] / r["tokens_per_s_per_gpu"]
+gain, pm = 100 * (ratio - 1), 100 * math.hypot(half(w), half(r)) * ratio
+m = re.search(r"by ([0-9.]+)% \u00b1 ([0-9.]+)%: (not separable|separable)$", c["separation"])
+assert m, c["separation"]
+assert abs(float(m.group(1)) - gain) < 0.051 and abs(float(m.group(2)) - pm) < 0.051, (m.groups(), gain, pm)
+assert c["separable"] == (gain > pm) == (sys.argv[2] == "True"), (c["separable"], gain, pm)
+assert (m.group(3) == "separable") == c["separable"]
+PY
+}
+expect_ok "separable pair" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4,8 --mode graphs \
+    --batch-max 8 --format json --quiet
+check "TP-4 vs TP-8 graphs: separable" sep_check "$TMP/out" True
+expect_ok "inseparable pair" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 8 --format json --quiet
+check "TP-8 eager vs graphs: not separable" sep_check "$TMP/out" False
+
 # --- --jobs: the same bytes
 expect_ok "jobs 1" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --jobs 1
 cp "$TMP/out" "$TMP/j1.txt"
