@@ -6,7 +6,7 @@ set -euo pipefail
 tpsim=$1 out=$2
 mkdir -p "$out"
 runs=() i=0
-for s in paper-additive eager-host-dispatch eager-straggler eager-broadcast cuda-graphs; do
+for s in paper-additive eager-host-dispatch eager-host-dispatch-kernels eager-straggler eager-broadcast cuda-graphs; do
     for p in --within --transfer=2:4 --transfer=4:2; do
         runs+=("$(printf '%02d' $i)" "scenarios/$s.yaml" "$p")
         i=$((i + 1))

@@ -2,7 +2,7 @@
 # kernels_scenario.sh: a scenario naming a kernel calibration (kernels:): every GPU op from
 # it, nothing declared about efficiency, other hardware's refused unless borrowed.
 . tests/cli/lib.sh
-SK=tests/data/eager-host-dispatch-kernels.yaml
+SK=scenarios/eager-host-dispatch-kernels.yaml
 GRID=validate/h100-ctx2048.csv
 
 expect_ok "run with kernels" "$TPSIM" run "$SK" --tp 4 --format json
