@@ -124,6 +124,11 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_kint(&w, "allreduces_per_step", (int64_t)r->allreduces_per_step);
     jw_kint(&w, "collectives_per_step", (int64_t)r->collectives_per_step);
     jw_kint(&w, "events", (int64_t)r->events);
+    jw_key(&w, "engine");
+    jw_obj(&w);
+    jw_kstr(&w, "name", r->method == ENGINE_MAXPLUS ? "maxplus" : "events");
+    jw_kstr(&w, "why", r->method_why ? r->method_why : "");
+    jw_end_obj(&w);
     jw_knum(&w, "weights_gb_per_rank", r->weight_bytes / 1e9);
     jw_knum(&w, "kv_cache_gb_per_rank", r->kv_bytes / 1e9);
     jw_kbool(&w, "fits_in_hbm", r->fits_in_hbm);
@@ -199,6 +204,9 @@ static void run_print_text(const scenario *s, const run_summary *r)
     if (r->collectives_per_step > r->allreduces_per_step)
         printf(", %zu other collectives", r->collectives_per_step - r->allreduces_per_step);
     printf("\n");
+    printf("engine     %s: %s\n",
+           r->method == ENGINE_MAXPLUS ? "max-plus recursion (sim/maxplus.c)" : "event engine (sim/engine.c)",
+           r->method_why ? r->method_why : "");
     printf("memory     %.1f GB weights + %.2f GB KV cache per rank of %.0f GB HBM%s\n",
            r->weight_bytes / 1e9, r->kv_bytes / 1e9, s->hw.hbm_bytes / 1e9,
            r->fits_in_hbm ? "" : "  ** DOES NOT FIT: this cell cannot run as configured **");

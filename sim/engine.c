@@ -295,10 +295,10 @@ int engine_run(const engine_config *c, engine_result *out, tp_err *err)
 {
     memset(out, 0, sizeof *out);
     if (eng_check(c, err)) return -1;
-    int fast = c->method != ENGINE_EVENTS && maxplus_supports(c);
+    const char *refused = maxplus_refusal(c);
+    int fast = c->method != ENGINE_EVENTS && !refused;
     if (c->method == ENGINE_MAXPLUS && !fast)
-        return tp_err_set(err, "engine: the max-plus path does not model this config (trace, "
-                               "an unknown op kind or a negative launch latency)");
+        return tp_err_set(err, "engine: the max-plus path does not model this config: %s", refused);
     out->tp = c->tp;
     out->steps = c->steps;
     out->warmup = c->warmup;
@@ -306,8 +306,15 @@ int engine_run(const engine_config *c, engine_result *out, tp_err *err)
         out->rank_steps = calloc((size_t)(c->steps + c->warmup) * (size_t)c->tp, sizeof *out->rank_steps);
         if (!out->rank_steps) return tp_err_set(err, "engine: out of memory");
     }
-    if (!fast) return eng_run_events(c, out, err);
+    if (!fast) {
+        out->method_why = c->method == ENGINE_EVENTS ? "asked for (the reference semantics)" : refused;
+        return eng_run_events(c, out, err);
+    }
     out->method = ENGINE_MAXPLUS;
+    out->method_why = c->method == ENGINE_MAXPLUS
+                          ? "asked for"
+                          : "it models this config (no trace, known op kinds, launch latency >= 0) "
+                            "and is bit-identical to the event engine";
     if (maxplus_run(c, out, err) == 0) return 0;
     engine_result_free(out);
     return -1;

@@ -127,6 +127,7 @@ typedef struct engine_result {
     engine_step *rank_steps; /* (warmup + steps) * tp, index [step * tp + rank]; NULL with on_step */
     uint64_t events;         /* events processed */
     engine_method method;    /* the back end that ran: ENGINE_EVENTS or ENGINE_MAXPLUS */
+    const char *method_why;  /* why that one (a static string, one clause) */
 } engine_result;
 
 int engine_run(const engine_config *cfg, engine_result *out, tp_err *err);

@@ -15,9 +15,10 @@ typedef struct mp_op {
     int entry;
 } mp_op;
 
-int maxplus_supports(const engine_config *c)
+const char *maxplus_refusal(const engine_config *c)
 {
-    if (c->trace || !(c->launch_latency_s >= 0)) return 0;
+    if (c->trace) return "a trace was asked for, and only the event engine writes one";
+    if (!(c->launch_latency_s >= 0)) return "a negative launch latency, which the recursion does not model";
     for (size_t i = 0; i < c->program->n; i++)
         switch (c->program->ops[i].kind) {
         case PROG_KERNEL:
@@ -25,10 +26,13 @@ int maxplus_supports(const engine_config *c)
         case PROG_D2H:
         case PROG_ALLREDUCE:
         case PROG_ALLGATHER: break;
-        default: return 0; /* a kind added later: only the event engine knows its semantics */
+        default: /* a kind added later: only the event engine knows its semantics */
+            return "the program has an op kind the recursion does not know";
         }
-    return 1;
+    return NULL;
 }
+
+int maxplus_supports(const engine_config *c) { return maxplus_refusal(c) == NULL; }
 
 /* engine.c host_spend: a positive cost is host time and one event. The event count is a
  * local the caller adds up (its address never escapes, so it stays in a register across

@@ -20,6 +20,8 @@
 #include "engine.h"
 
 int maxplus_supports(const engine_config *c);
+/* Why the recursion does not model c (one clause, a static string), or NULL where it does. */
+const char *maxplus_refusal(const engine_config *c);
 /* out is set up by engine_run (counts, rank_steps when kept); returns 0 or -1 (out of memory). */
 int maxplus_run(const engine_config *c, engine_result *out, tp_err *err);
 

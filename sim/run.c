@@ -213,6 +213,7 @@ int run_cell_on(const scenario *s, const run_request *req, engine_method method,
             for (long r = 0; r < req->tp; r++) fold_on_step(&fold, t, r, engine_at(&d.result, t, r));
     if (fold_finish(&fold, req->steps, d.result.events, out, err)) goto out;
     out->method = d.result.method;
+    out->method_why = d.result.method_why;
     out->ops_per_step = d.program.n;
     out->kernels_per_step = d.program.n_kernels;
     out->allreduces_per_step = d.program.n_allreduce;

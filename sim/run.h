@@ -37,6 +37,7 @@ typedef struct run_summary {
     size_t ops_per_step, kernels_per_step, allreduces_per_step, collectives_per_step;
     uint64_t events;
     engine_method method; /* the engine back end that ran */
+    const char *method_why; /* why it ran (engine_result.method_why) */
     double step_mean, step_p50, step_p99, step_min, step_max;
     run_breakdown breakdown;
     cost_totals analytic; /* sum of op GPU times per step */

@@ -177,20 +177,32 @@ static void test_fallback(void **state)
     engine_result r;
     tp_err err;
     assert_true(maxplus_supports(&c));
+    assert_null(maxplus_refusal(&c));
     assert_int_equal(engine_run(&c, &r, &err), 0);
     assert_int_equal(r.method, ENGINE_MAXPLUS);
+    assert_non_null(strstr(r.method_why, "models this config"));
     engine_result_free(&r);
     c.trace = &sink;
     assert_false(maxplus_supports(&c));
+    assert_non_null(strstr(maxplus_refusal(&c), "trace"));
     assert_int_equal(engine_run(&c, &r, &err), 0);
     assert_int_equal(r.method, ENGINE_EVENTS);
+    assert_ptr_equal(r.method_why, maxplus_refusal(&c)); /* says why, not only which */
     assert_true(n_slices > 0);
     engine_result_free(&r);
     c.method = ENGINE_MAXPLUS;
     assert_int_equal(engine_run(&c, &r, &err), -1);
     c.trace = NULL;
+    assert_non_null(strstr(err.msg, "trace")); /* the refusal names its reason */
+    c.method = ENGINE_EVENTS; /* asked for: it runs, and says it was asked for */
+    assert_int_equal(engine_run(&c, &r, &err), 0);
+    assert_int_equal(r.method, ENGINE_EVENTS);
+    assert_non_null(strstr(r.method_why, "asked for"));
+    engine_result_free(&r);
+    c.method = ENGINE_AUTO;
     p.ops[0].kind = 200; /* a kind added after the recursion was written */
     assert_false(maxplus_supports(&c));
+    assert_non_null(strstr(maxplus_refusal(&c), "op kind"));
     prog_free(&p);
 }
 

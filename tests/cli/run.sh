@@ -45,6 +45,8 @@ assert s["min"] <= s["p50"] <= s["p99"] <= s["max"] and s["min"] < s["max"], s
 total = b["compute"] + b["allreduce"] + b["wait_peers"] + b["gpu_idle"] + b["offset"]
 assert abs(total - s["mean"]) < 1e-6 * s["mean"], (total, s["mean"])
 assert b["wait_peers"] > 0 and b["gpu_idle"] > 0 and b["host"] > 0, b
+# the back end that ran and why (no trace, known op kinds: the recursion)
+assert d["engine"]["name"] == "maxplus" and "models this config" in d["engine"]["why"], d["engine"]
 PY
 
 # --- same seed: byte-identical; another seed: a different jittered result
@@ -60,11 +62,18 @@ sys.exit(0 if a != c else 1)' "$TMP/a.json" "$TMP/c.json"
 # --- text output explains the step
 expect_ok "text" "$TPSIM" run $SCN --tp 2 &&
 check "text has the breakdown and a verdict" grep -q "verdict: GPU-bound" "$TMP/out"
+check "text names the engine and why" grep -q "^engine     max-plus recursion (sim/maxplus.c): it models this config" "$TMP/out"
 expect_ok "host-bound text" "$TPSIM" run $SCN --tp 4 --set host.launch.mean_us=25 &&
 check "host-bound verdict" grep -q "verdict: host-bound" "$TMP/out"
 
 # --- the trace opens as Chrome trace-event JSON: a process per rank, host + stream threads
 expect_ok "trace" "$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --set host.launch.mean_us=5 --trace "$TMP/t.json"
+check "a trace runs the event engine, and says so" grep -q "^engine     event engine (sim/engine.c): a trace was asked for" "$TMP/out"
+"$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --trace "$TMP/t2.json" --format json >"$TMP/tj.json"
+check "json: engine events, why the trace" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["engine"]
+sys.exit(0 if e["name"] == "events" and "trace" in e["why"] else 1)' "$TMP/tj.json"
 check "trace structure" python3 - "$TMP/t.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
