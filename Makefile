@@ -13,7 +13,8 @@
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) FUZZ_SECONDS, default 60 (clang)
 #   make atlas      the what-if atlas: {8B, 70B, 405B, Mixtral-8x7B} x {H100, H200, A100} x TP
 #                   {1,2,4,8} x {eager, graphs} to build/atlas/atlas.csv and atlas.png
-#   make install    PREFIX=/usr/local (and DESTDIR): tpsim, models, scenarios, grids, man page;
+#   make install    PREFIX=/usr/local (and DESTDIR): tpsim, models, scenarios, grids, the atlas
+#                   script (share/tpsim/scripts/atlas.sh), man page;
 #                   make uninstall removes them
 #   make deps       install missing Debian packages (DEB_PKGS below)
 
@@ -120,10 +121,10 @@ predictions: deps
 	@$(MAKE) --no-print-directory all
 	scripts/predictions.sh $(BUILD)/tpsim docs/predictions.csv
 
-# The what-if atlas (atlas/atlas.sh): every cell that fits in HBM, CSV and figure.
+# The what-if atlas (scripts/atlas.sh): every cell that fits in HBM, CSV and figure.
 atlas: deps
 	@$(MAKE) --no-print-directory all
-	atlas/atlas.sh $(BUILD)/tpsim $(BUILD)/atlas
+	scripts/atlas.sh $(BUILD)/tpsim $(BUILD)/atlas
 
 unit-test: $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/asan/tests/,$(TESTS))
 	@set -e; for t in $(TESTS); do \
@@ -245,6 +246,9 @@ install: $(filter-out $(BUILD)/obj/sim/locate.o,$(OBJ))
 	cp -R models scenarios $(DESTDIR)$(INST_SHARE)/
 	chmod -R u=rwX,go=rX $(DESTDIR)$(INST_SHARE)/models $(DESTDIR)$(INST_SHARE)/scenarios
 	install -m 644 validate/*.csv $(DESTDIR)$(INST_SHARE)/validate/
+	install -d $(DESTDIR)$(INST_SHARE)/scripts
+	install -m 755 scripts/atlas.sh $(DESTDIR)$(INST_SHARE)/scripts/atlas.sh
+	install -m 644 scripts/atlas.gp $(DESTDIR)$(INST_SHARE)/scripts/atlas.gp
 	install -m 644 docs/tpsim.1 $(DESTDIR)$(INST_MAN)/tpsim.1
 
 uninstall:

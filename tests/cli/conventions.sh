@@ -222,7 +222,9 @@ check "--calib by name: the TP-8 calibration" grep -q "models/allreduce/h100-sxm
 (cd "$TMP" && "$BIN" validate paper-additive --grid h100-ctx2048 --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
 check "--grid by name (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
 check "--grid by name: the bundled grid" grep -q "\"grid\": *\"$PWD/validate/h100-ctx2048.csv\"" "$TMP/out"
-expect_fail2 "an unknown scenario name" "^tpsim: 'no-such-scenario' not found: looked for scenarios/no-such-scenario\.yaml in \., $PWD \(scenarios there: cuda-graphs, eager-broadcast, eager-host-dispatch, eager-host-dispatch-kernels, eager-straggler, paper-additive, vllm-graphs\)$" \
+# the bundled scenarios, by name, in ls order (what the lister prints)
+SCN_NAMES=$(ls scenarios/*.yaml | sed 's|^scenarios/||; s|\.yaml$||' | LC_ALL=C sort | paste -sd, - | sed 's/,/, /g')
+expect_fail2 "an unknown scenario name" "^tpsim: 'no-such-scenario' not found: looked for scenarios/no-such-scenario\.yaml in \., $PWD \(scenarios there: $SCN_NAMES\)$" \
     env -u TPSIM_PATH "$TPSIM" run no-such-scenario
 
 # --- make install / uninstall into a temporary PREFIX; the installed tpsim runs from elsewhere ----

@@ -53,9 +53,9 @@ check "fp8: weights 80*(427819008+16) + 2101346304 B" grep -q '"weights_gb_per_r
 expect_ok "fp8 kv" "$TPSIM" run $S --tp 2 --set precision.kv_cache=fp8 --format json
 check "fp8 kv: half the KV cache" grep -q '"kv_cache_gb_per_rank": 0.16777216,' "$TMP/out"
 # on A100 (no FP8 tensor cores) FP8 weights are weight-only: no extra launches
-expect_ok "fp8 on A100" "$TPSIM" run atlas/a100.yaml --tp 2 --set precision.weights=fp8 --format json
+expect_ok "fp8 on A100" "$TPSIM" run scenarios/atlas-a100.yaml --tp 2 --set precision.weights=fp8 --format json
 check "fp8 on A100: 70B's launches" test "$(ops)" -eq "$ops70"
-expect_ok "int4 on A100" "$TPSIM" run atlas/a100.yaml --tp 2 --set precision.weights=int4 --format json
+expect_ok "int4 on A100" "$TPSIM" run scenarios/atlas-a100.yaml --tp 2 --set precision.weights=int4 --format json
 check "int4: 80*220594176 + 2101346304 B" grep -q '"weights_gb_per_rank": 19.74888' "$TMP/out"
 
 # refusals: one line each, status 2
@@ -64,10 +64,10 @@ expect_fail2 "unsupported architecture" \
     "^tpsim: $TMP/gpt2\.json:2:3: architectures: 'GPT2LMHeadModel' is not supported, expected one of LlamaForCausalLM" \
     "$TPSIM" run $S --set "model=$TMP/gpt2.json"
 # DeepSeek-V3 (MLA + 256 experts, FP8 weights): 8 x H200 holds it, 8 x H100 does not (exit 1)
-expect_ok "DeepSeek-V3 on 8 x H200" "$TPSIM" run atlas/h200.yaml --tp 8 --format json \
+expect_ok "DeepSeek-V3 on 8 x H200" "$TPSIM" run scenarios/atlas-h200.yaml --tp 8 --format json \
     --set "model=$PWD/$SHARED/aiconfigurator__deepseek-ai--DeepSeek-V3_config.json"
 check "DeepSeek-V3 fits on H200" grep -q '"fits_in_hbm": true' "$TMP/out"
-"$TPSIM" run atlas/h100.yaml --tp 8 --set model=../models/hf/DeepSeek-V3.json >/dev/null 2>"$TMP/err"
+"$TPSIM" run scenarios/atlas-h100.yaml --tp 8 --set model=../models/hf/DeepSeek-V3.json >/dev/null 2>"$TMP/err"
 check "DeepSeek-V3 on 8 x H100: exit 1, does not fit" test $? -eq 1
 check "DeepSeek-V3 on 8 x H100: says so" grep -q "does not fit in HBM" "$TMP/err"
 expect_fail2 "bad weights precision" "precision\.weights: .*expected one of: bf16, fp8, int4" \
@@ -83,7 +83,7 @@ expect_fail2 "mixtral at TP-3" "tp 3 does not shard Mixtral-8x7B-v0.1" \
     "$TPSIM" run $S --tp 3 --set model=../models/hf/Mixtral-8x7B-v0.1.json
 
 # a PCIe-only GPU with its own (assumed) calibration: accepted as the L40S's, not foreign
-expect_ok "L40S TP-4" "$TPSIM" run atlas/h100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
+expect_ok "L40S TP-4" "$TPSIM" run scenarios/atlas-h100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
     --calib models/allreduce/l40s-pcie-tp4.yaml --format json
 check "L40S: 70B fits in 4 x 48 GB" grep -q '"fits_in_hbm": true' "$TMP/out"
 
@@ -91,7 +91,7 @@ check "L40S: 70B fits in 4 x 48 GB" grep -q '"fits_in_hbm": true' "$TMP/out"
 # on each 80 GB GPU (H100, A100) 70B (141 GB) and Mixtral (93 GB) at TP-1 and 405B (810 GB,
 # 101 GB a rank even at TP-8) at every TP = 6 each; on H200 (141 GB) 70B at TP-1 (141.1 GB)
 # and 405B at TP-1, 2, 4 = 4. So 2 modes x (48 - 16) = 64 rows.
-expect_ok "atlas" atlas/atlas.sh "$TPSIM" "$TMP/atlas"
+expect_ok "atlas" scripts/atlas.sh "$TPSIM" "$TMP/atlas"
 check "atlas: 64 rows + header" test "$(wc -l <"$TMP/atlas/atlas.csv")" -eq 65
 check "atlas: no 405B on H100" test "$(grep -c '^405B,H100' "$TMP/atlas/atlas.csv")" -eq 0
 check "atlas: 405B on H200 at TP-8 only" test "$(grep -c '^405B,H200,[a-z]*,8,' "$TMP/atlas/atlas.csv")" -eq 2

@@ -58,7 +58,7 @@ assert [r["calibration_borrowed"] for r in rows] == ["", ""], rows
 PY
 
 # --- a borrowed calibration is marked in sweep rows (CSV and JSON) and in the atlas -----------
-expect_ok "sweep on H200, calibration_from" "$TPSIM" sweep atlas/h200.yaml --tp 1,2 --steps 2 --format json &&
+expect_ok "sweep on H200, calibration_from" "$TPSIM" sweep scenarios/atlas-h200.yaml --tp 1,2 --steps 2 --format json &&
 check "json rows: TP-1 none, TP-2 H100's, borrowed by calibration_from" python3 -c '
 import json, sys
 rows = json.load(open(sys.argv[1]))

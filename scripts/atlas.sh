@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# atlas/atlas.sh: the what-if atlas (make atlas). Every model x GPU x TP degree x execution
+# scripts/atlas.sh: the what-if atlas (make atlas). Every model x GPU x TP degree x execution
 # mode that fits in the GPU's HBM, simulated by `tpsim run`, one CSV row each, and a figure of
 # step time and its breakdown (gnuplot).
-#   usage: atlas/atlas.sh TPSIM OUTDIR      (writes OUTDIR/atlas.csv, atlas.png, atlas.svg)
+#   usage: scripts/atlas.sh TPSIM OUTDIR      (writes OUTDIR/atlas.csv, atlas.png, atlas.svg)
 # A cell whose weights + KV cache do not fit one rank's HBM is skipped (listed on stderr).
 # Each row names its all-reduce calibration file and how it was borrowed when it was measured
 # on other hardware (calibration_from, as H200 borrows H100's; empty: its own or none at TP-1).
 # Environment: ATLAS_BATCH (default 1), ATLAS_CTX (default 2048).
 set -euo pipefail
-tpsim=${1:?usage: atlas/atlas.sh TPSIM OUTDIR}
-out=${2:?usage: atlas/atlas.sh TPSIM OUTDIR}
+tpsim=${1:?usage: scripts/atlas.sh TPSIM OUTDIR}
+out=${2:?usage: scripts/atlas.sh TPSIM OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
 batch=${ATLAS_BATCH:-1}
 ctx=${ATLAS_CTX:-2048}
@@ -45,7 +45,7 @@ csv="$stage/atlas.csv"
 echo "model,gpu,mode,tp,batch,ctx,weights_gb_per_rank,kv_gb_per_rank,ops_per_step,allreduces_per_step,step_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms,calibration,calibration_borrowed" > "$csv"
 skipped=0
 for g in $gpus; do
-    gname=${g%%:*} scn="$here/${g#*:}.yaml"
+    gname=${g%%:*} scn="$here/../scenarios/atlas-${g#*:}.yaml"
     for m in $models; do
         mname=${m%%:*} mpath=${m#*:}
         for tp in 1 2 4 8; do

@@ -1,4 +1,4 @@
-# atlas/atlas.gp: the what-if atlas figure, drawn by atlas/atlas.sh from H100.dat, H200.dat,
+# scripts/atlas.gp: the what-if atlas figure, drawn by scripts/atlas.sh from H100.dat, H200.dat,
 # A100.dat (label, compute, all-reduce, wait for peers, GPU idle, step; all ms per step).
 # The four parts stack to the step: GPU time splits exactly into them (README, how the model works).
 set encoding utf8
