@@ -21,6 +21,7 @@ int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
             double fl = op->fp8 && c->fp8_peak_flops > 0 ? op->flops * c->peak_flops / c->fp8_peak_flops
                                                           : op->flops;
             s = kcal_law_time(&c->kernels->cls[k].law, op->bytes, fl, (double)p->batch);
+            if (c->kernel_err_sign) s *= 1.0 + c->kernel_err_sign * kcal_error_pct(c->kernels, k) / 100.0;
             op->gpu_s = s + (op->graphable ? c->graph_node_s : 0.0);
             t.compute_s += op->gpu_s;
             continue;

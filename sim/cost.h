@@ -34,6 +34,7 @@ typedef struct cost_params {
     coll_setup allreduce;  /* model and calibration (cal NULL when k == 1) */
     double fp8_peak_flops; /* FLOP/s of the FP8 tensor cores, 0 where the GPU has none */
     const kcal *kernels;   /* a kernel calibration: every non-collective op from its law */
+    int kernel_err_sign;   /* -1/+1: each class's time times (1 -/+ its error), 0: as fitted */
 } cost_params;
 
 typedef struct cost_totals {

@@ -129,6 +129,13 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
     return 0;
 }
 
+double kcal_error_pct(const kcal *c, int cls)
+{
+    const kcal_entry *e = &c->cls[cls];
+    if (e->from >= 0) e = &c->cls[e->from];
+    return e->heldout_mape_pct >= 0 ? e->heldout_mape_pct : e->mape_pct;
+}
+
 int kcal_load(const char *path, kcal *out, tp_err *err)
 {
     cfg_doc *doc = cfg_load(path, err);

@@ -60,5 +60,8 @@ int kcal_class_of(int prog_name);
  * first op that does not, and -1. */
 int kcal_check_names(const kcal *c, tp_err *err);
 int kcal_load(const char *path, kcal *out, tp_err *err);
+/* A class's relative error, %: its held-out MAPE, else its in-sample MAPE, of the class whose
+ * law it copies (from:) when it was not measured itself. */
+double kcal_error_pct(const kcal *c, int cls);
 
 #endif

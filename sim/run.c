@@ -173,8 +173,9 @@ int run_cell_on(const scenario *s, const run_request *req, engine_method method,
     if (prog_build(&d.program, &s->model, &po, req->tp, req->batch, req->ctx, err)) return -1;
     cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,
                       s->hw.pcie_bw,    s->kernel_fixed_s, s->graphs ? s->graph_node_s : 0.0,
-                      s->graphs,        coll,              s->hw.fp8_peak_flops, NULL};
+                      s->graphs,        coll,              s->hw.fp8_peak_flops, NULL, 0};
     const char *kborrowed;
+    cp.kernel_err_sign = s->kernel_err_sign;
     if (scenario_kernels(s, &cp.kernels, &kborrowed, err)) {
         prog_free(&d.program);
         return -1;

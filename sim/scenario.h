@@ -104,6 +104,8 @@ typedef struct scenario {
     measured_cal measured;    /* measured: / --measured (measured.h); path "" if none */
     int has_kernels;          /* kernels: names a kernel calibration (kcal.h) */
     kcal kernels;             /* every GPU op's time from it; the gpu: efficiencies unused */
+    int kernel_err_sign;      /* not from the file: -1/+1 moves every class by its calibration
+                                 error (held-out MAPE, else in-sample), for validate's bands */
 } scenario;
 
 int scenario_load(const char *path, const char *const *sets, int n_sets, scenario *out,

@@ -27,6 +27,8 @@ typedef struct val_ctx {
     val_report *r;
     const val_fold *fold;     /* the fold being fitted */
     tp_err *err;
+    int kernel_err_sign;      /* predictions with every kernel class moved by its calibration
+                                 error, -1 or +1 (0: as calibrated); see scenario.h */
 } val_ctx;
 
 typedef struct val_band {

@@ -101,6 +101,7 @@ int val_predict_fold(val_ctx *c, int fold, const double *x, const char *set,
     }
     if (set && cfg_set_at(c->doc, set, set_src, set_line, set_col, err)) goto out;
     if (val_bind(c->doc, c->opts, c->spec, x, bound, err)) goto out;
+    bound->kernel_err_sign = c->kernel_err_sign;
     for (size_t i = 0; i < n; i++) cells[i] = c->r->cells[i].fold == fold ? c->r->cells[i].g : NULL;
     val_cells_job job = {bound, cells, preds, sums};
     rc = par_map(n, c->opts->jobs, val_cell_job, &job, c->opts->quiet ? NULL : progress, err);
@@ -353,7 +354,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
         vc->role = val_role_of(out, vc->fold, i);
         vc->calibration = vc->role == VAL_CALIBRATION;
     }
-    val_ctx ctx = {doc, o, g, spec, out, NULL, err};
+    val_ctx ctx = {doc, o, g, spec, out, NULL, err, 0};
     out->n_fit = spec->n_fit_params;
     for (int f = 0; f < out->n_folds; f++) {
         val_fold *fd = &out->folds[f];
@@ -395,6 +396,21 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     if (vo->intervals) {
         for (int f = 0; f < out->n_folds; f++)
             if (val_interval_fold(&ctx, f, &band, preds, err)) goto out;
+        /* a kernel calibration's own error reaches the band: every class moved by its
+         * held-out MAPE, all one way then all the other, at each fold's fitted values */
+        for (int f = 0; out->scn.has_kernels && f < out->n_folds; f++)
+            for (int sign = -1; sign <= 1; sign += 2) {
+                ctx.kernel_err_sign = sign;
+                int bad = val_predict_fold(&ctx, f, out->folds[f].fitted, NULL, NULL, 0, 0, preds,
+                                           NULL, NULL, err);
+                ctx.kernel_err_sign = 0;
+                if (bad) goto out;
+                for (size_t i = 0; i < g->n; i++) {
+                    if (out->cells[i].fold != f || isnan(preds[i])) continue;
+                    band.lo[i] = fmin(band.lo[i], preds[i]);
+                    band.hi[i] = fmax(band.hi[i], preds[i]);
+                }
+            }
         for (size_t i = 0; i < g->n; i++) {
             val_cell *vc = &out->cells[i];
             vc->fit_lo = band.lo[i];
@@ -465,7 +481,7 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
         tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
         goto out;
     }
-    val_ctx ctx = {doc, o, r->g, spec, (val_report *)r, &r->folds[fold], err};
+    val_ctx ctx = {doc, o, r->g, spec, (val_report *)r, &r->folds[fold], err, 0};
     for (int i = 0; i < n1; i++)
         for (int j = 0; j < n2; j++) {
             double x[SCN_MAX_FIT];

@@ -24,4 +24,15 @@ expect_fail2 "dead gpu knob refused" 'gpu.hbm_efficiency has no effect with kern
     "$TPSIM" validate "$TMP/dead.yaml" --grid "$GRID"
 sed "s#^kernels: .*#kernels: no-such-kernels#" "$SK" > "$TMP/missing.yaml"
 expect_fail2 "missing kernels file" 'missing.yaml:[0-9]+:[0-9]+: .*no-such-kernels' "$TPSIM" run "$TMP/missing.yaml"
+# the calibration's own error widens the intervals: the same scenario with a calibration
+# claiming no error has narrower ones
+sed -E 's/(mape_pct|heldout_mape_pct): [0-9.]+/\1: 0/g' models/kernels/h100-sxm.yaml > "$TMP/exact.yaml"
+sed "s#^kernels: .*#kernels: $TMP/exact.yaml#" "$SK" > "$TMP/exact-scn.yaml"
+width() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(c["pred_hi"]-c["pred_lo"] for c in d["cells"]))' "$1"; }
+expect_ok "validate json" "$TPSIM" validate "$SK" --grid "$GRID" --format json
+cp "$TMP/out" "$TMP/real.json"
+expect_ok "validate json, exact calibration" "$TPSIM" validate "$TMP/exact-scn.yaml" --grid "$GRID" --format json
+cp "$TMP/out" "$TMP/exact.json"
+wr=$(width "$TMP/real.json"); we=$(width "$TMP/exact.json")
+check "calibration error widens the intervals ($wr > $we)" python3 -c "import sys; sys.exit(0 if $wr > $we + 1 else 1)"
 finish
