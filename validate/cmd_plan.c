@@ -14,6 +14,7 @@
 #include "ofile.h"
 #include "plan.h"
 #include "plan_out.h"
+#include "plot.h"
 #include "shard.h"
 #include "validate.h"
 
@@ -37,7 +38,7 @@ static const char pcmd_usage[] =
     "                  [--top N] [--grid GRID] [--no-intervals] [--format text|csv|json]\n"
     "                  [-o FILE|-] [--steps N] [--warmup N] [--seed S] [--jobs N] [--quiet]\n"
     "                  [--shard I/N] [--set key=value]... [--calib FILE]... [--measured FILE]\n"
-    "                  [--allow-foreign-calib]\n"
+    "                  [--allow-foreign-calib] [--plot DIR]\n"
     "  Searches every hardware x TP degree x mode x context, every batch 1..B whose weights +\n"
     "  KV cache fit in U x HBM less R GiB per GPU (vLLM's gpu_memory_utilization, default\n"
     "  0.90; reserve 4.84 GiB: vLLM's profiled activation + non-torch memory), simulates each\n"
@@ -51,7 +52,10 @@ static const char pcmd_usage[] =
     "  degrees of 1,2,4,8 that divide N, both modes, B 256; --ctx-range takes 5 contexts\n"
     "  spaced evenly in log. Hardware names: h100, h200, a100, l40s, b200 (models/hw/).\n"
     "  --format csv (or --shard I/N, whose parts tpsim merge joins) writes every cell, sweep's\n"
-    "  columns first. Scope: one decode step; no prefill interference, no queueing.\n"
+    "  columns first. --plot DIR draws, per context, pareto-ctxC (latency vs tokens/s per GPU,\n"
+    "  a curve per configuration, the target, the choice) and breakdown-ctxC (where the\n"
+    "  winner's and runner-up's step goes), PNG and SVG. Scope: one decode step; no prefill\n"
+    "  interference, no queueing.\n"
     "  Exit status: 0, 1 when some context has no configuration meeting T (the closest is\n"
     "  shown), 2 on bad input (one line).\n";
 
@@ -82,7 +86,7 @@ typedef struct pcmd_opts {
     double util, reserve_gib;
     run_request req;
     int have_seed;
-    const char *grid, *out;
+    const char *grid, *out, *plot;
     char scn_buf[1024], grid_buf[4096];
     int format; /* 0 text, 1 csv, 2 json */
     int jobs, quiet, top, no_intervals;
@@ -177,7 +181,8 @@ static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const c
         F_SEED,
         F_JOBS,
         F_QUIET,
-        F_SHARD
+        F_SHARD,
+        F_PLOT
     };
     static const cli_flag flags[] = {{"help", 'h', 0},      {"gpus", 0, 1},
                                      {"tpot-ms", 0, 1},     {"hardware", 0, 1},
@@ -190,9 +195,9 @@ static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const c
                                      {"steps", 0, 1},       {"warmup", 0, 1},
                                      {"seed", 0, 1},        {"jobs", 0, 1},
                                      {"quiet", 0, 0},       {"shard", 0, 1},
-                                     {"set", 0, 1},         {"calib", 0, 1},
-                                     {"measured", 0, 1},    {"allow-foreign-calib", 0, 0},
-                                     {NULL, 0, 0}};
+                                     {"plot", 0, 1},        {"set", 0, 1},
+                                     {"calib", 0, 1},       {"measured", 0, 1},
+                                     {"allow-foreign-calib", 0, 0}, {NULL, 0, 0}};
     const char *v;
     long lv;
     cli_args ca;
@@ -259,6 +264,8 @@ static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const c
             o->jobs = (int)lv;
         } else if (f == F_QUIET) {
             o->quiet = 1;
+        } else if (f == F_PLOT) {
+            o->plot = v;
         } else if (f == F_SHARD) {
             if (shard_parse(v, &o->shard, &o->n_shards, err)) return -1;
         } else if (cmd_scn_flag(so, flags[f].name, v, err) < 0) {
@@ -269,6 +276,8 @@ static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const c
     if (!o->gpus) return tp_err_set(err, "plan: missing --gpus N (the GPUs to deploy on)");
     if (!o->tpot_ms)
         return tp_err_set(err, "plan: missing --tpot-ms T (the per-token latency target)");
+    if (o->n_shards && o->plot)
+        return tp_err_set(err, "--plot: a shard holds part of the search, expected --plot without --shard");
     if (o->n_shards && o->format != 1)
         return tp_err_set(err,
                           "--shard: parts are CSV (tpsim merge joins them), expected --format csv");
@@ -514,6 +523,84 @@ static int pcmd_floor(const plan_spec *sp, double *floor_s, size_t *at_scn, long
     return 0;
 }
 
+/* The figures of each context (plot.h): every configuration's batches as a curve, the winner
+ * marked, and the winner's and runner-up's step split (the closest row's when none meets). */
+static int pcmd_plot(const plan_view *v, const char *dir, tp_err *err)
+{
+    const plan_result *r = v->r;
+    size_t n = r->n_rows ? r->n_rows : 1, nc = r->n_cfgs ? r->n_cfgs : 1;
+    double *step = malloc(n * sizeof *step), *tok = malloc(n * sizeof *tok);
+    long *batch = malloc(n * sizeof *batch);
+    plot_plan_curve *curves = malloc(nc * sizeof *curves);
+    char (*labels)[96] = malloc(nc * sizeof *labels);
+    size_t *order = malloc(nc * sizeof *order);
+    int rc = -1;
+    if (!step || !tok || !batch || !curves || !labels || !order) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < r->n_rows; i++) {
+        step[i] = r->rows[i].sum.step_mean * 1e3;
+        tok[i] = r->rows[i].tok_s_gpu;
+        batch[i] = r->rows[i].sum.req.batch;
+    }
+    for (size_t c = 0; c < v->sp->n_ctx; c++) {
+        long ctx = v->sp->ctxs[c];
+        int n_curves = 0;
+        for (size_t i = 0; i < r->n_cfgs; i++) {
+            const plan_cfg *g = &r->cfgs[i];
+            if (g->ctx != ctx || !g->n_rows) continue;
+            plan_out_name(v, i, labels[n_curves], sizeof labels[n_curves]);
+            curves[n_curves] = (plot_plan_curve){labels[n_curves], g->n_rows, step + g->row0,
+                                                 tok + g->row0, batch + g->row0};
+            n_curves++;
+        }
+        size_t k = plan_rank(r, ctx, order);
+        long picks[2] = {k ? r->cfgs[order[0]].pick : plan_out_closest(r, ctx),
+                         k > 1 ? r->cfgs[order[1]].pick : -1};
+        plot_plan_bar bars[2];
+        char bar_labels[2][128], pick_label[160], name[32], title[256];
+        int n_bars = 0;
+        for (int b = 0; b < 2; b++) {
+            if (picks[b] < 0) continue;
+            const plan_row *w = &r->rows[picks[b]];
+            char cfg[96];
+            plan_out_name(v, w->cfg, cfg, sizeof cfg);
+            snprintf(bar_labels[n_bars], sizeof bar_labels[n_bars], "%s: %s b%ld",
+                     k ? (b ? "2" : "1") : "closest", cfg, w->sum.req.batch);
+            const run_breakdown *bd = &w->sum.breakdown;
+            bars[n_bars] = (plot_plan_bar){bar_labels[n_bars], bd->compute * 1e3, bd->allreduce * 1e3,
+                                           bd->wait_peers * 1e3, bd->gpu_idle * 1e3, bd->offset * 1e3};
+            n_bars++;
+        }
+        snprintf(name, sizeof name, "ctx%ld", ctx);
+        snprintf(title, sizeof title, "%s, %s on %ld GPUs, ctx %ld, target %.4g ms per token",
+                 v->sp->scn[0].name, v->sp->scn[0].model.name, v->sp->gpus, ctx,
+                 v->sp->target_s * 1e3);
+        plot_plan_data d = {name, title, v->sp->target_s * 1e3, curves, n_curves, NULL, 0, 0,
+                            bars, n_bars};
+        if (k) {
+            const plan_row *w = &r->rows[r->cfgs[order[0]].pick];
+            char cfg[96];
+            plan_out_name(v, w->cfg, cfg, sizeof cfg);
+            snprintf(pick_label, sizeof pick_label, "chosen: %s, batch %ld", cfg, w->sum.req.batch);
+            d.pick_label = pick_label;
+            d.pick_step_ms = w->sum.step_mean * 1e3;
+            d.pick_tok = w->tok_s_gpu;
+        }
+        if (plot_plan(&d, dir, err)) goto out;
+    }
+    rc = 0;
+out:
+    free(step);
+    free(tok);
+    free(batch);
+    free(curves);
+    free(labels);
+    free(order);
+    return rc;
+}
+
 int tpsim_cmd_plan(int argc, char **argv)
 {
     tp_err err = {{0}};
@@ -626,6 +713,8 @@ int tpsim_cmd_plan(int argc, char **argv)
     plan_view view = {&sp, &r, graphs, lo, hi, marks, blo, bhi, note, o.top};
     if (!o.no_intervals && o.format != 1 && pcmd_intervals(ps, &view, scn_hw, lo, hi, &err))
         goto out;
+    /* the figures before any output: a failed draw leaves stdout and -o FILE untouched */
+    if (o.plot && pcmd_plot(&view, o.plot, &err)) goto out;
     if (o.out) {
         if (ofile_open(&of, o.out, &err)) goto out;
         out = of.f;

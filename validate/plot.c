@@ -58,7 +58,7 @@ static int plot_install(plot_ctx *c)
 
 /* What every figure set needs first: a usable output path, gnuplot on PATH (into `gnuplot`,
  * PLOT_PATH_MAX bytes) and the output folder. */
-static int plot_prepare(const char *dir, char *gnuplot, tp_err *err)
+int plot_prepare(const char *dir, char *gnuplot, tp_err *err)
 {
     if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
     if (plot_find_gnuplot(gnuplot, PLOT_PATH_MAX))

@@ -35,4 +35,35 @@ typedef struct plot_scan_data {
 
 int plot_scan(const plot_scan_data *d, const char *dir, tp_err *err);
 
+/* plot_plan writes DIR/pareto-NAME and DIR/breakdown-NAME (.dat, .gp, .png, .svg): per-token
+ * latency against tokens/s per GPU, one curve per configuration (its batches in order), the
+ * target as a vertical line and the chosen point marked; and one stacked bar per entry of
+ * bars (the winner's step, the runner-up's) split into compute, all-reduce, waiting for
+ * peers, GPU waiting on the host and offset, with the target as a line. Files appear whole
+ * or not at all. tpsim plan --plot. */
+typedef struct plot_plan_curve {
+    const char *label;
+    size_t n;
+    const double *step_ms, *tok_gpu;
+    const long *batch;
+} plot_plan_curve;
+
+typedef struct plot_plan_bar {
+    const char *label;
+    double compute_ms, allreduce_ms, wait_peers_ms, gpu_idle_ms, offset_ms;
+} plot_plan_bar;
+
+typedef struct plot_plan_data {
+    const char *name, *title;  /* NAME: "ctx2048" */
+    double target_ms;
+    const plot_plan_curve *curves;
+    int n_curves;
+    const char *pick_label;    /* NULL: nothing chosen */
+    double pick_step_ms, pick_tok;
+    const plot_plan_bar *bars;
+    int n_bars;
+} plot_plan_data;
+
+int plot_plan(const plot_plan_data *d, const char *dir, tp_err *err);
+
 #endif

@@ -1,5 +1,5 @@
 /* plot_impl.h: what the parts of the plotter (plot.c, plot_files.c, plot_mvp.c,
- * plot_bars.c) share; not for use outside validate/.
+ * plot_bars.c, plot_plan.c) share; not for use outside validate/.
  *
  * Contract: plot_ctx is one figure set being drawn into its staging directory (see plot.c);
  * each figure function writes NAME.dat and NAME.gp there and fails with one tp_err line.
@@ -38,6 +38,10 @@ typedef struct plot_ctx {
     int guard[1 + 4 * PLOT_N_FIGURES + 1]; /* signal-guard slots: the stage, its files, the log */
     int n_guard;
 } plot_ctx;
+
+/* plot.c: a usable output path, gnuplot on PATH (into gnuplot, PLOT_PATH_MAX bytes) and the
+ * output folder, for every figure set */
+int plot_prepare(const char *dir, char *gnuplot, tp_err *err);
 
 /* plot_files.c */
 void plot_cell_label(const plot_ctx *c, const grid_cell *g, char *out, size_t n);

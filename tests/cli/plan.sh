@@ -93,6 +93,29 @@ check "TP-4 vs TP-8 graphs: separable" sep_check "$TMP/out" True
 expect_ok "inseparable pair" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 8 --format json --quiet
 check "TP-8 eager vs graphs: not separable" sep_check "$TMP/out" False
 
+# --- figures: per context a Pareto plot and a breakdown, PNG and SVG, whole
+expect_ok "plan --plot" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" \
+    --plot "$TMP/fig" --format csv -o "$TMP/fig.csv"
+for f in pareto-ctx2048 breakdown-ctx2048; do
+    for e in dat gp png svg; do check "$f.$e written" test -s "$TMP/fig/$f.$e"; done
+    check "$f.png is a whole PNG" python3 - "$TMP/fig/$f.png" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+assert b[:8] == b"\x89PNG\r\n\x1a\n" and b[-12:-4] == b"\x00\x00\x00\x00IEND", b[-12:]
+PY
+    check "$f.svg is a whole SVG" test "$(tail -c 12 "$TMP/fig/$f.svg" | tr -d '\n' | tail -c 6)" = "</svg>"
+done
+check "no staging folder left" test -z "$(ls -A "$TMP/fig" | grep '^\.plot')"
+# every simulated cell is a point: the CSV's rows (TP-4 and TP-8 x 2 modes x 24 batches)
+check "pareto data: one point per cell" test "$(grep -c '^[0-9]' "$TMP/fig/pareto-ctx2048.dat")" -eq "$(($(wc -l <"$TMP/fig.csv") - 1))"
+check "pareto data: one block per configuration" test "$(grep -c '^# "' "$TMP/fig/pareto-ctx2048.dat")" -eq 4
+check "breakdown: winner and runner-up" test "$(grep -c '^"[12]: H100 SXM TP-' "$TMP/fig/breakdown-ctx2048.dat")" -eq 2
+check "target drawn" grep -q 'set arrow 1 from 30.000000, graph 0' "$TMP/fig/pareto-ctx2048.gp"
+check "choice marked" grep -q 'set label 2 "chosen: H100 SXM TP-' "$TMP/fig/pareto-ctx2048.gp"
+touch "$TMP/afile"
+expect_fail2 "plot into a file" "plot: " "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 --quiet --plot "$TMP/afile/x"
+expect_fail2 "plot with shard" "--plot: a shard holds part of the search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --plot "$TMP/x" --shard 0/2 --format csv
+
 # --- --jobs: the same bytes
 expect_ok "jobs 1" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --jobs 1
 cp "$TMP/out" "$TMP/j1.txt"
