@@ -5,7 +5,8 @@
 #   make bench      events/s, rank-ops/s and steps/s of the engine on TP-8 70B steps with
 #                   jitter (fast path and event engine), peak RSS at 10^6 steps; trace writer
 #                   speed (before/after) and trace import MB/s; the wall time of make run
-#                   (budget 60 s)
+#                   (budget 60 s); tpsim plan's full default search on one core (budget 10 s;
+#                   make bench-plan runs that line alone)
 #   make test-slurm scripts/slurm-sweep.sh on a real single-node Slurm (root; installs it)
 #   make bench-peer tpsim side by side with ../shared/peer/ (SimPy model, max-plus floor):
 #                   CPU time per rank-op, 7 interleaved rounds, median and min, load printed
@@ -161,6 +162,20 @@ bench: deps
 	@t0=$$(date +%s.%N); $(MAKE) --no-print-directory run >$(BUILD)/bench-run.log 2>&1 || \
 	  { echo "make run failed, see $(BUILD)/bench-run.log"; exit 1; }; t1=$$(date +%s.%N); \
 	  awk -v a=$$t0 -v b=$$t1 'BEGIN { s = b - a; printf "make_run_s: %.1f (budget 60 s: %s)\n", s, s < 60 ? "within" : "OVER" }'
+	@$(MAKE) --no-print-directory bench-plan
+
+# tpsim plan's full default search on one core (issue 20's budget: under 10 s): 3 GPUs x TP
+# {1,2,4,8} x {eager, graphs} x batch 1..256 x 5 contexts, every cell whose KV cache fits
+# simulated, then the fit, the intervals of the rows shown and the answer. H200 borrows the
+# H100 all-reduce calibrations (it has none of its own), hence --allow-foreign-calib.
+PLAN_BENCH := plan scenarios/eager-host-dispatch.yaml --gpus 8 --tpot-ms 30 --hardware h100,h200,a100 \
+  --ctx-range 512..8192 --allow-foreign-calib --jobs 1 --quiet
+.PHONY: bench-plan
+bench-plan: all
+	@bash -c 'TIMEFORMAT="%R %U %S"; { time $(BUILD)/tpsim $(PLAN_BENCH) >$(BUILD)/bench-plan.txt; } 2>$(BUILD)/bench-plan.time' || \
+	  { echo "tpsim plan failed, see $(BUILD)/bench-plan.txt"; exit 1; }; \
+	  cells=$$(sed -n 's/^searched: .*configurations, \([0-9]*\) cells.*/\1/p' $(BUILD)/bench-plan.txt); \
+	  awk -v n=$$cells '{ cpu = $$2 + $$3; printf "plan_search_s: %.2f CPU, %.2f wall (%s cells of 3 GPUs x TP 1,2,4,8 x 2 modes x batch 1..256 x 5 ctx, one thread; budget 10 s CPU: %s)\n", cpu, $$1, n, cpu < 10 ? "within" : "OVER" }' $(BUILD)/bench-plan.time
 
 # The peers are measured where they live (../shared/peer/); SimPy is Debian's python3-simpy3,
 # installed here so that make test does not need it.

@@ -468,7 +468,7 @@ static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *s
     const plan_result *r = v->r;
     size_t *shown = malloc((r->n_cfgs + 2) * sizeof *shown);
     int n_scn = v->sp->n_scn, nb = ps->n_bound, rc = -1;
-    scenario **bs = calloc((size_t)(n_scn * (nb ? nb : 1)), sizeof *bs);
+    scenario **bs = calloc((size_t)(n_scn * (nb ? nb : 1)), sizeof *bs), *ks = NULL;
     if (!shown || !bs) {
         tp_err_set(err, "out of memory");
         goto out;
@@ -493,12 +493,29 @@ static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *s
                 blo = fmin(blo, sum.step_mean * 1e3);
                 bhi = fmax(bhi, sum.step_mean * 1e3);
             }
+            /* as validate: a kernel calibration's own error moves every class by its MAPE,
+             * all one way then all the other, at the fitted values */
+            const scenario *cs = &v->sp->scn[sc];
+            for (int sign = -1; cs->has_kernels && sign <= 1; sign += 2) {
+                if (!ks && !(ks = malloc(sizeof *ks))) {
+                    tp_err_set(err, "out of memory");
+                    goto out;
+                }
+                memcpy(ks, cs, sizeof *ks);
+                ks->kernel_err_sign = sign;
+                run_request req = w->sum.req;
+                run_summary sum;
+                if (run_cell(ks, &req, &sum, NULL, err)) goto out;
+                blo = fmin(blo, sum.step_mean * 1e3);
+                bhi = fmax(bhi, sum.step_mean * 1e3);
+            }
             val_interval(p, blo, bhi, ps->meas_cv, &lo[row], &hi[row]);
         }
     }
     rc = 0;
 out:
     for (int i = 0; bs && i < n_scn * nb; i++) free(bs[i]);
+    free(ks);
     free(bs);
     free(shown);
     return rc;

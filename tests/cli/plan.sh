@@ -53,12 +53,15 @@ assert steps == sorted(steps) and len(steps) >= 1
 PY
 
 # --- intervals: validate's. TP-4 eager batch 8 ctx 2048 is a cell of the bundled grid; plan's
-# interval for it (the scenario's default steps) is the one tpsim validate prints for it
-expect_ok "plan on a grid cell" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4 --mode eager \
-    --batch-max 8 --format json --quiet
-cp "$TMP/out" "$TMP/plan_cell.json"
-expect_ok "validate" "$TPSIM" validate $SCN --format json
-check "plan's interval = validate's for TP-4 batch 8" python3 - "$TMP/plan_cell.json" "$TMP/out" <<'PY'
+# interval for it (the scenario's default steps) is the one tpsim validate prints for it, with
+# the fit's profile range alone and with a kernel calibration's own error added (-kernels)
+for scn in $SCN scenarios/eager-host-dispatch-kernels.yaml; do
+    n=${scn##*/}
+    expect_ok "plan on a grid cell ($n)" "$TPSIM" plan $scn --gpus 8 --tpot-ms 1000 --tp 4 \
+        --mode eager --batch-max 8 --format json --quiet
+    cp "$TMP/out" "$TMP/plan_cell.json"
+    expect_ok "validate ($n)" "$TPSIM" validate $scn --format json
+    check "plan's interval = validate's for TP-4 batch 8 ($n)" python3 - "$TMP/plan_cell.json" "$TMP/out" <<'PY'
 import json, sys
 w = json.load(open(sys.argv[1]))["contexts"][0]["winner"]
 cell = [c for c in json.load(open(sys.argv[2]))["cells"] if c["tp"] == 4 and c["batch"] == 8][0]
@@ -66,6 +69,7 @@ assert w["tp"] == 4 and w["batch"] == 8, w
 for a, b in (("step_ms_mean", "predicted_ms"), ("pred_lo_ms", "pred_lo"), ("pred_hi_ms", "pred_hi")):
     assert abs(w[a] - cell[b]) < 1e-9 * cell[b], (a, w[a], cell[b])
 PY
+done
 
 # --- separability: the gain in tokens/s per GPU against the two 95% half-widths (relative,
 # in quadrature), recomputed here from the rows' own intervals. TP-4 graphs vs TP-8 graphs at
@@ -115,6 +119,14 @@ check "choice marked" grep -q 'set label 2 "chosen: H100 SXM TP-' "$TMP/fig/pare
 touch "$TMP/afile"
 expect_fail2 "plot into a file" "plot: " "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 --quiet --plot "$TMP/afile/x"
 expect_fail2 "plot with shard" "--plot: a shard holds part of the search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --plot "$TMP/x" --shard 0/2 --format csv
+
+# --- --shard I/N: three parts joined by tpsim merge are the unsharded CSV, byte for byte
+G=(plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 20 --format csv "${FAST[@]}")
+expect_ok "unsharded" "$TPSIM" "${G[@]}" -o "$TMP/whole.csv"
+for i in 0 1 2; do expect_ok "shard $i/3" "$TPSIM" "${G[@]}" --shard $i/3 -o "$TMP/part$i.csv"; done
+check "part header" grep -q "^# tpsim sweep part 1/3 of 80 cells$" "$TMP/part1.csv"
+expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP/part2.csv" "$TMP/part0.csv" "$TMP/part1.csv"
+check "merged = unsharded" cmp -s "$TMP/whole.csv" "$TMP/merged.csv"
 
 # --- --jobs: the same bytes
 expect_ok "jobs 1" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --jobs 1
