@@ -252,13 +252,13 @@ static int write_calibration(FILE *f, const fit_args *a, const arfit_sweep *s,
     if (t->from_log)
         fprintf(f, "  source:\n    how: >-\n      Channels, bandwidth per channel (Ring Simple's "
                    "algorithm bandwidth x 2(k-1)/k over the channels) and algorithms read from "
-                   "NCCL's own tuning table; NCCL %s's latency constants (research-sources.md "
-                   "section 3; the table's differ by at most %.2f us); the per-call overhead "
+                   "NCCL's own tuning table; NCCL %s's latency constants (docs/sources.md"
+                   "#nccl-tuner; the table's differ by at most %.2f us); the per-call overhead "
                    "(launch_us) fitted by tpsim fit-allreduce over %d points; mean |error| %.1f%%.\n",
                 a->tuner, t->lat_diff_us, t->n_points, t->mae_pct);
     else
         fprintf(f, "  source:\n    how: >-\n      Fitted by tpsim fit-allreduce --tuner %s: NCCL %s's "
-                   "latency constants and time formula (research-sources.md section 3), channels "
+                   "latency constants and time formula (docs/sources.md#nccl-tuner), channels "
                    "(whole, 1..64) and bandwidth per channel by least squares on relative error, "
                    "plus a constant per-call overhead outside NCCL's model (launch_us), over %d "
                    "points; mean |error| %.1f%%.\n",

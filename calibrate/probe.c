@@ -14,8 +14,8 @@
  *                       B = 1, 2, 4, 8, 16 (weights + activations moved / time per call)
  *   gemv_tpK_bB_efficiency  all five layers of one rank together: bytes / time / hbm_gbps
  * and writes kind: hardware YAML (stdout or -o FILE). Datasheet figures (hbm_gbps, bf16_tflops,
- * pcie_gbps, hbm_gb) come from a table for H100 SXM and H200 (REFERENCE.md section 3) or from
- * flags. kernel_fixed_us = kernel_period_us; launch_latency_us = sync_roundtrip_us -
+ * pcie_gbps, hbm_gb) come from a table for H100 SXM and H200
+ * (docs/sources.md#gpu-datasheets) or from flags. kernel_fixed_us = kernel_period_us; launch_latency_us = sync_roundtrip_us -
  * launch_host_us - kernel_period_us (enqueue to completion seen by the host, less the parts
  * measured separately: an upper bound on enqueue-to-start).
  * Every wait is polled against --timeout, except the measured cudaStreamSynchronize calls, and
@@ -72,7 +72,8 @@ typedef struct probe_result {
     double sync_roundtrip_us, sync_idle_us;
 } probe_result;
 
-/* Datasheet figures, REFERENCE.md section 3 (NVIDIA H100 / H200 datasheets, SXM columns). */
+/* Datasheet figures, docs/sources.md#gpu-datasheets (NVIDIA H100 / H200 datasheets, SXM
+ * columns). */
 typedef struct gpu_spec {
     const char *label;
     double hbm_gb, hbm_gbps, bf16_tflops, pcie_gbps;
@@ -348,7 +349,8 @@ static void write_yaml(cal_text *t, const probe_args *a, const struct cudaDevice
     cal_printf(t, "  how: build/tpsim-probe (calibrate/probe.c, probe_gemv.c); medians of %d runs (HBM read: the "
                   "best; GEMV: cublasGemmEx bf16 TN, mean of 20 calls cycling weight copies past L2); "
                   "datasheet figures from %s\n",
-               RUNS, spec && !a->nominal_gbps ? "REFERENCE.md section 3" : "the command line");
+               RUNS,
+               spec && !a->nominal_gbps ? "docs/sources.md#gpu-datasheets" : "the command line");
     cal_printf(t, "  where: %s\n", host);
     cal_printf(t, "  date: %s\n", date);
     cal_printf(t, "  gpu: %s\n", gpu);

@@ -1,4 +1,4 @@
-/* coll.c: see coll.h. vLLM's rules: research-sources.md sections 2.2 and 2.3. */
+/* coll.c: see coll.h. vLLM's rules: docs/sources.md#vllm-custom-ar and docs/sources.md#vllm-ar-sizes. */
 #include "coll.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* hfconfig.c: see hfconfig.h. Field names and defaults follow transformers' config classes
- * and vLLM's reading of them (vllm/config/model.py, research-sources.md section 5). */
+ * and vLLM's reading of them (vllm/config/model.py, docs/sources.md#hf-config-fields). */
 #include "hfconfig.h"
 
 #include <jansson.h>
@@ -267,7 +267,7 @@ static int hf_deepseek(const hf_file *f, model_arch *m, tp_err *err)
     m->q_lora_rank = q_lora > 0 ? q_lora : 0;
     m->dense_layers = m->dense_layers > 0 ? m->dense_layers : 0;
     m->shared_intermediate = shared > 0 ? shared * m->moe_intermediate : 0;
-    /* vLLM's MLA head size: kv_lora_rank + qk_rope_head_dim (research-sources.md section 5) */
+    /* vLLM's MLA head size: kv_lora_rank + qk_rope_head_dim (docs/sources.md#hf-config-fields) */
     m->head_dim = m->kv_lora_rank + m->qk_rope_dim;
     return 0;
 }

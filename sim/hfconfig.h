@@ -1,4 +1,4 @@
-/* hfconfig.h: a Hugging Face config.json read as a tpsim model (research-sources.md section 5).
+/* hfconfig.h: a Hugging Face config.json read as a tpsim model (docs/sources.md#hf-config-fields).
  *
  * Contract: hfconfig_load reads one config.json (through rfile: at most HFCONFIG_MAX_BYTES,
  * bounded in time; strict JSON

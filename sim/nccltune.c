@@ -1,4 +1,4 @@
-/* nccltune.c: see nccltune.h. Constants: research-sources.md section 3.1 (read from
+/* nccltune.c: see nccltune.h. Constants: docs/sources.md#nccl-tuner (read from
  * NVIDIA/nccl src/graph/tuning.cc at the tags named); formulas: section 3.2 (v2.27.3, same
  * structure in v2.30.7). Bandwidth caps are the Hopper row, identical in every version held
  * (single node): llMaxBw 141.0, perChMaxRingLL128Bw 36.7, perChMaxTreeLL128Bw 36.7,

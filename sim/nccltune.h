@@ -1,9 +1,8 @@
 /* nccltune.h: NCCL's own all-reduce cost model (src/graph/tuning.cc, src/enqueue.cc), as
  * NCCL uses it to pick an algorithm x protocol on one NVLink node.
  *
- * Contract: a version-tagged table of NCCL's latency constants (research-sources.md
- * section 3.1, read from the NVIDIA/nccl tags named there) and the time formula of section
- * 3.2: time = lat(algo, proto, k) + bytes / (1000 * algBw) microseconds, algBw from the
+ * Contract: a version-tagged table of NCCL's latency constants (docs/sources.md
+ * #nccl-tuner, read from the NVIDIA/nccl tags named there) and the time formula there: time = lat(algo, proto, k) + bytes / (1000 * algBw) microseconds, algBw from the
  * bus bandwidth nChannels * bwPerChannel with NCCL's caps. Channel count and per-channel
  * bandwidth are not constants: they are calibration inputs (NCCL's topology search gives
  * them; read them from NCCL_DEBUG_SUBSYS=TUNING or fit them with nt_fit). nt_pick takes the

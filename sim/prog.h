@@ -1,5 +1,5 @@
 /* prog.h: the program of one decode step: the GPU operations each rank launches, in
- * vLLM's eager launch order (REFERENCE.md section 4), sharded for TP degree k.
+ * vLLM's eager launch order (docs/sources.md#vllm-eager-step), sharded for TP degree k.
  *
  * Contract: prog_build fills a caller-owned prog (free with prog_free) with one entry per
  * launch: kernels with the HBM bytes and FLOPs they move, host<->device copies with their

@@ -400,7 +400,7 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     double offset_ms = 0;
     snprintf(s.path, sizeof s.path, "%s", cfg_file(doc));
     s.tp = 1, s.batch = 1, s.ctx = 2048, s.steps = 20, s.warmup = 1;
-    /* vLLM's step unless the scenario says otherwise (REFERENCE.md section 4): the embedding
+    /* vLLM's step unless the scenario says otherwise (docs/sources.md#vllm-eager-step): the embedding
      * all-reduce and logits gather at k > 1, ~6-10 input copies, ~6 greedy sampler kernels */
     s.program = (prog_opts){.embedding_allreduce = 1, .logits_gather = 1, .input_copies = 8,
                             .sampling_kernels = 6};
@@ -435,7 +435,7 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     s.program.w8a8 = s.hw.fp8_peak_flops > 0;
     if (!(n = cfg_need(r, "host", err)) || scenario_bind_host(n, &s, err)) return -1;
     /* CUDA-graph replay costs unless the scenario says otherwise: ~15 us per
-     * cudaGraphLaunch and ~0.6 us per node (REFERENCE.md section 5) */
+     * cudaGraphLaunch and ~0.6 us per node (docs/sources.md#host-costs) */
     s.graph_launch = dist_const(15e-6);
     s.graph_node_s = 0.6e-6;
     if ((n = cfg_get(r, "execution"))) {

@@ -1,5 +1,5 @@
 /* test_coll.c: the collective models (sim/coll.h) and NCCL's tuner model (sim/nccltune.h)
- * against values computed by hand from their formulas (research-sources.md sections 2-3),
+ * against values computed by hand from their formulas (docs/sources.md#vllm-custom-ar, #vllm-ar-sizes and #nccl-tuner),
  * vLLM's thresholds at their boundaries, the tuner's choice on a synthetic table, and graph
  * vs eager launch through the whole run. */
 #include <stdarg.h>

@@ -434,7 +434,7 @@ static void test_70b_program_shape(void **state)
     assert_non_null(strstr(err.msg, "tp 3"));
 }
 
-/* Weight bytes per rank match the model: ~69.5 GB at TP-2 for 70B (REFERENCE.md 1). */
+/* Weight bytes per rank match the model: ~69.5 GB at TP-2 for 70B (docs/sources.md#study). */
 static void test_70b_weight_bytes(void **state)
 {
     (void)state;

@@ -1,7 +1,7 @@
 /* test_models.c: Hugging Face config.json mapping (incl. GQA replication, biases, vocab
  * padding, tied embeddings), MoE bytes and launches, precision bytes and the FP8 peak, and
  * each hardware file against its datasheet. Expected values are worked out by hand in the
- * comments from the shapes (research-sources.md section 5) and datasheet figures. */
+ * comments from the shapes (docs/sources.md#hf-config-fields) and datasheet figures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -59,7 +59,7 @@ static size_t count_ops(const prog *p, int name, int layer)
 /* ---- config.json field mapping ------------------------------------------------------ */
 
 /* The shipped Llama-3.1-70B config.json: every field the step uses equals the bundled model
- * (REFERENCE.md section 2: 80 layers, hidden 8192, 64/8 heads, head dim 8192/64 = 128,
+ * (docs/sources.md#llama-configs: 80 layers, hidden 8192, 64/8 heads, head dim 8192/64 = 128,
  * intermediate 28672, vocab 128256, BF16). */
 static void test_hf_llama_70b(void **state)
 {
@@ -93,7 +93,7 @@ static void test_hf_llama_70b(void **state)
     assert_string_equal(j.name, "Llama-3.1-70B");
 }
 
-/* Qwen2.5-7B (its published config.json, research-sources.md section 5): q/k/v bias,
+/* Qwen2.5-7B (its published config.json, docs/sources.md#hf-config-fields): q/k/v bias,
  * head_dim absent -> 3584/28 = 128, use_sliding_window false -> full attention. */
 static const char qwen25_7b[] =
     "{\n  \"architectures\": [\"Qwen2ForCausalLM\"],\n  \"hidden_size\": 3584,\n"
@@ -593,7 +593,7 @@ static void test_hardware_datasheets(void **state)
     (void)state;
     const datasheet want[] = {
         /* H100 SXM datasheet: 80 GB HBM3, 3.35 TB/s, BF16 1,979 and FP8 3,958 TFLOPS with
-         * sparsity (dense: half), PCIe Gen5 128 GB/s; 132 SMs (REFERENCE.md section 3) */
+         * sparsity (dense: half), PCIe Gen5 128 GB/s; 132 SMs (docs/sources.md#gpu-datasheets) */
         {"models/hw/h100-sxm.yaml", 80, 3.35, 1979.0 / 2, 3958.0 / 2, 128.0 / 2, 132},
         /* H200 SXM page: 141 GB HBM3e, 4.8 TB/s, BF16 1,979 / FP8 3,958 with sparsity */
         {"models/hw/h200.yaml", 141, 4.8, 1979.0 / 2, 3958.0 / 2, 128.0 / 2, 132},

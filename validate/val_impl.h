@@ -10,8 +10,8 @@
 
 #include "validate.h"
 
-/* The study's compute column is a roofline at 75.6% of the H100's 3.35 TB/s (REFERENCE.md
- * section 1: reproduces its predicted compute to 0.3% on all 8 cells); the additive null
+/* The study's compute column is a roofline at 75.6% of the H100's 3.35 TB/s (docs/sources.md
+ * #study: reproduces its predicted compute to 0.3% on all 8 cells); the additive null
  * baseline uses it as the study did. */
 #define VAL_STUDY_HBM_EFF 0.756
 #define VAL_RAYS 12           /* rays around the 2-parameter region (15 degrees from any tangent point) */

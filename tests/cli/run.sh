@@ -3,7 +3,7 @@
 source tests/cli/lib.sh
 SCN=scenarios/paper-additive.yaml
 
-# --- acceptance against the study (REFERENCE.md section 1, context 2048): one HBM efficiency
+# --- acceptance against the study (docs/sources.md#study, context 2048): one HBM efficiency
 # for all cells gives breakdown_ms.compute and .allreduce within 2% of its columns.
 while read -r tp batch compute comm; do
     if expect_ok "run tp$tp b$batch" "$TPSIM" run $SCN --tp "$tp" --batch "$batch" --format json; then
