@@ -255,6 +255,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     }
     for (size_t a = 0; a < o.n_tp; a++)
         if (run_check_tp(s, o.tps[a], &err)) goto out;
+    if (scenario_check_flag_calibs(s, o.tps, (int)o.n_tp, &err)) goto out;
     so.jobs = o.jobs; /* the fit's simulations run on the same threads, quietly */
     so.quiet = 1;
     if (o.fit_grid && sweep_fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;
