@@ -231,6 +231,17 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
         }
         fprintf(f, "}\n");
     }
+    /* a class no profile measured is priced by another's law: its numbers are assumed */
+    int n_assumed = 0;
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (r->have[k] || r->from[k] < 0) continue;
+        if (!n_assumed++) fprintf(f, "assumed:\n");
+        const char *keys[] = {"t0_us", "gbps"};
+        for (int i = 0; i < (r->laws[k].kind == KL_CONST ? 1 : 2); i++)
+            fprintf(f, "  - {key: classes.%s.%s, why: \"no profile measures the %s; the %s class's "
+                       "law, copied\"}\n", kcal_class_names[k], keys[i], kcal_class_names[k],
+                    kcal_class_names[r->from[k]]);
+    }
     fprintf(f, "classes:\n");
     for (int k = 0; k < KC_COUNT; k++) {
         if (!r->have[k] && r->from[k] < 0) continue;

@@ -74,7 +74,7 @@ double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch
 }
 
 static const char *const kcal_keys[] = {"kind", "hardware", "source", "classes", "fitted_on",
-                                        "laws_compared", NULL};
+                                        "laws_compared", "assumed", NULL};
 static const char *const entry_keys[] = {"law", "t0_us", "gbps", "tflops", "seq_us", "row_gbps",
                                          "from", "n", "r2", "mape_pct", "heldout_mape_pct",
                                          "source", NULL};
@@ -148,7 +148,8 @@ int kcal_load(const char *path, kcal *out, tp_err *err)
     int kind, rc = -1;
     if (cfg_expect_map(r, kcal_keys, err) || !(kn = cfg_need(r, "kind", err)) ||
         cfg_as_choice(kn, kinds, &kind, err) || cfg_string(r, "hardware", 1, &hw, err) ||
-        cfg_source(r, 1, err) || !(cn = cfg_need(r, "classes", err)))
+        cfg_source(r, 1, err) || decl_read(r, &c.assumed, err) ||
+        !(cn = cfg_need(r, "classes", err)))
         goto out;
     if (cfg_expect_map(cn, kcal_class_names, err)) goto out;
     for (int k = 0; k < KC_COUNT; k++) {

@@ -16,6 +16,7 @@
 #ifndef TPSIM_KCAL_H
 #define TPSIM_KCAL_H
 
+#include "decl.h"
 #include "err.h"
 
 typedef enum kcal_class {
@@ -50,6 +51,8 @@ typedef struct kcal {
     char named_at[320];
     char hardware[64];
     kcal_entry cls[KC_COUNT];
+    decl_list assumed;  /* the file's numbers it assumes rather than sources (decl.h): the
+                           classes no profile measured (from:) */
 } kcal;
 
 /* The law's time for an op moving `bytes` and doing `flops` at batch B. */

@@ -16,6 +16,7 @@
 #include "kprof.h"
 #include "model.h"
 #include "prog.h"
+#include "cost.h"
 
 #define V70B "tests/data/vidur-h100/llama-2-70b-mlp.csv"
 
@@ -142,12 +143,53 @@ static void test_bytes_match_prog(void **state)
     assert_int_equal(kcal_class_of(OPN_COUNT), -1);
 }
 
+/* The bundled calibration loads, marks the unmeasured classes, and cost_apply prices an op
+ * by its class's law: the 70B qkv at TP-2, batch 1, by hand from the file's numbers
+ * (roofline, t0 5.0410 us, 3007.67 GB/s, 647.70 TFLOP/s). */
+static void test_bundled_and_cost(void **state)
+{
+    (void)state;
+    kcal c;
+    tp_err err;
+    if (kcal_load("models/kernels/h100-sxm.yaml", &c, &err)) fail_msg("%s", err.msg);
+    assert_string_equal(c.hardware, "H100 SXM");
+    assert_int_equal(c.cls[KC_GEMM].law.kind, KL_ROOFLINE);
+    assert_int_equal(c.cls[KC_SAMPLER].from, KC_ADD);
+    assert_int_equal(c.cls[KC_GEMM].from, -1);
+    assert_true(kcal_error_pct(&c, KC_SAMPLER) == c.cls[KC_ADD].heldout_mape_pct);
+    assert_int_equal(c.assumed.n, 4);
+    model_arch m;
+    if (model_load("models/llama-3.1-70b.yaml", &m, &err)) fail_msg("%s", err.msg);
+    prog p;
+    prog_opts o = {0};
+    assert_int_equal(prog_build(&p, &m, &o, 1, 1, 2048, &err), 0);
+    cost_params cp = {0};
+    cp.kernels = &c;
+    assert_int_equal(cost_apply(&p, &cp, NULL, &err), 0);
+    double want = 5.0410e-6 + fmax((2.0 * 8192 * 10240 + 2.0 * (8192 + 10240)) / 3007.67e9,
+                                   2.0 * 8192 * 10240 / 647.70e12);
+    int seen = 0;
+    for (size_t i = 0; i < p.n; i++)
+        if (p.ops[i].name == OPN_QKV_PROJ && !seen++)
+            assert_true(fabs(p.ops[i].gpu_s - want) < 1e-12);
+    assert_true(seen > 0);
+    /* moved by the class's error for validate's bands */
+    cp.kernel_err_sign = 1;
+    assert_int_equal(cost_apply(&p, &cp, NULL, &err), 0);
+    for (size_t i = 0; i < p.n; i++)
+        if (p.ops[i].name == OPN_QKV_PROJ) {
+            assert_true(fabs(p.ops[i].gpu_s - want * (1 + c.cls[KC_GEMM].heldout_mape_pct / 100)) < 1e-12);
+            break;
+        }
+    prog_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roofline_recovered), cmocka_unit_test(test_linear_recovered),
         cmocka_unit_test(test_law_time),           cmocka_unit_test(test_vidur_reader),
-        cmocka_unit_test(test_bytes_match_prog),
+        cmocka_unit_test(test_bytes_match_prog),  cmocka_unit_test(test_bundled_and_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
