@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfg.h"
 #include "csv.h"
 #include "kcal.h"
 #include "num.h"
@@ -224,8 +225,84 @@ static int kp_attention(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err 
     return 0;
 }
 
+/* tpsim-probe's hardware file: measured.gemv_tpK_LAYER_bB_gbps, cuBLAS bf16 GEMV bandwidth
+ * on Llama-3.1-70B's per-rank linear layers (calibrate/probe_gemv.c's shapes: hidden 8192,
+ * 64 query and 8 KV heads of 128, intermediate 28672, vocab 128256), bytes moved per call =
+ * weights + 2 * B * (in + out), so time = bytes / bandwidth. */
+static int kp_probe(const char *path, kp_set *set, tp_err *err)
+{
+    cfg_doc *doc = cfg_load(path, err);
+    if (!doc) return -1;
+    cfg_node *r = cfg_root(doc), *m;
+    const char *kind = NULL;
+    int rc = -1;
+    size_t got = 0;
+    if (cfg_string(r, "kind", 1, &kind, err)) goto out;
+    if (strcmp(kind, "hardware")) {
+        cfg_error(cfg_get(r, "kind"), err, "'%s', expected tpsim-probe's kind: hardware file", kind);
+        goto out;
+    }
+    if (!(m = cfg_need(r, "measured", err))) goto out;
+    if (m->kind != CFG_MAP) {
+        cfg_error(m, err, "expected a map of tpsim-probe's measurements");
+        goto out;
+    }
+    static const char *const layers[] = {"qkv_proj", "o_proj", "gate_up_proj", "down_proj", "lm_head"};
+    static const int ops[] = {2, 4, 6, 8, 2};
+    for (size_t i = 0; i < m->n; i++) {
+        const char *key = m->keys[i];
+        int tp = 0, b = 0, used = 0, L = -1;
+        char layer[32];
+        if (strncmp(key, "gemv_tp", 7) || strlen(key) > 60) continue;
+        if (sscanf(key, "gemv_tp%d_%31[a-z_]%n", &tp, layer, &used) != 2) continue;
+        /* the layer name runs to "_bB_gbps": split it off the end */
+        char *bpos = strstr(layer, "_b");
+        if (!bpos || !strstr(key, "_gbps")) continue;
+        for (int l = 0; l < 5; l++)
+            if (!strncmp(layer, layers[l], strlen(layers[l])) && layer[strlen(layers[l])] == '_')
+                L = l;
+        const char *bp = strstr(key, layers[L < 0 ? 0 : L]);
+        if (L < 0 || !bp || sscanf(bp + strlen(layers[L]), "_b%d_gbps", &b) != 1) {
+            cfg_error(m->vals[i], err, "expected a key gemv_tpK_LAYER_bB_gbps with LAYER one of "
+                      "qkv_proj, o_proj, gate_up_proj, down_proj, lm_head");
+            goto out;
+        }
+        if (tp < 1 || tp > 64 || 64 % tp || b < 1) {
+            cfg_error(m->vals[i], err, "TP %d and batch %d, expected a TP degree dividing 64 "
+                      "heads and a batch >= 1", tp, b);
+            goto out;
+        }
+        double gbps;
+        if (cfg_double(m, key, 1, 1e-3, 1e6, &gbps, err)) goto out;
+        double q = 64.0 / tp, kvh = 8 / tp > 0 ? 8.0 / tp : 1.0, H = 8192, hd = 128;
+        double in[] = {H, q * hd, H, 28672.0 / tp, H};
+        double outw[] = {(q + 2 * kvh) * hd, H, 2 * 28672.0 / tp, H, 128256.0 / tp};
+        double bytes, flops;
+        kp_linear((double)b, in[L], outw[L], &bytes, &flops);
+        kp_sample s = {KC_GEMM, ops[L], tp, tp, b, bytes, flops, (double)b,
+                       bytes / (gbps * 1e9) * 1e6, 1.0, m->vals[i]->line};
+        if (kp_push(set, s)) {
+            tp_err_set(err, "%s: out of memory", path);
+            goto out;
+        }
+        got++;
+    }
+    if (!got) {
+        cfg_error(m, err, "no gemv_tpK_LAYER_bB_gbps entries, expected tpsim-probe's GEMV "
+                  "measurements");
+        goto out;
+    }
+    rc = 0;
+out:
+    cfg_free(doc);
+    return rc;
+}
+
 int kp_read(const char *path, kp_set *set, tp_err *err)
 {
+    size_t plen = strlen(path);
+    if ((plen > 5 && !strcmp(path + plen - 5, ".yaml")) || (plen > 4 && !strcmp(path + plen - 4, ".yml")))
+        return kp_probe(path, set, err);
     char *text;
     size_t len;
     if (rfile_read(path, KP_CAP, "a per-operator profile (CSV)", &text, &len, err)) return -1;

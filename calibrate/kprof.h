@@ -7,7 +7,9 @@
  *     mlp_down_proj, add, and the shape columns n_head, n_kv_head, n_embd, n_expanded_embd,
  *     vocab_size, use_gated_mlp, num_tokens, num_tensor_parallel_workers;
  *   tpsim's decode-attention CSV: source,batch,context,q_heads,kv_heads,head_dim,
- *     kv_dtype_bytes,time_us (one row per measured kernel, q_heads/kv_heads per GPU).
+ *     kv_dtype_bytes,time_us (one row per measured kernel, q_heads/kv_heads per GPU);
+ *   tpsim-probe's hardware file (FILE.yaml): measured.gemv_tpK_LAYER_bB_gbps, GEMM samples
+ *     on Llama-3.1-70B's per-rank linear layers, time = bytes moved / bandwidth.
  * Each sample carries the bytes and FLOPs tpsim's program (prog.c) gives that op for the
  * row's shape, sharded for its TP degree, so a law fitted here prices prog's ops directly.
  * `fold` groups samples for held-out tests: the TP degree (Vidur), the source (attention).

@@ -184,12 +184,32 @@ static void test_bundled_and_cost(void **state)
     prog_free(&p);
 }
 
+/* tpsim-probe's GEMV bandwidths as GEMM samples: qkv at TP-2, batch 1, 2500 GB/s moves
+ * 2*8192*5120 + 2*(8192+5120) = 83,912,704 bytes, so 33.5650816 us (by hand). */
+static void test_probe_reader(void **state)
+{
+    (void)state;
+    kp_set set = {0};
+    tp_err err;
+    if (kp_read("tests/data/kfit/probe-synthetic.yaml", &set, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(set.n, 3);
+    const kp_sample *q = NULL;
+    for (size_t i = 0; i < set.n; i++)
+        if (set.s[i].tp == 2 && set.s[i].tokens == 1) q = &set.s[i];
+    assert_non_null(q);
+    assert_int_equal(q->cls, KC_GEMM);
+    assert_true(q->bytes == 83912704.0);
+    assert_true(fabs(q->us - 33.5650816) < 1e-9);
+    kp_free(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roofline_recovered), cmocka_unit_test(test_linear_recovered),
         cmocka_unit_test(test_law_time),           cmocka_unit_test(test_vidur_reader),
         cmocka_unit_test(test_bytes_match_prog),  cmocka_unit_test(test_bundled_and_cost),
+        cmocka_unit_test(test_probe_reader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

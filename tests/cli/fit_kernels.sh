@@ -56,4 +56,13 @@ expect_fail2 "law term refused" 'badlaw.yaml:[0-9]+:[0-9]+: classes.gemm.tflops:
 grep -v -e '^  copy:' -e 'classes.copy' "$TMP/k.yaml" > "$TMP/nocopy.yaml"
 expect_fail2 "unmapped class" "no 'copy' class, which tpsim's op 'prepare_inputs_h2d' needs" \
     "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/nocopy.yaml"
+PROBE=tests/data/kfit/probe-synthetic.yaml
+expect_ok "probe output" "$TPSIM" fit-kernels "$PROBE" --format json
+check "probe: three gemm samples" grep -q '"samples":3' "$TMP/out"
+sed 's/gemv_tp2_qkv_proj_b1_gbps/gemv_tp2_qkv_b1_gbps/' "$PROBE" > "$TMP/p.yaml"
+expect_fail2 "probe: unknown layer" 'p.yaml:[0-9]+:[0-9]+: measured.gemv_tp2_qkv_b1_gbps: expected a key gemv_tpK_LAYER_bB_gbps' "$TPSIM" fit-kernels "$TMP/p.yaml"
+sed 's/gemv_tp2_qkv_proj_b1_gbps: 2500.0/gemv_tp2_qkv_proj_b1_gbps: fast/' "$PROBE" > "$TMP/p2.yaml"
+expect_fail2 "probe: not a number" 'p2.yaml:[0-9]+:[0-9]+: measured.gemv_tp2_qkv_proj_b1_gbps' "$TPSIM" fit-kernels "$TMP/p2.yaml"
+sed 's/^kind: hardware/kind: model/' "$PROBE" > "$TMP/p3.yaml"
+expect_fail2 "probe: kind" "p3.yaml:[0-9]+:[0-9]+: kind: 'model', expected tpsim-probe's kind: hardware" "$TPSIM" fit-kernels "$TMP/p3.yaml"
 finish
