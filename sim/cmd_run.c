@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "domain.h"
 #include "jw.h"
 #include "locate.h"
 #include "num.h"
@@ -102,6 +103,82 @@ static void run_text_measured(const scenario *s)
     }
 }
 
+/* The cell against the scenario's validated domain (domain.h). */
+static void run_domain(const scenario *s, const run_summary *r, domain_report *d)
+{
+    domain_cell c = {r->req.tp, r->req.batch, r->req.ctx, s->graphs, s->hw.name};
+    domain_check(s, &c, d);
+}
+
+static void run_json_domain(jw *w, const scenario *s, const run_summary *r)
+{
+    domain_report d;
+    run_domain(s, r, &d);
+    jw_key(w, "domain");
+    jw_obj(w);
+    jw_kbool(w, "inside", d.inside);
+    jw_key(w, "marks");
+    jw_arr(w);
+    for (int i = 0; i < d.n_marks; i++) jw_str(w, d.marks[i]);
+    jw_end_arr(w);
+    const scenario_domain *v = &s->domain;
+    jw_key(w, "validated");
+    if (!v->present) {
+        jw_num(w, 0.0 / 0.0); /* null */
+    } else {
+        jw_obj(w);
+        jw_key(w, "tp");
+        jw_arr(w);
+        for (int i = 0; i < v->n_tp; i++) jw_int(w, v->tp[i]);
+        jw_end_arr(w);
+        jw_key(w, "modes");
+        jw_arr(w);
+        if (v->eager) jw_str(w, "eager");
+        if (v->graphs) jw_str(w, "graphs");
+        jw_end_arr(w);
+        jw_key(w, "batch");
+        jw_arr(w);
+        jw_int(w, v->batch_lo);
+        jw_int(w, v->batch_hi);
+        jw_end_arr(w);
+        jw_key(w, "ctx");
+        jw_arr(w);
+        jw_int(w, v->ctx_lo);
+        jw_int(w, v->ctx_hi);
+        jw_end_arr(w);
+        jw_kstr(w, "hardware", v->hardware);
+        jw_kstr(w, "grid", v->grid);
+        jw_kstr(w, "verdict", v->verdict);
+        jw_end_obj(w);
+    }
+    jw_end_obj(w);
+}
+
+static void run_text_domain(const scenario *s, const run_summary *r)
+{
+    domain_report d;
+    run_domain(s, r, &d);
+    const scenario_domain *v = &s->domain;
+    char buf[DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX];
+    domain_join(&d, buf, sizeof buf);
+    if (!v->present) {
+        printf("domain     ** OUTSIDE: %s; no measurement backs this cell **\n", buf);
+        return;
+    }
+    char tps[96] = "";
+    for (int i = 0; i < v->n_tp; i++) {
+        size_t len = strlen(tps);
+        snprintf(tps + len, sizeof tps - len, "%s%ld", i ? ", " : "", v->tp[i]);
+    }
+    if (d.inside)
+        printf("domain     inside what %s was validated on", s->name);
+    else
+        printf("domain     ** OUTSIDE what %s was validated on: %s **\n          ", s->name, buf);
+    printf(" (TP {%s}, %s%s%s, batch %ld..%ld, ctx %ld..%ld, %s; %s: %s)\n", tps,
+           v->eager ? "eager" : "", v->eager && v->graphs ? "/" : "", v->graphs ? "graphs" : "",
+           v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->grid, v->verdict);
+}
+
 static void run_print_json(const scenario *s, const run_summary *r)
 {
     const arcal *cal = r->calibration;
@@ -167,6 +244,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_end_obj(&w);
     cmd_json_breakdown(&w, "breakdown_ms", b);
     if (s->measured.path[0]) run_json_measured(&w, s);
+    run_json_domain(&w, s, r);
     if (phase_total_s(&s->phases, r->req.batch) > 0) {
         jw_key(&w, "host_phases");
         jw_obj(&w);
@@ -245,6 +323,7 @@ static void run_print_text(const scenario *s, const run_summary *r)
             printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n", cal->hardware,
                    s->hw.name, r->calibration_borrowed);
     }
+    run_text_domain(s, r);
     if (s->measured.path[0]) run_text_measured(s);
     printf("\nwhere one step goes (mean over steps and %ld rank%s):\n", r->req.tp,
            r->req.tp > 1 ? "s" : "");

@@ -178,12 +178,13 @@ static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mod
                         const run_summary *rows, size_t n_rows)
 {
     sweeprow_val v[SWEEPROW_COLS];
+    char marks[SWEEPROW_MARKS_MAX];
     if (json) {
         jw w;
         jw_init(&w, f, 1);
         jw_arr(&w);
         for (size_t r = 0; r < n_rows; r++) {
-            sweeprow_values(s, row_mode[r], &rows[r], v);
+            sweeprow_values(s, row_mode[r], &rows[r], v, marks);
             jw_obj(&w);
             for (int i = 0; i < SWEEPROW_COLS; i++) sweeprow_json(&w, &v[i]);
             jw_end_obj(&w);
@@ -193,8 +194,8 @@ static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mod
         return;
     }
     for (size_t r = 0; r <= n_rows; r++) {
-        if (r) sweeprow_values(s, row_mode[r - 1], &rows[r - 1], v);
-        else sweeprow_values(s, 0, &rows[0], v); /* names only */
+        if (r) sweeprow_values(s, row_mode[r - 1], &rows[r - 1], v, marks);
+        else sweeprow_values(s, 0, &rows[0], v, marks); /* names only */
         for (int i = 0; i < SWEEPROW_COLS; i++) {
             if (i) fputc(',', f);
             if (!r) fputs(v[i].name, f);

@@ -13,6 +13,7 @@ static const char *const scenario_keys[] = {"name",    "description", "model",  
                                             "precision", "sourced", "assumed",
                                             "measured", /* a trace calibration (measured.h) */
                                        "kernels",  /* a kernel calibration (kcal.h) */
+                                            "validated", /* the validated domain (domain.h) */
                                             NULL};
 static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
@@ -35,6 +36,8 @@ static const char *const sourced_keys[] = {"key", "source", "fitted_on", NULL};
 static const char *const assumed_keys[] = {"key", "why", NULL};
 static const char *const precision_keys[] = {"weights", "kv_cache", "activations", NULL};
 static const char *const fit_param_keys[] = {"key", "also", "min", "max", NULL};
+static const char *const validated_keys[] = {"tp", "modes", "batch", "ctx", "hardware", "grid",
+                                             "verdict", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
 
 /* A file the scenario names: a path from the scenario's own folder, or a name ("llama-3.1-70b")
@@ -116,6 +119,53 @@ static int scenario_bind_phases(const cfg_node *ph, phase_model *m, tp_err *err)
             return -1;
         m->per_seq_s[i] = per_seq_us * 1e-6;
     }
+    return 0;
+}
+
+/* A [lo, hi] pair of whole numbers. */
+static int scenario_range(const cfg_node *map, const char *key, long *lo, long *hi, tp_err *err)
+{
+    cfg_node *n = cfg_need(map, key, err);
+    if (!n) return -1;
+    if (n->kind != CFG_SEQ || n->n != 2)
+        return cfg_error(n, err, "expected [lo, hi], two whole numbers");
+    if (cfg_as_long(n->vals[0], 1, 1L << 24, lo, err) || cfg_as_long(n->vals[1], 1, 1L << 24, hi, err))
+        return -1;
+    if (*lo > *hi) return cfg_error(n, err, "%ld > %ld, expected lo <= hi", *lo, *hi);
+    return 0;
+}
+
+/* validated: {tp: [..], modes: [eager|graphs..], batch: [lo, hi], ctx: [lo, hi], hardware,
+ * grid, verdict}: every key required, so a domain is never half stated. */
+static int scenario_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *err)
+{
+    static const char *const modes[] = {"eager", "graphs", NULL};
+    const char *hw, *grid, *verdict;
+    cfg_node *tp, *m;
+    if (cfg_expect_map(v, validated_keys, err) || !(tp = cfg_need(v, "tp", err)) ||
+        !(m = cfg_need(v, "modes", err)))
+        return -1;
+    if (tp->kind != CFG_SEQ || tp->n < 1 || tp->n > SCN_DOMAIN_TP_MAX)
+        return cfg_error(tp, err, "expected a list of 1 to %d TP degrees", SCN_DOMAIN_TP_MAX);
+    for (size_t i = 0; i < tp->n; i++)
+        if (cfg_as_long(tp->vals[i], 1, 1024, &d->tp[d->n_tp++], err)) return -1;
+    if (m->kind != CFG_SEQ || m->n < 1) return cfg_error(m, err, "expected a list of eager, graphs");
+    for (size_t i = 0; i < m->n; i++) {
+        int k;
+        if (cfg_as_choice(m->vals[i], modes, &k, err)) return -1;
+        if (k) d->graphs = 1;
+        else d->eager = 1;
+    }
+    if (scenario_range(v, "batch", &d->batch_lo, &d->batch_hi, err) ||
+        scenario_range(v, "ctx", &d->ctx_lo, &d->ctx_hi, err) ||
+        cfg_string_fits(v, "hardware", 1, sizeof d->hardware, &hw, err) ||
+        cfg_string_fits(v, "grid", 1, sizeof d->grid, &grid, err) ||
+        cfg_string_fits(v, "verdict", 1, sizeof d->verdict, &verdict, err))
+        return -1;
+    snprintf(d->hardware, sizeof d->hardware, "%s", hw);
+    snprintf(d->grid, sizeof d->grid, "%s", grid);
+    snprintf(d->verdict, sizeof d->verdict, "%s", verdict);
+    d->present = 1;
     return 0;
 }
 
@@ -465,6 +515,7 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
                                  "fit.params: %s has no effect with kernels: (every GPU op's time "
                                  "comes from %s), expected it not fitted", k, s.kernels.path);
         }
+    if ((n = cfg_get(r, "validated")) && scenario_bind_domain(n, &s.domain, err)) return -1;
     if ((n = cfg_get(r, "collective"))) {
         cfg_node *m;
         int model = 0;

@@ -52,6 +52,19 @@ typedef struct scenario_fit_cell {
  * neither fitted nor declared): `sourced:` (an independent measurement, datasheet or
  * citation; `fitted_on` cells when it was copied from another scenario's fit) or
  * `assumed:` (chosen, printed with its sensitivity). */
+/* validated: what tpsim validate judged the scenario on, as its author states it (domain.h). */
+#define SCN_DOMAIN_TP_MAX 8
+typedef struct scenario_domain {
+    int present;
+    long tp[SCN_DOMAIN_TP_MAX];
+    int n_tp;
+    int eager, graphs;          /* the modes judged */
+    long batch_lo, batch_hi, ctx_lo, ctx_hi;
+    char hardware[64];
+    char grid[256];             /* the grid it was judged on, as written */
+    char verdict[256];          /* the verdict it got, as written */
+} scenario_domain;
+
 typedef struct scenario_decl {
     char key[128];
     int assumed;       /* 1: assumed:, 0: sourced: */
@@ -101,6 +114,7 @@ typedef struct scenario {
     int n_decls;
     scenario_fit_cell borrowed_cells[SCN_MAX_FIT_CELLS];
     int n_borrowed_cells;
+    scenario_domain domain;   /* validated: (domain.h); present 0 if none */
     measured_cal measured;    /* measured: / --measured (measured.h); path "" if none */
     int has_kernels;          /* kernels: names a kernel calibration (kcal.h) */
     kcal kernels;             /* every GPU op's time from it; the gpu: efficiencies unused */

@@ -6,7 +6,8 @@
 #include "csv.h"
 #include "jw.h"
 
-void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweeprow_val *v)
+void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweeprow_val *v,
+                     char marks[SWEEPROW_MARKS_MAX])
 {
     const run_breakdown *b = &r->breakdown;
     int i = 0;
@@ -49,6 +50,13 @@ void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweepr
      * borrowed (NULL: none at TP-1 / its own hardware's): CSV empty, JSON null */
     SV_S("calibration", r->calibration ? r->calibration->path : NULL);
     SV_S("calibration_borrowed", r->calibration_borrowed);
+    /* the cell against the scenario's validated domain (domain.h): marks "" when inside */
+    domain_cell dc = {r->req.tp, r->req.batch, r->req.ctx, graphs, s->hw.name};
+    domain_report dr;
+    domain_check(s, &dc, &dr);
+    domain_join(&dr, marks, SWEEPROW_MARKS_MAX);
+    v[i++] = (sweeprow_val){"in_domain", SWEEPROW_BOOL, NULL, (unsigned long long)dr.inside, 0};
+    SV_S("domain_marks", marks);
 #undef SV_S
 #undef SV_I
 #undef SV_M

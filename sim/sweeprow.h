@@ -3,7 +3,8 @@
  *
  * Contract: sweeprow_values fills SWEEPROW_COLS values (name, kind, value) in column order
  * from a scenario, its execution mode and a run summary; it borrows the strings (scenario
- * and model names, calibration paths) and allocates nothing. sweeprow_csv writes one value as
+ * and model names, calibration paths; the domain marks live in the caller's buffer) and
+ * allocates nothing. sweeprow_csv writes one value as
  * sweep's CSV does (RFC 4180 quoting, ms with %.6f, true/false, a NULL string empty);
  * sweeprow_json writes it as a JSON key/value (a NULL string as null).
  */
@@ -12,6 +13,7 @@
 
 #include <stdio.h>
 
+#include "domain.h"
 #include "run.h"
 #include "scenario.h"
 
@@ -25,10 +27,15 @@ typedef struct sweeprow_val {
     unsigned long long u; /* SWEEPROW_INT, SWEEPROW_BOOL */
     double ms;            /* SWEEPROW_MS: milliseconds */
 } sweeprow_val;
-#define SWEEPROW_COLS 25
+#define SWEEPROW_COLS 27
+/* room for a row's domain marks (domain.h), joined by "; " */
+#define SWEEPROW_MARKS_MAX (DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX)
 
-/* graphs: the row's execution mode (0 eager, 1 graphs) */
-void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweeprow_val *v);
+/* graphs: the row's execution mode (0 eager, 1 graphs); marks: the caller's buffer that the
+ * domain_marks column points into (in_domain and domain_marks: the cell against the
+ * scenario's validated domain) */
+void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweeprow_val *v,
+                     char marks[SWEEPROW_MARKS_MAX]);
 void sweeprow_csv(FILE *f, const sweeprow_val *v);
 void sweeprow_json(struct jw *w, const sweeprow_val *v);
 

@@ -121,7 +121,8 @@ static void plan_out_csv_row(FILE *f, const plan_view *v, size_t i)
     const plan_cfg *g = &v->r->cfgs[w->cfg];
     const scenario *s = plan_out_scn(v, w->cfg);
     sweeprow_val sv[SWEEPROW_COLS];
-    sweeprow_values(s, v->graphs[g->scn], &w->sum, sv);
+    char dmarks[SWEEPROW_MARKS_MAX];
+    sweeprow_values(s, v->graphs[g->scn], &w->sum, sv, dmarks);
     for (int c = 0; c < SWEEPROW_COLS; c++) {
         if (c) fputc(',', f);
         sweeprow_csv(f, &sv[c]);
@@ -141,9 +142,10 @@ static void plan_out_csv_row(FILE *f, const plan_view *v, size_t i)
 void plan_out_csv(FILE *f, const plan_view *v)
 {
     sweeprow_val sv[SWEEPROW_COLS];
+    char dmarks[SWEEPROW_MARKS_MAX];
     run_summary none;
     memset(&none, 0, sizeof none);
-    sweeprow_values(&v->sp->scn[0], 0, &none, sv); /* the names */
+    sweeprow_values(&v->sp->scn[0], 0, &none, sv, dmarks); /* the names */
     for (int c = 0; c < SWEEPROW_COLS; c++) fprintf(f, "%s%s", c ? "," : "", sv[c].name);
     for (int c = 0; plan_out_cols[c]; c++) fprintf(f, ",%s", plan_out_cols[c]);
     fputc('\n', f);
@@ -346,7 +348,8 @@ static void plan_out_json_row(jw *w, const plan_view *v, size_t i, long rank)
     const plan_row *row = &v->r->rows[i];
     const plan_cfg *g = &v->r->cfgs[row->cfg];
     sweeprow_val sv[SWEEPROW_COLS];
-    sweeprow_values(plan_out_scn(v, row->cfg), v->graphs[g->scn], &row->sum, sv);
+    char dmarks[SWEEPROW_MARKS_MAX];
+    sweeprow_values(plan_out_scn(v, row->cfg), v->graphs[g->scn], &row->sum, sv, dmarks);
     jw_obj(w);
     for (int c = 0; c < SWEEPROW_COLS; c++) sweeprow_json(w, &sv[c]);
     jw_kint(w, "gpus", v->sp->gpus);

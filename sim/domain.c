@@ -1,0 +1,56 @@
+/* domain.c: see domain.h. */
+#include "domain.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void dom_mark(domain_report *r, const char *fmt, ...)
+{
+    if (r->n_marks == DOMAIN_MAX_MARKS) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->marks[r->n_marks++], DOMAIN_MARK_MAX, fmt, ap);
+    va_end(ap);
+    r->inside = 0;
+}
+
+void domain_check(const scenario *s, const domain_cell *c, domain_report *out)
+{
+    const scenario_domain *d = &s->domain;
+    memset(out, 0, sizeof *out);
+    out->inside = 1;
+    if (!d->present) {
+        dom_mark(out, "this scenario was never validated");
+        return;
+    }
+    int tp_ok = 0;
+    char tps[96] = "";
+    for (int i = 0; i < d->n_tp; i++) {
+        tp_ok |= d->tp[i] == c->tp;
+        size_t len = strlen(tps);
+        snprintf(tps + len, sizeof tps - len, "%s%ld", i ? ", " : "", d->tp[i]);
+    }
+    if (!tp_ok) dom_mark(out, "TP-%ld is outside the validated TP {%s}", c->tp, tps);
+    if (c->graphs && !d->graphs) dom_mark(out, "graph mode was never validated");
+    if (!c->graphs && !d->eager) dom_mark(out, "eager mode was never validated");
+    if (c->batch < d->batch_lo || c->batch > d->batch_hi)
+        dom_mark(out, "batch %ld is outside the validated batch %ld..%ld", c->batch, d->batch_lo,
+                 d->batch_hi);
+    if (c->ctx < d->ctx_lo || c->ctx > d->ctx_hi)
+        dom_mark(out, "context %ld is outside the validated context %ld..%ld", c->ctx, d->ctx_lo,
+                 d->ctx_hi);
+    if (c->hardware && strcmp(c->hardware, d->hardware))
+        dom_mark(out, "%s was never validated (only %s)", c->hardware, d->hardware);
+}
+
+void domain_join(const domain_report *r, char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap) buf[0] = '\0';
+    for (int i = 0; i < r->n_marks && len < cap; i++) {
+        int n = snprintf(buf + len, cap - len, "%s%s", i ? "; " : "", r->marks[i]);
+        if (n < 0) break;
+        len += (size_t)n;
+    }
+}

@@ -1,0 +1,35 @@
+/* domain.h: whether a cell lies inside what its scenario was validated on, and each
+ * extrapolation said in words ("TP-8 is outside the validated TP {2, 4}", "graph mode was
+ * never validated").
+ *
+ * Contract: a scenario's `validated:` block (scenario.h's scenario_domain: TP degrees, modes,
+ * batch and context ranges, hardware, the grid and the verdict it got) is what tpsim validate
+ * judged it on, as its author states it. domain_check compares one cell with it: inside is 1
+ * only when no mark is made; a scenario without the block gets the one mark "this scenario was
+ * never validated". Plain values, no allocation, no state; run, sweep and plan share it.
+ */
+#ifndef TPSIM_DOMAIN_H
+#define TPSIM_DOMAIN_H
+
+#include "scenario.h"
+
+#define DOMAIN_MAX_MARKS 6
+#define DOMAIN_MARK_MAX 200
+
+typedef struct domain_cell {
+    long tp, batch, ctx;
+    int graphs;           /* the cell's execution mode */
+    const char *hardware; /* the hardware it runs on (hw_spec.name) */
+} domain_cell;
+
+typedef struct domain_report {
+    int inside;  /* 1: every dimension inside the validated domain */
+    int n_marks;
+    char marks[DOMAIN_MAX_MARKS][DOMAIN_MARK_MAX];
+} domain_report;
+
+void domain_check(const scenario *s, const domain_cell *c, domain_report *out);
+/* The marks joined by "; " into buf (cap bytes), "" when inside. */
+void domain_join(const domain_report *r, char *buf, size_t cap);
+
+#endif

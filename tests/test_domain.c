@@ -1,0 +1,109 @@
+/* test_domain.c: domain_check against a hand-stated validated domain: inside cells get no
+ * mark, each dimension outside gets its own words, a scenario without the block one mark. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "domain.h"
+
+static scenario *study_domain(void)
+{
+    scenario *s = calloc(1, sizeof *s);
+    scenario_domain *d = &s->domain;
+    d->present = 1;
+    d->tp[0] = 2, d->tp[1] = 4, d->n_tp = 2;
+    d->eager = 1;
+    d->batch_lo = 1, d->batch_hi = 8, d->ctx_lo = 2048, d->ctx_hi = 2048;
+    strcpy(d->hardware, "H100 SXM");
+    return s;
+}
+
+static void test_inside(void **state)
+{
+    (void)state;
+    scenario *s = study_domain();
+    domain_report r;
+    for (long tp = 2; tp <= 4; tp += 2)
+        for (long b = 1; b <= 8; b++) {
+            domain_cell c = {tp, b, 2048, 0, "H100 SXM"};
+            domain_check(s, &c, &r);
+            assert_int_equal(r.inside, 1);
+            assert_int_equal(r.n_marks, 0);
+        }
+    char buf[64];
+    domain_join(&r, buf, sizeof buf);
+    assert_string_equal(buf, "");
+    free(s);
+}
+
+static void test_each_dimension_marked(void **state)
+{
+    (void)state;
+    scenario *s = study_domain();
+    domain_report r;
+    domain_cell c = {8, 16, 192, 1, "H200 SXM"};
+    domain_check(s, &c, &r);
+    assert_int_equal(r.inside, 0);
+    assert_int_equal(r.n_marks, 5);
+    assert_string_equal(r.marks[0], "TP-8 is outside the validated TP {2, 4}");
+    assert_string_equal(r.marks[1], "graph mode was never validated");
+    assert_string_equal(r.marks[2], "batch 16 is outside the validated batch 1..8");
+    assert_string_equal(r.marks[3], "context 192 is outside the validated context 2048..2048");
+    assert_string_equal(r.marks[4], "H200 SXM was never validated (only H100 SXM)");
+    char buf[1024];
+    domain_join(&r, buf, sizeof buf);
+    assert_non_null(strstr(buf, "{2, 4}; graph mode was never validated; batch 16"));
+    /* one dimension at a time: only its mark */
+    domain_cell one = {4, 9, 2048, 0, "H100 SXM"};
+    domain_check(s, &one, &r);
+    assert_int_equal(r.n_marks, 1);
+    assert_string_equal(r.marks[0], "batch 9 is outside the validated batch 1..8");
+    /* a graphs-only domain marks eager cells */
+    s->domain.eager = 0, s->domain.graphs = 1;
+    domain_cell eager = {2, 1, 2048, 0, "H100 SXM"};
+    domain_check(s, &eager, &r);
+    assert_int_equal(r.n_marks, 1);
+    assert_string_equal(r.marks[0], "eager mode was never validated");
+    free(s);
+}
+
+static void test_never_validated(void **state)
+{
+    (void)state;
+    scenario *s = calloc(1, sizeof *s);
+    domain_report r;
+    domain_cell c = {4, 1, 2048, 1, "H100 SXM"};
+    domain_check(s, &c, &r);
+    assert_int_equal(r.inside, 0);
+    assert_int_equal(r.n_marks, 1);
+    assert_string_equal(r.marks[0], "this scenario was never validated");
+    free(s);
+}
+
+static void test_join_truncates(void **state)
+{
+    (void)state;
+    scenario *s = study_domain();
+    domain_report r;
+    domain_cell c = {8, 16, 192, 1, "H200 SXM"};
+    domain_check(s, &c, &r);
+    char buf[20];
+    domain_join(&r, buf, sizeof buf);
+    assert_int_equal(strlen(buf), sizeof buf - 1); /* cut, still terminated */
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inside),
+        cmocka_unit_test(test_each_dimension_marked),
+        cmocka_unit_test(test_never_validated),
+        cmocka_unit_test(test_join_truncates),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
