@@ -31,7 +31,7 @@ expect_ok "sweep header" "$TPSIM" sweep $SCN --tp 4 --batch 1 --steps 2
 head -1 "$TMP/out" > "$TMP/sweep.hdr"
 expect_ok "plan csv" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" \
     --format csv -o "$TMP/plan.csv"
-check "csv starts with sweep's columns" test "$(head -1 "$TMP/plan.csv" | cut -d, -f1-25)" = "$(cat "$TMP/sweep.hdr")"
+check "csv starts with sweep's columns" test "$(head -1 "$TMP/plan.csv" | cut -d, -f1-27)" = "$(cat "$TMP/sweep.hdr")"
 check "csv: 2 TP x 2 modes x 16 batches" test "$(wc -l <"$TMP/plan.csv")" -eq 65
 check "csv: the plan's columns" grep -q ",gpus,replicas,target_ms,meets_target,tokens_per_s_per_gpu,tokens_per_s_total," "$TMP/plan.csv"
 expect_ok "plan json" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" --format json
