@@ -125,23 +125,23 @@ static int trace_import(int argc, char **argv)
         if (!a.out) tp_err_set(&err, "--hardware: only with -o (it sets the calibration's efficiencies)");
         goto out;
     }
+    if (ofile_refuse_inputs(a.out, (const char *const *)a.files, a.n_files, &err)) goto out;
     if (a.out && !cli_is_stdout(a.out) && ofile_open(&of, a.out, &err)) goto out;
     if (trace_load(&t, a.files, a.n_files, &err) || tr_analyze(&t, &o, &rep, &err)) {
         ofile_abort(&of);
         goto out;
     }
-    if (a.out && cli_is_stdout(a.out)) {
-        tr_out_calib(stdout, &t, &rep, hw.hbm_bw, a.hardware);
-    } else if (a.out) {
-        tr_out_calib(of.f, &t, &rep, hw.hbm_bw, a.hardware);
-        if (ofile_commit(&of, &err)) goto out;
-    }
     if (a.out && cli_is_stdout(a.out)) /* -o -: the calibration is the output */
-        ;
+        tr_out_calib(stdout, &t, &rep, hw.hbm_bw, a.hardware);
     else if (a.json)
         tr_out_json(stdout, &t, &rep);
     else
         tr_out_text(stdout, &t, &rep);
+    /* the calibration is installed last, once the report reached stdout (ofile_commit) */
+    if (a.out && !cli_is_stdout(a.out)) {
+        tr_out_calib(of.f, &t, &rep, hw.hbm_bw, a.hardware);
+        if (ofile_commit(&of, &err)) goto out;
+    }
     status = 0;
 out:
     if (status) cmd_fail(&err);

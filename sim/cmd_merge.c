@@ -43,6 +43,7 @@ int tpsim_cmd_merge(int argc, char **argv)
     }
     ofile of = {0};
     FILE *out = stdout;
+    if (ofile_refuse_inputs(operands[0], operands + 1, n - 1, &err)) goto out;
     if (!cli_is_stdout(operands[0])) {
         if (ofile_open(&of, operands[0], &err)) goto out;
         out = of.f;

@@ -448,13 +448,15 @@ int tpsim_cmd_run(int argc, char **argv)
     if (tw) {
         ran = ran ? trace_end(tw, &err) == 0 : (trace_abort(tw), 0);
         free(tw);
-        ran = ran ? ofile_commit(&tf, &err) == 0 : (ofile_abort(&tf), 0);
+        if (!ran) ofile_abort(&tf);
     }
     if (!ran) goto out;
     if (json)
         run_print_json(s, &sum);
     else
         run_print_text(s, &sum);
+    /* the trace is installed last, once the report reached stdout (ofile_commit) */
+    if (trace_path && ofile_commit(&tf, &err)) goto out;
     status = 0;
     if (!sum.fits_in_hbm) { /* a result, not bad input: the report is whole, the status says it */
         fflush(stdout);

@@ -11,6 +11,7 @@
 #include "locate.h"
 #include "ofile.h"
 #include "par.h"
+#include "rfile.h"
 #include "run.h"
 #include "shard.h"
 #include "sweeprow.h"
@@ -47,6 +48,7 @@ typedef struct sweep_opts {
     int json;
     int jobs, quiet;
     long shard, n_shards; /* n_shards 0: the whole grid */
+    uint64_t fp;          /* the sweep's fingerprint (shard.h): flags here, scenario later */
 } sweep_opts;
 
 static int sweep_modes(const char *text, sweep_opts *o, tp_err *err)
@@ -87,8 +89,14 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
     cli_args ca;
     int f;
     if (cli_begin(&ca, "sweep", "tpsim sweep --help", flags, argc, argv, err)) return -1;
+    o->fp = SHARD_FP_INIT;
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         if (f == CLI_ERROR) return -1;
+        /* every flag that shapes the rows goes into the fingerprint, in order (shard.h) */
+        if (f >= 0 && f != F_OUT && f != F_JOBS && f != F_QUIET && f != F_SHARD) {
+            shard_fp(&o->fp, flags[f].name, strlen(flags[f].name) + 1);
+            if (v) shard_fp(&o->fp, v, strlen(v) + 1);
+        }
         if (f == CLI_OPERAND) {
             if (*path) return tp_err_set(err, "sweep: a second scenario '%s', expected one", v);
             *path = v;
@@ -282,7 +290,16 @@ int tpsim_cmd_sweep(int argc, char **argv)
         if (ofile_open(&of, o.out, &err)) goto out;
         out = of.f;
     }
-    if (o.n_shards) shard_header(out, o.shard, o.n_shards, total);
+    if (o.n_shards) {
+        /* the scenario's bytes complete the fingerprint (another file of the same name on
+         * another machine is another sweep) */
+        char *sbuf;
+        size_t slen;
+        if (rfile_read(path, (size_t)64 << 20, "a YAML file", &sbuf, &slen, &err)) goto out;
+        shard_fp(&o.fp, sbuf, slen);
+        free(sbuf);
+        shard_header(out, o.shard, o.n_shards, total, o.fp);
+    }
     sweep_write(out, o.json, s, row_mode, rows, n_rows);
     if (o.out && ofile_commit(&of, &err)) goto out;
     fputs(shown, stderr);

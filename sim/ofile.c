@@ -25,7 +25,9 @@ static void ofile_on_signal(int sig)
 {
     for (int i = 0; i < OFILE_MAX_LIVE; i++)
         if (ofile_live_used[i]) unlink(ofile_live[i]);
-    for (int i = 0; i < OFILE_MAX_LIVE; i++) /* directories, now that their files are gone */
+    /* directories, now that their files are gone, the last registered first: a folder
+     * registered before the staging folder inside it is removed after it */
+    for (int i = OFILE_MAX_LIVE - 1; i >= 0; i--)
         if (ofile_live_used[i]) rmdir(ofile_live[i]);
     if (sig == SIGXFSZ) {
         static const char msg[] =
@@ -187,9 +189,35 @@ static void ofile_sync_dir(const char *file)
     }
 }
 
+int ofile_refuse_inputs(const char *out, const char *const *inputs, int n, tp_err *err)
+{
+    struct stat so, si;
+    if (!out || !strcmp(out, "-") || stat(out, &so) != 0 || !S_ISREG(so.st_mode)) return 0;
+    for (int i = 0; i < n; i++)
+        if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return tp_err_set(err, "%s: is the input %s%s, refusing to overwrite it; expected "
+                                   "another output name", out, inputs[i],
+                              strcmp(out, inputs[i]) ? " (the same file)" : "");
+    return 0;
+}
+
+int ofile_stdout_ok(tp_err *err)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    int e = errno;
+    return tp_err_set(err, "cannot write to stdout%s%s; no output file was replaced", e ? ": " : "",
+                      e ? strerror(e) : "");
+}
+
 int ofile_commit(ofile *o, tp_err *err)
 {
     if (!o->f) return tp_err_set(err, "%s: not open for writing", o->path);
+    /* the report so far must have reached stdout before a file is replaced (ofile.h) */
+    if (!o->in_place && ofile_stdout_ok(err)) {
+        ofile_abort(o);
+        return -1;
+    }
     errno = 0;
     int bad = fflush(o->f) != 0 || ferror(o->f);
     int e = errno;

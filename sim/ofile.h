@@ -41,6 +41,20 @@ int ofile_commit(ofile *o, tp_err *err);
 /* Safe on a zeroed ofile and after commit (does nothing then). */
 void ofile_abort(ofile *o);
 
+/* The one check that no output is an input, for every command with -o or an output operand,
+ * called with the command's input operands before any work (so before an input is read and
+ * before the output is opened): -1 and one line when `out` names the same file (device and
+ * inode, so through symlinks and hard links) as any of inputs[0..n). "-" (stdout), a path
+ * that does not exist yet, and a device/FIFO are never inputs. ofile_open refuses in the same
+ * way every file the run has read through rfile (inputs a scenario names). */
+int ofile_refuse_inputs(const char *out, const char *const *inputs, int n, tp_err *err);
+
+/* A command's outputs are installed only when the whole command succeeded: ofile_commit (and
+ * the figure sets of plot.h) first flushes stdout and refuses to replace anything when the
+ * report written there so far failed (a full disk, /dev/full, a closed pipe), so a command
+ * writes its stdout report before committing its files. 0, or -1 and one line. */
+int ofile_stdout_ok(tp_err *err);
+
 /* The same signal guard for scratch paths written outside ofile (validate --plot's staging
  * directory and its files): on a signal every registered file is removed, then every
  * registered directory (once empty). Returns a slot for ofile_guard_release, or -1 when the

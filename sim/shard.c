@@ -23,15 +23,23 @@ int shard_parse(const char *text, long *shard, long *n_shards, tp_err *err)
     return 0;
 }
 
-void shard_header(FILE *f, long shard, long n_shards, size_t cells)
+void shard_fp(uint64_t *fp, const void *bytes, size_t n)
 {
-    fprintf(f, "# tpsim sweep part %ld/%ld of %zu cells\n", shard, n_shards, cells);
+    const unsigned char *b = bytes;
+    for (size_t i = 0; i < n; i++) *fp = (*fp ^ b[i]) * 0x100000001b3ull;
+}
+
+void shard_header(FILE *f, long shard, long n_shards, size_t cells, uint64_t fp)
+{
+    fprintf(f, "# tpsim sweep part %ld/%ld of %zu cells, sweep %016llx\n", shard, n_shards, cells,
+            (unsigned long long)fp);
 }
 
 typedef struct shard_part {
     const char *path;
     long shard, n_shards;
     unsigned long cells;
+    char fp[17];
     char *header;
     char **rows;
     size_t n_rows;
@@ -81,11 +89,11 @@ static int part_read(shard_part *p, tp_err *err)
     int bad = 0, rc = -1;
     char *first = next_line(buf, len, &pos, p->path, 1, &bad, err), tail;
     if (bad) goto out;
-    if (!first || sscanf(first, "# tpsim sweep part %ld/%ld of %lu cells%c", &p->shard,
-                         &p->n_shards, &p->cells, &tail) != 3 ||
-        p->n_shards < 1 || p->shard < 0 || p->shard >= p->n_shards) {
+    if (!first || sscanf(first, "# tpsim sweep part %ld/%ld of %lu cells, sweep %16[0-9a-f]%c",
+                         &p->shard, &p->n_shards, &p->cells, p->fp, &tail) != 4 ||
+        strlen(p->fp) != 16 || p->n_shards < 1 || p->shard < 0 || p->shard >= p->n_shards) {
         tp_err_at(err, p->path, 1, 1, "not a tpsim sweep part, expected a first line "
-                  "'# tpsim sweep part I/N of T cells' (made by tpsim sweep --shard I/N)");
+                  "'# tpsim sweep part I/N of T cells, sweep FP' (made by tpsim sweep --shard I/N)");
         free(first);
         goto out;
     }
@@ -142,6 +150,12 @@ int shard_merge(FILE *out, const char *const *paths, int n, tp_err *err)
             tp_err_at(err, p[i].path, 1, 1, "part %ld/%ld of %lu cells, but %s is a part of %ld "
                       "of %lu cells: not one sweep", p[i].shard, p[i].n_shards, p[i].cells,
                       p[0].path, p[0].n_shards, p[0].cells);
+            goto out;
+        }
+        if (strcmp(p[i].fp, p[0].fp)) {
+            tp_err_at(err, p[i].path, 1, 1, "sweep %s, but %s is a part of sweep %s: not one sweep "
+                      "(another scenario, grid, --steps, --seed or --set), expected the parts of "
+                      "one tpsim sweep command", p[i].fp, p[0].path, p[0].fp);
             goto out;
         }
         if (strcmp(p[i].header, p[0].header)) {

@@ -3,9 +3,12 @@
  * Contract: shard I of N (0 <= I < N) owns the grid cells c with c % N == I: a stable
  * assignment that depends only on the grid, not on timing or the machine. A part is the
  * unsharded CSV with its own rows only, headed by one line
- *   # tpsim sweep part I/N of T cells
- * (N at most SHARD_MAX, in a part as on the command line). shard_merge reads N parts (any
- * order), checks that they are one grid's parts (same N, T and CSV header), each shard
+ *   # tpsim sweep part I/N of T cells, sweep FP
+ * (N at most SHARD_MAX, in a part as on the command line; FP 16 hex digits, the sweep's
+ * fingerprint: shard_fp of the scenario file's bytes and every flag that shapes the rows,
+ * so grid, --steps, --warmup, --seed, --set, --calib, ...; not -o, --shard, --jobs, --quiet).
+ * shard_merge reads N parts (any order), checks that they are one sweep's parts (same FP,
+ * N, T and CSV header), each shard
  * exactly once with exactly its row count, and writes the CSV the unsharded sweep writes,
  * byte for byte (rows back in grid order). Any problem is one "file:line:col: ..." message
  * in err and nothing written.
@@ -13,6 +16,8 @@
 #ifndef TPSIM_SHARD_H
 #define TPSIM_SHARD_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -21,7 +26,10 @@
 
 /* Parses "I/N". */
 int shard_parse(const char *text, long *shard, long *n_shards, tp_err *err);
-void shard_header(FILE *f, long shard, long n_shards, size_t cells);
+/* FNV-1a 64 of n bytes, continued from *fp (start from SHARD_FP_INIT). */
+#define SHARD_FP_INIT 0xcbf29ce484222325ull
+void shard_fp(uint64_t *fp, const void *bytes, size_t n);
+void shard_header(FILE *f, long shard, long n_shards, size_t cells, uint64_t fp);
 int shard_merge(FILE *out, const char *const *parts, int n_parts, tp_err *err);
 
 #endif

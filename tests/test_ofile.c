@@ -254,6 +254,68 @@ static void test_refusals(void **state)
     assert_int_equal(count_entries(fx), 3);
 }
 
+/* ofile_refuse_inputs: the output named by the inputs' list (not yet read) is refused by
+ * name, through a symlink either way and a hard link; another file, a new path and "-" pass. */
+static void test_refuse_inputs(void **state)
+{
+    fixture *fx = *state;
+    tp_err e;
+    char a[128], b[128], ln[128], hard[128], fresh[128];
+    in_dir(fx, "a.json", a, sizeof a);
+    in_dir(fx, "b.json", b, sizeof b);
+    in_dir(fx, "ln.json", ln, sizeof ln);
+    in_dir(fx, "hard.json", hard, sizeof hard);
+    in_dir(fx, "fresh.json", fresh, sizeof fresh);
+    write_text(a, "A");
+    write_text(b, "B");
+    assert_int_equal(symlink("a.json", ln), 0);
+    assert_int_equal(link(a, hard), 0);
+    const char *in[] = {b, a};
+    assert_int_equal(ofile_refuse_inputs(a, in, 2, &e), -1);
+    assert_non_null(strstr(e.msg, "is the input"));
+    assert_null(strstr(e.msg, "the same file")); /* named as given */
+    assert_int_equal(ofile_refuse_inputs(ln, in, 2, &e), -1);
+    assert_non_null(strstr(e.msg, "(the same file)"));
+    assert_int_equal(ofile_refuse_inputs(hard, in, 2, &e), -1);
+    const char *via_link[] = {ln};
+    assert_int_equal(ofile_refuse_inputs(a, via_link, 1, &e), -1);
+    assert_int_equal(ofile_refuse_inputs(fresh, in, 2, &e), 0);
+    assert_int_equal(ofile_refuse_inputs("-", in, 2, &e), 0);
+    assert_int_equal(ofile_refuse_inputs(a, in, 1, &e), 0); /* b only */
+    assert_int_equal(ofile_refuse_inputs("/dev/null", in, 2, &e), 0);
+    assert_content(a, "A");
+}
+
+/* ofile_commit refuses to replace its target once stdout has failed: a child whose stdout
+ * is /dev/full writes a report, then commits; the old content stays and no temporary is
+ * left. */
+static void test_commit_after_stdout_failed(void **state)
+{
+    fixture *fx = *state;
+    char out[128];
+    in_dir(fx, "out.csv", out, sizeof out);
+    write_text(out, "old");
+    if (access("/dev/full", W_OK) != 0) skip();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/full", "w", stdout)) _exit(3);
+        ofile o;
+        tp_err e;
+        if (ofile_open(&o, out, &e)) _exit(4);
+        fputs("new", o.f);
+        printf("a report\n");
+        int rc = ofile_commit(&o, &e);
+        _exit(rc == -1 && strstr(e.msg, "cannot write to stdout") ? 0 : 5);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_content(out, "old");
+    assert_int_equal(count_entries(fx), 1);
+}
+
 /* A child opens an output, writes, and is killed by `sig` before committing: it dies of that
  * signal and leaves no temporary file (and no target). */
 static void killed_while_writing(const fixture *fx, int sig)
@@ -384,6 +446,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_symlink_written_through, setup, teardown),
         cmocka_unit_test_setup_teardown(test_devices_in_place, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_inputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_commit_after_stdout_failed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_signals_remove_temp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_guarded_scratch_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reader_bounds, setup, teardown),

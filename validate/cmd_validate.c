@@ -542,15 +542,17 @@ int tpsim_cmd_validate(int argc, char **argv)
         free(rep);
         return cmd_fail(&err);
     }
+    /* the figures are installed last, after the report reached stdout (plot.h) */
+    if ((plot_dir && plot_check(plot_dir, &err)) || (scan_dir && plot_check(scan_dir, &err))) goto out;
     if (val_run_with(path, &so, &g, &vo, rep, &err)) goto out;
+    if (json) vcmd_print_json(rep);
+    else if (summary) vcmd_print_summary(rep);
+    else vcmd_print_text(rep);
     if ((plot_dir && plot_validation(rep, plot_dir, &err)) ||
         (scan_dir && vcmd_write_scan(path, &so, rep, scan_dir, &err))) {
         val_free(rep);
         goto out;
     }
-    if (json) vcmd_print_json(rep);
-    else if (summary) vcmd_print_summary(rep);
-    else vcmd_print_text(rep);
     status = 0;
     for (int k = 0; strict && k < rep->n_configs; k++)
         if (vcmd_judged(rep, &rep->configs[k]) && rep->configs[k].verdict != VAL_SUPPORTED)

@@ -45,6 +45,8 @@ static int plot_install(plot_ctx *c)
                 return tp_err_set(c->err, "plot: gnuplot wrote no %s.%s; the figures in %s are "
                                           "unchanged", plot_figures[i], ext[e], c->dir);
         }
+    /* installed only when the whole command succeeded so far: its report reached stdout */
+    if (ofile_stdout_ok(c->err)) return -1;
     for (int e = 0; e < 4; e++)
         for (int i = 0; i < PLOT_N_FIGURES; i++) {
             char from[PLOT_PATH_MAX + 64], to[PLOT_PATH_MAX + 64];
@@ -57,13 +59,33 @@ static int plot_install(plot_ctx *c)
 }
 
 /* What every figure set needs first: a usable output path, gnuplot on PATH (into `gnuplot`,
- * PLOT_PATH_MAX bytes) and the output folder. */
-int plot_prepare(const char *dir, char *gnuplot, tp_err *err)
+ * PLOT_PATH_MAX bytes) and the output folder (*made: created here; plot_mkdirs). */
+static int plot_prepare_made(const char *dir, char *gnuplot, int *made, tp_err *err)
 {
-    if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
+    *made = 0;
+    if (plot_check(dir, err)) return -1;
     if (plot_find_gnuplot(gnuplot, PLOT_PATH_MAX))
         return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
-    return plot_mkdirs(dir, err);
+    return plot_mkdirs(dir, made, err);
+}
+
+int plot_check(const char *dir, tp_err *err)
+{
+    char gnuplot[PLOT_PATH_MAX];
+    if (!dir || !dir[0]) return tp_err_set(err, "plot: empty output directory name");
+    if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return tp_err_set(err, "plot: %s: not a directory", dir);
+    if (plot_find_gnuplot(gnuplot, sizeof gnuplot))
+        return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
+    return 0;
+}
+
+int plot_prepare(const char *dir, char *gnuplot, tp_err *err)
+{
+    int made;
+    return plot_prepare_made(dir, gnuplot, &made, err);
 }
 
 int plot_validation(const val_report *r, const char *dir, tp_err *err)
@@ -72,7 +94,10 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
         return tp_err_set(err, "plot: nothing to plot (an empty validation report)");
     if (!dir) return tp_err_set(err, "plot: no output directory");
     char gnuplot[PLOT_PATH_MAX];
-    if (plot_prepare(dir, gnuplot, err)) return -1;
+    int made, made_slot = -1;
+    if (plot_prepare_made(dir, gnuplot, &made, err)) return -1;
+    /* a folder made here goes again when the set fails or a signal ends the run */
+    if (made) made_slot = ofile_guard(dir);
 
     plot_ctx c;
     memset(&c, 0, sizeof c);
@@ -90,8 +115,12 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
         if (r->cells[i].g->ctx != r->cells[0].g->ctx) c.multi_ctx = 1;
 
     snprintf(c.stage, sizeof c.stage, "%s/.plot.XXXXXX", dir);
-    if (!mkdtemp(c.stage))
-        return tp_err_set(err, "plot: %s: cannot create a staging directory: %s", dir, strerror(errno));
+    if (!mkdtemp(c.stage)) {
+        tp_err_set(err, "plot: %s: cannot create a staging directory: %s", dir, strerror(errno));
+        if (made) rmdir(dir);
+        ofile_guard_release(made_slot);
+        return -1;
+    }
     /* a signal while drawing removes the staging directory and what is in it (ofile.h) */
     static const char *const ext[] = {"dat", "gp", "png", "svg"};
     c.guard[c.n_guard++] = ofile_guard(c.stage);
@@ -113,6 +142,8 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
 out:
     plot_remove_stage(c.stage);
     for (int i = 0; i < c.n_guard; i++) ofile_guard_release(c.guard[i]);
+    if (rc && made) rmdir(dir);
+    ofile_guard_release(made_slot);
     return rc;
 }
 
@@ -198,16 +229,22 @@ static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
 int plot_scan(const plot_scan_data *d, const char *dir, tp_err *err)
 {
     char gnuplot[PLOT_PATH_MAX];
-    if (plot_prepare(dir, gnuplot, err)) return -1;
+    int made, made_slot = -1;
+    if (plot_prepare_made(dir, gnuplot, &made, err)) return -1;
+    if (made) made_slot = ofile_guard(dir);
     plot_ctx c;
     memset(&c, 0, sizeof c);
     c.dir = dir;
     c.err = err;
     snprintf(c.stage, sizeof c.stage, "%s/.plot.XXXXXX", dir);
-    if (!mkdtemp(c.stage))
-        return tp_err_set(err, "plot: %s: cannot create a staging directory: %s", dir, strerror(errno));
     int rc = -1;
+    if (!mkdtemp(c.stage)) {
+        tp_err_set(err, "plot: %s: cannot create a staging directory: %s", dir, strerror(errno));
+        c.stage[0] = '\0';
+        goto out;
+    }
     if (plot_scan_files(&c, d) || plot_run_gnuplot(&c, gnuplot, d->name)) goto out;
+    if (ofile_stdout_ok(err)) goto out; /* installed only when the report reached stdout */
     static const char *const ext[] = {"csv", "gp", "png", "svg"};
     for (int e = 0; e < 4; e++) {
         char from[PLOT_PATH_MAX + 200], to[PLOT_PATH_MAX + 200];
@@ -225,6 +262,8 @@ int plot_scan(const plot_scan_data *d, const char *dir, tp_err *err)
     }
     rc = 0;
 out:
-    plot_remove_stage(c.stage);
+    if (c.stage[0]) plot_remove_stage(c.stage);
+    if (rc && made) rmdir(dir);
+    ofile_guard_release(made_slot);
     return rc;
 }

@@ -18,6 +18,11 @@
 #include "validate.h"
 
 int plot_validation(const val_report *r, const char *dir, tp_err *err);
+/* What a figure set needs, checked before any work: a usable DIR name (a directory or
+ * nothing yet) and gnuplot on PATH. A set is installed only when stdout has taken the report
+ * written so far (ofile_stdout_ok), and a DIR the set created is removed again when it fails
+ * or a signal ends the run. */
+int plot_check(const char *dir, tp_err *err);
 
 /* plot_scan writes DIR/NAME.csv (the objective on an n1 x n2 grid of the free parameters:
  * one row per point, x-major, a blank line between x values so gnuplot sees the grid),

@@ -113,9 +113,10 @@ int plot_close(plot_ctx *c, FILE *f, const char *name)
     return 0;
 }
 
-/* mkdir -p */
-int plot_mkdirs(const char *dir, tp_err *err)
+/* mkdir -p (*made: plot_impl.h) */
+int plot_mkdirs(const char *dir, int *made, tp_err *err)
 {
+    *made = 0;
     char p[PLOT_PATH_MAX];
     if (!dir[0]) return tp_err_set(err, "plot: empty output directory name");
     if (strlen(dir) >= sizeof p) return tp_err_set(err, "plot: %s: path too long", dir);
@@ -124,7 +125,8 @@ int plot_mkdirs(const char *dir, tp_err *err)
         if (*s != '/' && *s != '\0') continue;
         char keep = *s;
         *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        if (mkdir(p, 0777) == 0) *made = !keep;
+        else if (errno != EEXIST)
             return tp_err_set(err, "plot: %s: cannot create directory: %s", p, strerror(errno));
         *s = keep;
         if (!keep) break;

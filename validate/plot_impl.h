@@ -51,7 +51,8 @@ void plot_dat_str(FILE *f, const char *s);
 int plot_find_gnuplot(char *out, size_t n);
 void plot_fit_note(const plot_ctx *c, char *out, size_t n);
 void plot_grid_name(const char *path, char *out, size_t n);
-int plot_mkdirs(const char *dir, tp_err *err);
+/* mkdir -p; *made: 1 when DIR itself did not exist and was created here. */
+int plot_mkdirs(const char *dir, int *made, tp_err *err);
 void plot_qs(FILE *f, const char *s);
 void plot_remove_stage(const char *stage);
 int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig);

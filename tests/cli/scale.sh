@@ -72,7 +72,8 @@ check "validate progress on a terminal" grep -Eq 'validate: [0-9]+/[0-9]+' "$TMP
 for i in 0 1 2 3; do
     expect_ok "shard $i/4" "$TPSIM" sweep $SCN "${GRID[@]}" --shard $i/4 --jobs 2 -o "$TMP/part$i.csv"
 done
-check "part header" grep -qx '# tpsim sweep part 2/4 of 18 cells' "$TMP/part2.csv"
+check "part header" grep -Eqx '# tpsim sweep part 2/4 of 18 cells, sweep [0-9a-f]{16}' "$TMP/part2.csv"
+check "one fingerprint for the parts of one sweep" test "$(sed -n 1p "$TMP"/part{0,1,2,3}.csv | sed 's/.*sweep //' | sort -u | wc -l)" -eq 1
 check "part 1 has cells 1,5,9,13,17" test "$(wc -l <"$TMP/part1.csv")" -eq 7
 check "part 3 has cells 3,7,11,15" test "$(wc -l <"$TMP/part3.csv")" -eq 6
 expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP"/part{2,0,3,1}.csv
@@ -102,9 +103,32 @@ expect_fail2 "no parts" "merge: expected OUT and at least one PART" "$TPSIM" mer
 # a part's shard count is bounded as --shard's N is (4096): a forged count is one line, not
 # an allocation of N entries ("out of memory", or an abort under ASan)
 for n in 4097 1099511627776 100000000000000000; do
-    printf '# tpsim sweep part 0/%s of 1 cells\nscenario\na\n' "$n" >"$TMP/many.csv"
+    printf '# tpsim sweep part 0/%s of 1 cells, sweep 0123456789abcdef\nscenario\na\n' "$n" >"$TMP/many.csv"
     expect_fail2 "$n shards" "many.csv:1:1: $n shards, expected at most 4096" "$TPSIM" merge "$TMP/m.csv" "$TMP/many.csv"
 done
+# parts of another sweep (other --steps, --seed, --set, grid, scenario bytes) are refused by the
+# fingerprint in every part's first line, although their shape (N, T, header) is the same
+for extra in "--steps 4" "--seed 7" "--set host.launch.cv=0.2" "--batch 1,2,16"; do
+    # shellcheck disable=SC2086
+    expect_ok "foreign part ($extra)" "$TPSIM" sweep $SCN "${GRID[@]}" $extra --shard 1/4 -o "$TMP/foreign.csv"
+    expect_fail2 "foreign part refused ($extra)" "foreign.csv:1:1: sweep [0-9a-f]{16}, but .*part0.csv is a part of sweep [0-9a-f]{16}: not one sweep" \
+        "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/foreign.csv"
+done
+cp "$SCN" "$TMP/copy.yaml"; echo "# another file" >>"$TMP/copy.yaml"
+expect_ok "part of another scenario file" "$TPSIM" sweep "$TMP/copy.yaml" "${GRID[@]}" --shard 1/4 -o "$TMP/foreign.csv"
+expect_fail2 "other scenario bytes refused" "foreign.csv:1:1: sweep .* not one sweep" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/foreign.csv"
+# the same sweep with other -o, --jobs, --quiet is the same sweep
+expect_ok "same sweep, other jobs" "$TPSIM" sweep $SCN "${GRID[@]}" --shard 1/4 --jobs 1 --quiet -o "$TMP/again.csv"
+check "same fingerprint" cmp -s "$TMP/again.csv" "$TMP/part1.csv"
+# OUT may not be a part: not by its name, a symlink to it, a hard link, or ./ spelling
+cp "$TMP/part0.csv" "$TMP/keep0.csv"
+expect_fail2 "OUT is a part" "part0.csv: is the input .*part0.csv, refusing to overwrite it" "$TPSIM" merge "$TMP/part0.csv" "$TMP"/part{0,1,2,3}.csv
+ln -sf "$TMP/part0.csv" "$TMP/link.csv"
+expect_fail2 "OUT a symlink to a part" "link.csv: is the input .*part0.csv \(the same file\)" "$TPSIM" merge "$TMP/link.csv" "$TMP"/part{0,1,2,3}.csv
+ln -f "$TMP/part0.csv" "$TMP/hard.csv"
+expect_fail2 "OUT a hard link to a part" "hard.csv: is the input" "$TPSIM" merge "$TMP/hard.csv" "$TMP"/part{0,1,2,3}.csv
+check "the part is intact" cmp -s "$TMP/part0.csv" "$TMP/keep0.csv"
+check "link still a link" test -L "$TMP/link.csv"
 check "no output file after refusals" test ! -e "$TMP/m.csv"
 expect_fail2 "shard out of range" "--shard I: 4 is out of range, expected 0\.\.3" "$TPSIM" sweep $SCN --shard 4/4
 expect_fail2 "shard no slash" "--shard: '2', expected I/N" "$TPSIM" sweep $SCN --shard 2
