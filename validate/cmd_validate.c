@@ -545,6 +545,11 @@ int tpsim_cmd_validate(int argc, char **argv)
     /* the figures are installed last, after the report reached stdout (plot.h) */
     if ((plot_dir && plot_check(plot_dir, &err)) || (scan_dir && plot_check(scan_dir, &err))) goto out;
     if (val_run_with(path, &so, &g, &vo, rep, &err)) goto out;
+    if (scan_dir && rep->n_fit == 0) { /* refused before the report is printed */
+        tp_err_set(&err, "--scan: %s has no free parameters, nothing to scan", path);
+        val_free(rep);
+        goto out;
+    }
     if (json) vcmd_print_json(rep);
     else if (summary) vcmd_print_summary(rep);
     else vcmd_print_text(rep);
