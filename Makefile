@@ -1,7 +1,8 @@
 # tpsim: a discrete-event simulator of one tensor-parallel LLM decode step.
 #   make            build build/tpsim
 #   make run        the main job on the bundled data
-#   make test       unit tests (cmocka) and CLI tests, plain and under ASan+UBSan
+#   make test       unit tests (cmocka) and CLI tests, plain and under ASan+UBSan, and the
+#                   trace tests under clang's ASan+UBSan with float-cast-overflow (csan-test)
 #   make bench      events/s, rank-ops/s and steps/s of the engine on TP-8 70B steps with
 #                   jitter (fast path and event engine), peak RSS at 10^6 steps; trace writer
 #                   speed (before/after) and trace import MB/s; the wall time of make run
@@ -140,8 +141,44 @@ cli-test: $(BUILD)/tpsim $(BUILD)/asan/tpsim
 	  echo "== $$t (ASan+UBSan)"; TPSIM=$(BUILD)/asan/tpsim ASAN_OPTIONS=detect_leaks=1 bash $$t; \
 	done
 
-test: deps
-	@$(MAKE) --no-print-directory unit-test cli-test
+test: deps csan-deps
+	@$(MAKE) --no-print-directory unit-test cli-test csan-test
+
+# clang's UBSan sees what GCC's cannot: a double converted to an integer type it does not fit
+# (-fsanitize=float-cast-overflow; `"pid": 1e300` in a trace was one). The readers of outside
+# numbers (traces, configs, logs) are tested under this build too: the unit tests of those
+# readers and their CLI tests.
+CSAN_PKGS := clang libclang-rt-dev
+CSAN_CC ?= clang
+CSAN := -fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero -fno-omit-frame-pointer -fno-sanitize-recover=all
+CSAN_OBJ := $(patsubst %.c,$(BUILD)/csan/%.o,$(SIM_SRC))
+CSAN_LIB_OBJ := $(patsubst %.c,$(BUILD)/csan/%.o,$(LIB_SRC))
+CSAN_UNIT := test_trace test_models test_fit
+CSAN_CLI := trace_import trace_hostile trace_calib trace_roundtrip models fit_allreduce
+.PHONY: csan-deps csan-test
+csan-deps:
+	$(call deb_install,$(CSAN_PKGS))
+
+$(BUILD)/csan/sim/locate.o: CSAN += -DTPSIM_SHARE='"$(SHARE_SRC)"'
+$(BUILD)/csan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CSAN_CC) -O1 -g $(CSTD) $(WARN) -MMD -MP $(CSAN) $(INC) -c $< -o $@
+
+$(BUILD)/csan/tpsim: $(CSAN_OBJ)
+	$(CSAN_CC) $(CSAN) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/csan/tests/%: $(BUILD)/csan/tests/%.o $(CSAN_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CSAN_CC) $(CSAN) $^ -o $@ $(LDLIBS) -lcmocka
+
+csan-test: $(BUILD)/csan/tpsim $(addprefix $(BUILD)/csan/tests/,$(CSAN_UNIT))
+	@set -e; for t in $(CSAN_UNIT); do \
+	  echo "== $$t (clang ASan+UBSan+float-cast-overflow)"; ASAN_OPTIONS=detect_leaks=1 $(BUILD)/csan/tests/$$t; \
+	done; \
+	for t in $(CSAN_CLI); do \
+	  echo "== tests/cli/$$t.sh (clang ASan+UBSan+float-cast-overflow)"; \
+	  TPSIM=$(BUILD)/csan/tpsim ASAN_OPTIONS=detect_leaks=1 bash tests/cli/$$t.sh; \
+	done
 
 # Brings up munge + slurmctld + slurmd on localhost (packages installed by the test itself),
 # runs a 3-task array sweep and its merge, stops everything; bounded in time.
@@ -279,4 +316,4 @@ clean:
 
 # header dependencies of every object, tests and bench included (a stale test object built
 # against an old struct layout corrupts memory rather than failing to link)
--include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d $(BUILD)/fuzz/obj/*/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d $(BUILD)/csan/*/*.d $(BUILD)/fuzz/obj/*/*.d)

@@ -28,8 +28,19 @@ static const char trace_usage[] =
     "extended regex on annotation names), or idle gaps on the GPU. --hardware (a models/hw/\n"
     "file) gives -o the nominal HBM bandwidth for per-class efficiencies.\n";
 
-/* Reads every file into t; refuses two files claiming the same rank. */
+static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen, tp_err *err);
+
+/* Reads every file into t; refuses two files claiming the same rank (found by hash: a file
+ * of 40,000 ranks is checked in linear time), and a trace with no GPU activity. */
 static int trace_load(tr_trace *t, char **files, int n, tp_err *err)
+{
+    tr_idmap seen = {0};
+    int rc = trace_load_files(t, files, n, &seen, err);
+    tr_idmap_free(&seen);
+    return rc;
+}
+
+static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen, tp_err *err)
 {
     for (int i = 0; i < n; i++) {
         /* zlib and SQLite stream the file themselves: regular files only (a FIFO would block) */
@@ -38,11 +49,18 @@ static int trace_load(tr_trace *t, char **files, int n, tp_err *err)
         if (sq < 0) return tp_err_set(err, "%s: cannot open, expected a readable trace file", files[i]);
         size_t before = t->n_ranks;
         if (sq ? tr_nsys_read(t, files[i], err) : tr_kineto_read(t, files[i], err)) return -1;
-        for (size_t a = before; a < t->n_ranks; a++)
-            for (size_t b = 0; b < before; b++)
-                if (t->ranks[a].rank == t->ranks[b].rank)
-                    return tp_err_set(err, "%s: rank %ld again (also in %s), expected one file per rank", files[i],
-                                      t->ranks[a].rank, t->ranks[b].file);
+        size_t gpu = 0;
+        for (size_t a = before; a < t->n_ranks; a++) {
+            long b = tr_idmap_get(seen, t->ranks[a].rank);
+            if (b >= 0 && (size_t)b < before)
+                return tp_err_set(err, "%s: rank %ld again (also in %s), expected one file per rank", files[i],
+                                  t->ranks[a].rank, t->ranks[b].file);
+            if (tr_idmap_put(seen, t->ranks[a].rank, a)) return tp_err_set(err, "out of memory");
+            gpu += t->ranks[a].gpu.n;
+        }
+        if (gpu == 0)
+            return tp_err_set(err, "%s: no GPU activity (no kernel, memcpy or memset event), expected a "
+                                   "profiler trace recorded with CUDA/HIP activities", files[i]);
     }
     return 0;
 }

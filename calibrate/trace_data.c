@@ -4,6 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int tr_cmp_rank(const void *a, const void *b)
+{
+    long x = ((const tr_rank *)a)->rank, y = ((const tr_rank *)b)->rank;
+    return (x > y) - (x < y);
+}
+
 tr_rank *tr_add_rank(tr_trace *t, const char *file)
 {
     /* `file` may be another rank's name, inside the array the realloc below frees */
@@ -101,51 +107,111 @@ int tr_push_span(tr_rank *r, const tr_span *s) { TR_PUSH(r->spans, s); }
 int tr_push_op(tr_rank *r, const tr_op *o) { TR_PUSH(r->ops, o); }
 int tr_push_flow(tr_rank *r, const tr_flow *f) { TR_PUSH(r->flows, f); }
 
-static int tr_cmp_i32(const void *a, const void *b)
+static size_t tr_idmap_slot(const tr_idmap *m, int64_t key)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
+    return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> 17) & m->mask;
 }
 
-#define TR_MOVE(dst, src, field, want)                                                          \
-    for (size_t m = 0; m < (src)->field.n; m++)                                                 \
-        if ((src)->field.v[m].pid == (want) && tr_push_##field##_item(dst, &(src)->field.v[m])) \
-            goto oom;
+long tr_idmap_get(const tr_idmap *m, int64_t key)
+{
+    if (!m->vals) return -1;
+    for (size_t s = tr_idmap_slot(m, key);; s = (s + 1) & m->mask) {
+        if (!m->vals[s]) return -1;
+        if (m->keys[s] == key) return (long)(m->vals[s] - 1);
+    }
+}
 
-static int tr_push_gpu_item(tr_rank *r, const tr_gpu *g) { return tr_push_gpu(r, g); }
-static int tr_push_calls_item(tr_rank *r, const tr_call *c) { return tr_push_call(r, c); }
-static int tr_push_spans_item(tr_rank *r, const tr_span *s) { return tr_push_span(r, s); }
-static int tr_push_flows_item(tr_rank *r, const tr_flow *f) { return tr_push_flow(r, f); }
+int tr_idmap_put(tr_idmap *m, int64_t key, size_t val)
+{
+    if (!m->vals || 2 * (m->n + 1) > m->mask + 1) { /* grow (or start) at half full */
+        size_t cap = m->vals ? 2 * (m->mask + 1) : 64;
+        tr_idmap g = {calloc(cap, sizeof *g.keys), calloc(cap, sizeof *g.vals), cap - 1, 0};
+        if (!g.keys || !g.vals) {
+            tr_idmap_free(&g);
+            return -1;
+        }
+        for (size_t s = 0; m->vals && s <= m->mask; s++)
+            if (m->vals[s]) {
+                size_t d = tr_idmap_slot(&g, m->keys[s]);
+                while (g.vals[d]) d = (d + 1) & g.mask;
+                g.keys[d] = m->keys[s], g.vals[d] = m->vals[s], g.n++;
+            }
+        tr_idmap_free(m);
+        *m = g;
+    }
+    size_t s = tr_idmap_slot(m, key);
+    while (m->vals[s] && m->keys[s] != key) s = (s + 1) & m->mask;
+    if (!m->vals[s]) m->n++;
+    m->keys[s] = key;
+    m->vals[s] = val + 1;
+    return 0;
+}
+
+void tr_idmap_free(tr_idmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* Every record of src goes to the rank its pid maps to: one pass per record kind. */
+#define TR_SPLIT(field, push)                                                                  \
+    for (size_t m = 0; m < t->ranks[i].field.n; m++) {                                         \
+        size_t d = (size_t)tr_idmap_get(&map, t->ranks[i].field.v[m].pid);                     \
+        if (push(&t->ranks[d], &t->ranks[i].field.v[m])) goto oom;                             \
+    }
 
 int tr_split_by_pid(tr_trace *t, size_t i)
 {
-    tr_rank *src = &t->ranks[i];
-    size_t n = src->gpu.n + src->calls.n + src->spans.n + src->flows.n, k = 0;
-    int32_t *pids = malloc((n + 1) * sizeof *pids);
-    if (!pids) return -1;
-    for (size_t j = 0; j < src->gpu.n; j++) pids[k++] = src->gpu.v[j].pid;
-    for (size_t j = 0; j < src->calls.n; j++) pids[k++] = src->calls.v[j].pid;
-    for (size_t j = 0; j < src->spans.n; j++) pids[k++] = src->spans.v[j].pid;
-    for (size_t j = 0; j < src->flows.n; j++) pids[k++] = src->flows.v[j].pid;
-    if (k > 1) qsort(pids, k, sizeof *pids, tr_cmp_i32);
+    tr_idmap map = {0};
     size_t first = t->n_ranks;
-    for (size_t j = 0; j < k; j++) {
-        if (j > 0 && pids[j] == pids[j - 1]) continue;
-        tr_rank *dst = tr_add_rank(t, t->ranks[i].file); /* it copies the name first */
-        if (!dst) goto oom;
-        src = &t->ranks[i]; /* tr_add_rank may move the ranks */
-        dst->rank = pids[j];
-        dst->world_size = src->world_size;
-        memcpy(dst->device, src->device, sizeof dst->device);
-        TR_MOVE(dst, src, gpu, pids[j])
-        TR_MOVE(dst, src, calls, pids[j])
-        TR_MOVE(dst, src, spans, pids[j])
-        TR_MOVE(dst, src, flows, pids[j])
-        for (size_t o = 0; o < src->ops.n; o++)
-            if (tr_push_op(dst, &src->ops.v[o])) goto oom;
+    /* the ranks in the order of their first record (gpu, calls, spans, flows), as before
+     * sorted by pid: sort the new ranks afterwards */
+#define TR_SEEN(field)                                                                         \
+    for (size_t m = 0; m < t->ranks[i].field.n; m++) {                                         \
+        int32_t pid = t->ranks[i].field.v[m].pid;                                              \
+        if (tr_idmap_get(&map, pid) >= 0) continue;                                            \
+        if (tr_idmap_put(&map, pid, t->n_ranks)) goto oom;                                     \
+        tr_rank *dst = tr_add_rank(t, t->ranks[i].file); /* it copies the name first */        \
+        if (!dst) goto oom;                                                                    \
+        dst->rank = pid;                                                                       \
     }
-    free(pids);
+    TR_SEEN(gpu)
+    TR_SEEN(calls)
+    TR_SEEN(spans)
+    TR_SEEN(flows)
+#undef TR_SEEN
     if (t->n_ranks == first) return 0; /* no records: keep the rank as it is */
+    /* the new ranks by pid (the order the split always had) and the map to match */
+    qsort(&t->ranks[first], t->n_ranks - first, sizeof *t->ranks, tr_cmp_rank);
+    for (size_t d = first; d < t->n_ranks; d++) {
+        if (tr_idmap_put(&map, t->ranks[d].rank, d)) goto oom;
+        t->ranks[d].world_size = t->ranks[i].world_size;
+        memcpy(t->ranks[d].device, t->ranks[i].device, sizeof t->ranks[d].device);
+        for (size_t o = 0; o < t->ranks[i].ops.n; o++)
+            if (tr_push_op(&t->ranks[d], &t->ranks[i].ops.v[o])) goto oom;
+    }
+    /* each new rank's vectors sized exactly first: 40,000 ranks of a few records each would
+     * otherwise hold 40,000 x 256-slot vectors */
+#define TR_RESERVE(field)                                                                      \
+    for (size_t m = 0; m < t->ranks[i].field.n; m++)                                           \
+        t->ranks[tr_idmap_get(&map, t->ranks[i].field.v[m].pid)].field.cap++;                  \
+    for (size_t d = first; d < t->n_ranks; d++)                                                \
+        if (t->ranks[d].field.cap &&                                                           \
+            !(t->ranks[d].field.v = malloc(t->ranks[d].field.cap * sizeof *t->ranks[d].field.v))) { \
+            t->ranks[d].field.cap = 0;                                                         \
+            goto oom;                                                                          \
+        }
+    TR_RESERVE(gpu)
+    TR_RESERVE(calls)
+    TR_RESERVE(spans)
+    TR_RESERVE(flows)
+#undef TR_RESERVE
+    TR_SPLIT(gpu, tr_push_gpu)
+    TR_SPLIT(calls, tr_push_call)
+    TR_SPLIT(spans, tr_push_span)
+    TR_SPLIT(flows, tr_push_flow)
+    tr_idmap_free(&map);
     /* drop the source rank, keeping the order of the others */
     tr_rank gone = t->ranks[i];
     memmove(&t->ranks[i], &t->ranks[i + 1], (t->n_ranks - i - 1) * sizeof *t->ranks);
@@ -153,7 +219,7 @@ int tr_split_by_pid(tr_trace *t, size_t i)
     tr_truncate(t, t->n_ranks - 1);
     return 0;
 oom:
-    free(pids);
+    tr_idmap_free(&map);
     tr_truncate(t, first);
     return -1;
 }

@@ -7,6 +7,10 @@
  * + ts; Nsight: its session clock), so ranks from several files line up. Names are
  * interned in the trace's string table (tr_name returns them). A tr_trace owns all its
  * memory; free it with tr_free. Correlation id 0 means "none recorded".
+ * Every time the readers store is checked on the way in (tr_time_ok): |ts| <= TR_TIME_MAX
+ * and 0 <= dur <= TR_TIME_MAX, so ts + dur and the difference of two such ends stay inside
+ * int64 (|x| <= 2^62 + 2^61) and the analysis does plain arithmetic on them without
+ * overflow; sums over many records saturate (tr_add_sat).
  */
 #ifndef TPSIM_TRACE_DATA_H
 #define TPSIM_TRACE_DATA_H
@@ -58,6 +62,20 @@ typedef struct tr_flow {
     uint8_t start; /* 1: "s", 0: "f" */
 } tr_flow;
 
+/* 2^61 ns, 73 years: epoch times (about 1.8e18 ns in 2026) fit, with room for a duration. */
+#define TR_TIME_MAX ((int64_t)1 << 61)
+static inline int tr_time_ok(int64_t ts, int64_t dur)
+{
+    return ts >= -TR_TIME_MAX && ts <= TR_TIME_MAX && dur >= 0 && dur <= TR_TIME_MAX;
+}
+/* a + b clamped to int64 (totals over many records cannot overflow). */
+static inline int64_t tr_add_sat(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+    return a + b;
+}
+
 #define TR_VEC(T) struct { T *v; size_t n, cap; }
 
 typedef struct tr_rank {
@@ -96,6 +114,18 @@ int tr_push_flow(tr_rank *r, const tr_flow *f);
 /* Splits rank i into one rank per process id found in its records (rank number = pid),
  * for a file that holds every rank of a job (tpsim's own --trace). 0, or -1 no memory. */
 int tr_split_by_pid(tr_trace *t, size_t i);
+/* An int64 key -> size_t map (open addressing, grown at half full): how ranks are found by
+ * pid or rank number in O(1), so a file of 40,000 processes imports in linear time. */
+typedef struct tr_idmap {
+    int64_t *keys;
+    size_t *vals; /* 1 + value; 0 = empty slot */
+    size_t mask, n;
+} tr_idmap;
+/* The value stored for key, or -1 (as a long) when absent. */
+long tr_idmap_get(const tr_idmap *m, int64_t key);
+/* Stores key -> val (val < LONG_MAX); 0, or -1 when out of memory. */
+int tr_idmap_put(tr_idmap *m, int64_t key, size_t val);
+void tr_idmap_free(tr_idmap *m);
 /* Drops ranks n.. (a reader's partial work on failure). */
 void tr_truncate(tr_trace *t, size_t n);
 void tr_free(tr_trace *t);

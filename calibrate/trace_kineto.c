@@ -237,8 +237,12 @@ typedef struct kin_rank {
     int by_pid; /* distributedInfo.ranks_by_pid: the file holds every rank, pid = rank */
 } kin_rank;
 
+/* Microseconds to ns; callers have bounded us (kin_num's TR_TIME_MAX check), so the
+ * conversion is defined. */
 static int64_t kin_ns(double us) { return (int64_t)llround(us * 1000.0); }
 
+/* A time in µs: a finite number whose ns value is inside +-TR_TIME_MAX (trace_data.h), else
+ * *ok = 0 (a float beyond int64 would make the conversion undefined). */
 static double kin_num(json_t *o, const char *key, int *ok)
 {
     json_t *v = json_object_get(o, key);
@@ -247,16 +251,32 @@ static double kin_num(json_t *o, const char *key, int *ok)
         return 0.0;
     }
     double d = json_number_value(v);
-    if (!isfinite(d)) *ok = 0;
+    if (!isfinite(d) || !(fabs(d) * 1000.0 <= (double)TR_TIME_MAX)) *ok = 0;
     return d;
 }
 
-static int64_t kin_int(json_t *o, const char *key)
+/* An integer member (ids, pid, tid, stream, bytes): a JSON integer, or a real with an integer
+ * value inside int64 (2^63 is exact in a double, so the comparisons are exact); anything else
+ * present sets *bad, absent is 0. */
+static int64_t kin_int(json_t *o, const char *key, int *bad)
 {
     json_t *v = o ? json_object_get(o, key) : NULL;
     if (v && json_is_integer(v)) return (int64_t)json_integer_value(v);
-    if (v && json_is_real(v)) return (int64_t)json_real_value(v);
+    if (v && json_is_real(v)) {
+        double d = json_real_value(v);
+        if (isfinite(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == floor(d))
+            return (int64_t)d;
+        *bad = 1;
+    }
     return 0;
+}
+
+/* A process id as the records keep it (int32); out of range sets *bad. */
+static int32_t kin_pid(json_t *o, int *bad)
+{
+    int64_t p = kin_int(o, "pid", bad);
+    if (p < INT32_MIN || p > INT32_MAX) *bad = 1;
+    return *bad ? 0 : (int32_t)p;
 }
 
 /* Bytes of one element of a PyTorch dtype as the profiler names it, 0 when unknown. */
@@ -302,7 +322,7 @@ static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
         snprintf(msg, sizeof msg, "bad JSON in a trace event: %s, expected a JSON object", je.text);
         return kin_fail(k, off + (je.position > 0 ? (size_t)je.position - 1 : 0), msg);
     }
-    int rc = -1, ok = 1;
+    int rc = -1, ok = 1, bad = 0;
     if (!json_is_object(ev)) {
         kin_fail(k, off, "a trace event that is not an object, expected {\"ph\": ..., ...}");
         goto out;
@@ -322,8 +342,9 @@ static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
             kin_fail(k, off, "an ac2g flow without a numeric ts or an id, expected both");
             goto out;
         }
-        tr_flow f = {json_is_integer(id) ? (int64_t)json_integer_value(id) : kin_int(ev, "id"),
-                     kin_ns(ts), kin_int(ev, "tid"), (int32_t)kin_int(ev, "pid"), (uint8_t)(ph[0] == 's')};
+        tr_flow f = {json_is_integer(id) ? (int64_t)json_integer_value(id) : kin_int(ev, "id", &bad),
+                     kin_ns(ts), kin_int(ev, "tid", &bad), kin_pid(ev, &bad), (uint8_t)(ph[0] == 's')};
+        if (bad) goto range;
         rc = tr_push_flow(kr->r, &f);
         goto out;
     }
@@ -333,7 +354,8 @@ static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
     }
     double ts = kin_num(ev, "ts", &ok), dur = kin_num(ev, "dur", &ok);
     if (!ok || dur < 0) {
-        kin_fail(k, off, "a complete event without a numeric ts and a dur >= 0, expected both");
+        kin_fail(k, off, "a complete event without a numeric ts and a dur >= 0 (in µs, within "
+                         "+-2.3e15), expected both");
         goto out;
     }
     const char *name = json_string_value(json_object_get(ev, "name"));
@@ -345,36 +367,44 @@ static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
     case KC_MEMCPY:
     case KC_MEMSET: {
         json_t *st = args ? json_object_get(args, "stream") : NULL;
-        tr_gpu g = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation"), kin_int(args, "External id"),
-                    kin_int(ev, "tid"), cat == KC_KERNEL ? 0.0 : (double)kin_int(args, "bytes"), nid,
-                    (uint32_t)(st ? kin_int(args, "stream") : kin_int(ev, "tid")), (int32_t)kin_int(ev, "pid"),
+        tr_gpu g = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation", &bad),
+                    kin_int(args, "External id", &bad), kin_int(ev, "tid", &bad),
+                    cat == KC_KERNEL ? 0.0 : (double)kin_int(args, "bytes", &bad), nid,
+                    (uint32_t)(st ? kin_int(args, "stream", &bad) : kin_int(ev, "tid", &bad)),
+                    kin_pid(ev, &bad),
                     (uint8_t)(cat == KC_KERNEL ? TR_KERNEL : cat == KC_MEMCPY ? TR_MEMCPY : TR_MEMSET)};
-        rc = tr_push_gpu(kr->r, &g);
+        rc = bad ? 1 : tr_push_gpu(kr->r, &g);
         break;
     }
     case KC_CALL: {
-        tr_call c = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation"), kin_int(args, "External id"),
-                     kin_int(ev, "tid"), nid, (int32_t)kin_int(ev, "pid")};
-        rc = tr_push_call(kr->r, &c);
+        tr_call c = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation", &bad),
+                     kin_int(args, "External id", &bad), kin_int(ev, "tid", &bad), nid, kin_pid(ev, &bad)};
+        rc = bad ? 1 : tr_push_call(kr->r, &c);
         break;
     }
     case KC_SPAN: {
-        tr_span s = {kin_ns(ts), kin_ns(dur), nid, (int32_t)kin_int(ev, "pid")};
-        rc = tr_push_span(kr->r, &s);
+        tr_span s = {kin_ns(ts), kin_ns(dur), nid, kin_pid(ev, &bad)};
+        rc = bad ? 1 : tr_push_span(kr->r, &s);
         break;
     }
     case KC_OP: {
         double bytes = args ? kin_input_bytes(args) : 0;
-        int64_t ext = kin_int(args, "External id");
-        rc = bytes > 0 && ext ? tr_push_op(kr->r, &(tr_op){ext, bytes}) : 0;
+        int64_t ext = kin_int(args, "External id", &bad);
+        rc = bad ? 1 : bytes > 0 && ext ? tr_push_op(kr->r, &(tr_op){ext, bytes}) : 0;
         break;
     }
     default:
         rc = 0;
     }
     if (rc == 0) goto out;
+    if (rc > 0) goto range;
 oom:
     tp_err_set(k->err, "%s: out of memory reading the trace", k->path);
+    rc = -1;
+    goto out;
+range:
+    kin_fail(k, off, "an id, pid, tid, stream or bytes that is not an integer in range (pid: int32, "
+                     "the others: int64), expected integers");
     rc = -1;
 out:
     json_decref(ev);
@@ -389,8 +419,8 @@ static int kin_member(kin *k, kin_rank *kr, const char *key, size_t len)
     if (!v) return kin_fail(k, k->pos, "bad JSON in a top-level member, expected valid JSON");
     int rc = 0;
     if (!strcmp(key, "baseTimeNanoseconds")) {
-        if (!json_is_integer(v) || json_integer_value(v) < 0)
-            rc = kin_fail(k, k->pos, "baseTimeNanoseconds is not a non-negative integer, expected nanoseconds");
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > TR_TIME_MAX)
+            rc = kin_fail(k, k->pos, "baseTimeNanoseconds is not an integer 0..2^61, expected nanoseconds");
         else
             kr->base_ns = (int64_t)json_integer_value(v);
     } else if (!strcmp(key, "distributedInfo") && json_is_object(v)) {
@@ -466,6 +496,15 @@ static int kin_events(kin *k, kin_rank *kr)
 static int kin_document(kin *k, kin_rank *kr)
 {
     int have_events = 0;
+    int p0 = kin_peek(k);
+    if (p0 == -2) return -1;
+    if (p0 == '[') { /* the Chrome trace format's other form: a bare array of events */
+        if (kin_events(k, kr)) return -1;
+        int p = kin_peek(k);
+        if (p == -2) return -1;
+        if (p >= 0) return kin_fail(k, k->pos, "data after the trace array, expected the end of the file");
+        return 0;
+    }
     if (kin_expect(k, '{', "document")) return -1;
     for (int first = 1;; first = 0) {
         int p = kin_peek(k);
@@ -540,7 +579,20 @@ int tr_kineto_read(tr_trace *t, const char *path, tp_err *err)
         for (size_t i = 0; i < r->flows.n; i++) r->flows.v[i].ts += kr.base_ns;
         if (!kr.have_rank) r->rank = (long)before;
         rc = 0;
-        if (kr.by_pid && tr_split_by_pid(t, before)) rc = tp_err_set(err, "%s: out of memory", path);
+        /* base + ts: both within 2^61, so the sum is defined; the result must be too */
+        for (size_t i = 0; i < r->gpu.n && !rc; i++)
+            if (!tr_time_ok(r->gpu.v[i].ts, r->gpu.v[i].dur)) rc = -1;
+        for (size_t i = 0; i < r->calls.n && !rc; i++)
+            if (!tr_time_ok(r->calls.v[i].ts, r->calls.v[i].dur)) rc = -1;
+        for (size_t i = 0; i < r->spans.n && !rc; i++)
+            if (!tr_time_ok(r->spans.v[i].ts, r->spans.v[i].dur)) rc = -1;
+        for (size_t i = 0; i < r->flows.n && !rc; i++)
+            if (!tr_time_ok(r->flows.v[i].ts, 0)) rc = -1;
+        if (rc)
+            tp_err_set(err, "%s: baseTimeNanoseconds + ts beyond 2^61 ns (73 years), expected "
+                            "times of one recording", path);
+        else if (kr.by_pid && tr_split_by_pid(t, before))
+            rc = tp_err_set(err, "%s: out of memory", path);
     }
     if (rc) tr_truncate(t, before);
     gzclose(k.gz);

@@ -22,6 +22,8 @@ typedef struct nsys {
     const char *path;
     tp_err *err;
     size_t first; /* index of this file's first rank in t */
+    tr_idmap by_pid; /* globalPid -> rank index */
+    int oom;
 } nsys;
 
 static int nsys_has_table(nsys *n, const char *table)
@@ -46,14 +48,12 @@ static int nsys_fail(nsys *n, const char *what)
 /* The rank of a process id, adding one the first time it is seen. */
 static tr_rank *nsys_rank(nsys *n, int64_t pid, int add)
 {
-    for (size_t i = n->first; i < n->t->n_ranks; i++)
-        if (n->t->ranks[i].world_size == pid) return &n->t->ranks[i];
+    long i = tr_idmap_get(&n->by_pid, pid);
+    if (i >= 0) return &n->t->ranks[i];
     if (!add) return NULL;
+    if (tr_idmap_put(&n->by_pid, pid, n->t->n_ranks)) return NULL;
     tr_rank *r = tr_add_rank(n->t, n->path);
-    if (r) {
-        r->rank = (long)(n->t->n_ranks - 1);
-        r->world_size = pid; /* holds the pid while reading; reset at the end */
-    }
+    if (r) r->rank = (long)(n->t->n_ranks - 1);
     return r;
 }
 
@@ -66,6 +66,20 @@ static size_t nsys_base_len(const char *s)
     return len;
 }
 
+/* Both ends inside +-TR_TIME_MAX (trace_data.h), so end - start is defined; 0 or -1 with the
+ * error set (the statement is the caller's to finalize). */
+static int nsys_times(nsys *n, int64_t start, int64_t end, const char *what)
+{
+    if (start < -TR_TIME_MAX || start > TR_TIME_MAX || end < -TR_TIME_MAX || end > TR_TIME_MAX)
+        return tp_err_set(n->err, "%s: %s at %lld..%lld ns, beyond +-2^61 ns, expected the times of "
+                                  "one recording", n->path, what, (long long)start, (long long)end);
+    return 0;
+}
+
+/* The process bits of a globalTid (its low 24 bits are the thread), without shifting a
+ * negative number. */
+static int64_t nsys_pid_of(int64_t tid) { return (int64_t)((uint64_t)tid & ~(uint64_t)0xffffff); }
+
 static int nsys_gpu(nsys *n, const char *sql, tr_gpu_kind kind)
 {
     sqlite3_stmt *st;
@@ -76,6 +90,10 @@ static int nsys_gpu(nsys *n, const char *sql, tr_gpu_kind kind)
         if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || end < start) {
             sqlite3_finalize(st);
             return tp_err_set(n->err, "%s: a GPU activity with end before start (or no start), expected start <= end", n->path);
+        }
+        if (nsys_times(n, start, end, "a GPU activity")) {
+            sqlite3_finalize(st);
+            return -1;
         }
         tr_rank *r = nsys_rank(n, sqlite3_column_int64(st, 3), 1);
         const unsigned char *name = sqlite3_column_text(st, 6);
@@ -105,11 +123,15 @@ static int nsys_calls(nsys *n)
         /* the export repeats a call under its versioned name inside the outer one: keep the outer */
         if (corr != 0 && corr == last_corr) continue;
         last_corr = corr;
-        tr_rank *r = nsys_rank(n, (tid >> 24) << 24, 0); /* globalTid carries the globalPid's bits */
-        if (!r) continue;                                  /* a process without GPU work */
+        tr_rank *r = nsys_rank(n, nsys_pid_of(tid), 0); /* globalTid carries the globalPid's bits */
+        if (!r) continue;                               /* a process without GPU work */
         const unsigned char *name = sqlite3_column_text(st, 4);
         const char *nm = name ? (const char *)name : "";
         int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
+        if (nsys_times(n, start, end, "a runtime call")) {
+            sqlite3_finalize(st);
+            return -1;
+        }
         uint32_t id = tr_intern(n->t, nm, nsys_base_len(nm));
         tr_call c = {start, end > start ? end - start : 0, corr, 0, tid, id, 0};
         if (id == UINT32_MAX || tr_push_call(r, &c)) {
@@ -129,10 +151,14 @@ static int nsys_ranges(nsys *n)
     if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK) return nsys_fail(n, "cannot query NVTX ranges");
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        tr_rank *r = nsys_rank(n, (sqlite3_column_int64(st, 2) >> 24) << 24, 0);
+        tr_rank *r = nsys_rank(n, nsys_pid_of(sqlite3_column_int64(st, 2)), 0);
         const unsigned char *name = sqlite3_column_text(st, 3);
         if (!r || !name) continue;
         int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
+        if (nsys_times(n, start, end, "an NVTX range")) {
+            sqlite3_finalize(st);
+            return -1;
+        }
         uint32_t id = tr_intern(n->t, (const char *)name, strlen((const char *)name));
         tr_span s = {start, end > start ? end - start : 0, id, 0};
         if (id == UINT32_MAX || tr_push_span(r, &s)) {
@@ -146,7 +172,7 @@ static int nsys_ranges(nsys *n)
 
 int tr_nsys_read(tr_trace *t, const char *path, tp_err *err)
 {
-    nsys n = {NULL, t, path, err, t->n_ranks};
+    nsys n = {NULL, t, path, err, t->n_ranks, {0}, 0};
     if (sqlite3_open_v2(path, &n.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         tp_err_set(err, "%s: cannot open as SQLite: %s, expected an nsys export --type sqlite file", path,
                    n.db ? sqlite3_errmsg(n.db) : "out of memory");
@@ -174,7 +200,7 @@ int tr_nsys_read(tr_trace *t, const char *path, tp_err *err)
     if (nsys_has_table(&n, "NVTX_EVENTS") && nsys_ranges(&n)) goto out;
     rc = 0;
 out:
-    for (size_t i = n.first; i < t->n_ranks; i++) t->ranks[i].world_size = 0;
+    tr_idmap_free(&n.by_pid);
     if (rc) tr_truncate(t, n.first);
     sqlite3_close(n.db);
     return rc;

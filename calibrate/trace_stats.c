@@ -202,18 +202,33 @@ static int tr_add_step(tr_report *out, size_t *cap, long rank, long index, int64
     return 0;
 }
 
-/* Steps of one rank: from markers, else from idle gaps; fills gpu_step / call_step. */
+/* PyTorch's profiler step annotation, "ProfilerStep#N" (N decimal digits). */
+static int tr_is_profiler_step(const char *name)
+{
+    if (strncmp(name, "ProfilerStep#", 13) != 0 || !name[13]) return 0;
+    for (const char *p = name + 13; *p; p++)
+        if (*p < '0' || *p > '9') return 0;
+    return 1;
+}
+
+/* Steps of one rank: from markers (--step-marker; by default vLLM's execute_* annotations,
+ * else PyTorch's ProfilerStep#N, so a training trace's steps are its profiler steps), else
+ * from idle gaps; fills gpu_step / call_step. */
 static int tr_find_steps(const tr_trace *t, const tr_rank *r, const tr_options *o, tr_work *w,
                          tr_report *out, size_t *cap, int *used_marker)
 {
     size_t first = out->n_steps;
     long idx = 0;
-    for (size_t i = 0; i < r->spans.n; i++) {
-        const char *name = tr_name(t, r->spans.v[i].name);
-        int hit = o->marker ? regexec(o->marker, name, 0, NULL, 0) == 0 : strncmp(name, "execute_", 8) == 0;
-        if (hit && tr_add_step(out, cap, r->rank, idx++, r->spans.v[i].ts, r->spans.v[i].ts + r->spans.v[i].dur))
-            return -1;
-    }
+    for (int pass = 0; pass < (o->marker ? 1 : 2) && out->n_steps == first; pass++)
+        for (size_t i = 0; i < r->spans.n; i++) {
+            const char *name = tr_name(t, r->spans.v[i].name);
+            int hit = o->marker ? regexec(o->marker, name, 0, NULL, 0) == 0
+                      : pass == 0 ? strncmp(name, "execute_", 8) == 0
+                                  : tr_is_profiler_step(name);
+            if (hit && tr_add_step(out, cap, r->rank, idx++, r->spans.v[i].ts,
+                                   r->spans.v[i].ts + r->spans.v[i].dur))
+                return -1;
+        }
     size_t n = out->n_steps - first;
     if (n > 0) {
         *used_marker = 1;
@@ -269,12 +284,12 @@ static tr_class tr_class_of(const uint8_t *name_class, const tr_gpu *g)
 static void tr_add_class(tr_counts *c, const uint8_t *name_class, const tr_gpu *g, double bytes)
 {
     tr_class k = tr_class_of(name_class, g);
-    c->class_ns[k] += g->dur;
+    c->class_ns[k] = tr_add_sat(c->class_ns[k], g->dur);
     /* attention's inputs include the whole paged KV cache and collectives move other bytes
      * than their inputs: no achieved bandwidth for those */
     if (bytes > 0 && k != TRC_ATTENTION && k != TRC_COLLECTIVE) {
         c->class_bytes[k] += bytes;
-        c->class_bytes_ns[k] += g->dur;
+        c->class_bytes_ns[k] = tr_add_sat(c->class_bytes_ns[k], g->dur);
     }
     if (g->kind == TR_KERNEL) {
         c->kernels++;
@@ -370,7 +385,7 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
         if (end > st->end) st->end = end;
         if (end > last_gpu[s]) last_gpu[s] = end;
         if (seg_e[s] == INT64_MIN || g->ts > seg_e[s]) { /* a new busy segment */
-            if (seg_e[s] != INT64_MIN) st->gpu_busy += seg_e[s] - seg_s[s];
+            if (seg_e[s] != INT64_MIN) st->gpu_busy = tr_add_sat(st->gpu_busy, seg_e[s] - seg_s[s]);
             seg_s[s] = g->ts;
             seg_e[s] = end;
         } else if (end > seg_e[s]) {
@@ -378,7 +393,8 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
         }
     }
     for (size_t s = 0; s < nsteps; s++)
-        if (seg_e[s] != INT64_MIN) out->steps[first + s].gpu_busy += seg_e[s] - seg_s[s];
+        if (seg_e[s] != INT64_MIN)
+            out->steps[first + s].gpu_busy = tr_add_sat(out->steps[first + s].gpu_busy, seg_e[s] - seg_s[s]);
     /* launches: counts, call durations and gaps per step */
     for (size_t j = 0; j < r->calls.n; j++) {
         const tr_call *c = &r->calls.v[j];
@@ -426,7 +442,7 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
         }
         st->launch_call = tr_stats(w.vals, nd);
         st->launch_gap = tr_stats(gap_all + *n_gap_all - ngp, ngp);
-        st->gpu_idle = (st->end - st->start) - st->gpu_busy;
+        st->gpu_idle = tr_add_sat(st->end - st->start, -st->gpu_busy);
         if (s + 1 < nsteps && last_gpu[s] != INT64_MIN && first_launch[s + 1] != INT64_MAX) {
             st->has_host_work = 1;
             st->host_work = first_launch[s + 1] - last_gpu[s];
