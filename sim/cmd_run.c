@@ -10,6 +10,7 @@
 #include "locate.h"
 #include "num.h"
 #include "ofile.h"
+#include "prec.h"
 #include "run.h"
 #include "trace.h"
 
@@ -440,6 +441,21 @@ int tpsim_cmd_run(int argc, char **argv)
             goto out;
         }
         trace_init(tw, tf.f, title);
+        /* the collectives' kernel names follow the model that prices them (trace.h) */
+        const arcal *cal = NULL;
+        const char *borrowed = NULL;
+        if (req.tp > 1 && scenario_calibration(s, req.tp, &cal, &borrowed, &err) == 0) {
+            coll_setup cs = run_coll_setup(s, cal);
+            trace_collectives(tw, &cs, prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes));
+        }
+        err.msg[0] = '\0'; /* run_cell reports a missing calibration itself */
+        size_t pl = strlen(trace_path);
+        if (pl > 3 && !strcmp(trace_path + pl - 3, ".gz") && trace_gzip(tw)) {
+            ofile_abort(&tf);
+            free(tw);
+            tp_err_set(&err, "out of memory");
+            goto out;
+        }
         sink = (engine_sink){trace_start, trace_slice, tw};
         req.trace = &sink;
     }

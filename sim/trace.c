@@ -11,11 +11,104 @@
 #define TW_STREAM_TID 7
 #define TW_MAX_EVENT 1024 /* bytes one slice can take (an event and its flow) */
 #define TW_FRAG 96
+#define TW_KNAME 160
 
-static void tw_flush(trace_writer *w)
+static char *tw_lit(char *p, const char *s);
+
+/* Writes the buffer (deflated when gzip; `finish` ends the gzip stream). */
+static void tw_write(trace_writer *w, int finish)
 {
-    if (w->len && fwrite(w->buf, 1, w->len, w->f) != w->len) w->failed = 1;
+    if (!w->gzip) {
+        if (w->len && fwrite(w->buf, 1, w->len, w->f) != w->len) w->failed = 1;
+        w->len = 0;
+        return;
+    }
+    unsigned char out[16384];
+    w->z.next_in = (unsigned char *)w->buf;
+    w->z.avail_in = (uInt)w->len;
+    int rc;
+    do {
+        w->z.next_out = out;
+        w->z.avail_out = sizeof out;
+        rc = deflate(&w->z, finish ? Z_FINISH : Z_NO_FLUSH);
+        if (rc == Z_STREAM_ERROR) {
+            w->failed = 1;
+            break;
+        }
+        size_t n = sizeof out - w->z.avail_out;
+        if (n && fwrite(out, 1, n, w->f) != n) w->failed = 1;
+    } while (w->z.avail_out == 0 || (finish && rc != Z_STREAM_END));
     w->len = 0;
+}
+
+static void tw_flush(trace_writer *w) { tw_write(w, 0); }
+
+int trace_gzip(trace_writer *w)
+{
+    memset(&w->z, 0, sizeof w->z);
+    /* 15 + 16: a gzip header and trailer around the deflate stream */
+    if (deflateInit2(&w->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
+    w->gzip = 1;
+    return 0;
+}
+
+void trace_collectives(trace_writer *w, const coll_setup *c, double elem_bytes)
+{
+    w->coll = *c;
+    w->elem_bytes = elem_bytes;
+    w->have_coll = 1;
+}
+
+/* "RING", "LL128", "SIMPLE": NCCL's spelling in kernel names, from the tuner's "Ring"... */
+static void tw_upper(char *out, size_t n, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++) out[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
+    out[i] = '\0';
+}
+
+/* The kernel a real run shows for collective op o (trace.h), into out (TW_KNAME bytes). */
+static void tw_coll_name(const trace_writer *w, const prog_op *o, int graphs, char *out)
+{
+    double eb = w->elem_bytes > 0 ? w->elem_bytes : 2;
+    const char *nccl_t = eb == 4 ? "f32" : eb == 1 ? "f8e4m3" : "bf16";
+    if (o->kind == PROG_ALLGATHER) {
+        snprintf(out, TW_KNAME, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+        return;
+    }
+    coll_cost c = {0};
+    if (w->have_coll && w->coll.cal) c = coll_allreduce(&w->coll, o->bytes, graphs);
+    if (c.model && !strcmp(c.model, "vllm-custom")) {
+        const char *t = eb == 4 ? "float" : "__nv_bfloat16";
+        snprintf(out, TW_KNAME,
+                 "void vllm::cross_device_reduce_%s<%s, %ld>(vllm::RankData*, vllm::RankSignals, "
+                 "vllm::Signal*, %s*, int, int)",
+                 c.algo && strstr(c.algo, "two") ? "2stage" : "1stage", t, w->tp, t);
+        return;
+    }
+    char algo[16] = "RING", proto[16] = "LL";
+    if (c.algo && c.proto && strcmp(c.algo, "-") && strcmp(c.proto, "-")) {
+        tw_upper(algo, sizeof algo, c.algo);
+        tw_upper(proto, sizeof proto, c.proto);
+    }
+    snprintf(out, TW_KNAME, "ncclDevKernel_AllReduce_Sum_%s_%s_%s(ncclDevKernelArgsStorage<4096ul>)",
+             nccl_t, algo, proto);
+}
+
+/* The collective's args after the kernel name: what tpsim calls it and what priced it. */
+static char *tw_coll_args(char *p, const trace_writer *w, const prog_op *o, int graphs)
+{
+    p = tw_lit(p, ",\"op\":\"");
+    p = tw_lit(p, prog_op_name(o));
+    p = tw_lit(p, o->kind == PROG_ALLGATHER ? "\",\"collective\":\"all_gather\"" : "\",\"collective\":\"all_reduce\"");
+    coll_cost c = {0};
+    if (o->kind == PROG_ALLREDUCE && w->have_coll && w->coll.cal) c = coll_allreduce(&w->coll, o->bytes, graphs);
+    p = tw_lit(p, ",\"priced_by\":\"");
+    p = tw_lit(p, c.model ? c.model : "none");
+    *p++ = '"';
+    int assumed = !c.model || (strcmp(c.model, "vllm-custom") &&
+                               (!c.algo || !c.proto || !strcmp(c.algo, "-") || !strcmp(c.proto, "-")));
+    return tw_lit(p, assumed ? ",\"algo_assumed\":true" : ",\"algo_assumed\":false");
 }
 
 static char *tw_u64(char *p, uint64_t v)
@@ -39,20 +132,26 @@ static char *tw_i64(char *p, int64_t v)
     return tw_u64(p, (uint64_t)v);
 }
 
-/* ns as microseconds, three decimals: 1234567 -> "1234.567" */
-static char *tw_us(char *p, int64_t ns)
+/* A time in ticks of 2^-10 us, written exactly in decimal microseconds (a multiple of 2^-10
+ * has at most ten decimals: 1 tick = 0.0009765625): 1536 -> "1.5". A viewer parses each to
+ * that exact double, and ts + dur is then exact too (both are multiples of 2^-10 below 2^43),
+ * so back-to-back slices end exactly where the next begins and a nested one never sticks
+ * out, whatever order the viewer adds in. */
+static char *tw_us(char *p, int64_t t)
 {
-    if (ns < 0) {
+    if (t < 0) {
         *p++ = '-';
-        ns = -ns;
+        t = -t;
     }
-    p = tw_u64(p, (uint64_t)(ns / 1000));
-    int f = (int)(ns % 1000);
+    p = tw_u64(p, (uint64_t)t >> 10);
+    uint64_t f = ((uint64_t)t & 1023u) * 9765625u; /* 10^10 / 2^10: ten decimal digits */
+    char d[10];
+    for (int i = 9; i >= 0; i--, f /= 10) d[i] = (char)('0' + f % 10);
+    int n = 10;
+    while (n > 1 && d[n - 1] == '0') n--;
     *p++ = '.';
-    *p++ = (char)('0' + f / 100);
-    *p++ = (char)('0' + f / 10 % 10);
-    *p++ = (char)('0' + f % 10);
-    return p;
+    memcpy(p, d, (size_t)n);
+    return p + n;
 }
 
 static char *tw_lit(char *p, const char *s)
@@ -84,7 +183,10 @@ static char *tw_str(char *p, const char *s, size_t cap)
     return p;
 }
 
-static int64_t tw_ns(double s) { return (int64_t)llround(s * 1e9); }
+/* Seconds to ticks of 2^-10 us (0.98 ns), the grid every time is written on. */
+static int64_t tw_tick(double s) { return (int64_t)llround(s * 1e6 * 1024.0); }
+/* Ticks to integer ns (for wait_peers_ns). */
+static int64_t tw_tick_ns(int64_t t) { return (int64_t)llround((double)t * (1000.0 / 1024.0)); }
 
 static char *tw_room(trace_writer *w)
 {
@@ -133,7 +235,9 @@ int trace_start(void *ctx, const engine_config *c)
     w->corr_base = malloc(p->n * sizeof *w->corr_base);
     w->ranks = malloc((size_t)tp * sizeof *w->ranks);
     w->frags = malloc(p->n * TW_FRAG);
-    if (!w->corr_base || !w->ranks || !w->frags) {
+    w->knames = malloc(p->n * TW_KNAME);
+    w->graphs = graphs;
+    if (!w->corr_base || !w->ranks || !w->frags || !w->knames) {
         trace_abort(w);
         w->failed = 1;
         return -1;
@@ -150,6 +254,8 @@ int trace_start(void *ctx, const engine_config *c)
         /* bytes are whole numbers by construction (element counts x element size) */
         q = tw_i64(q, (int64_t)llround(p->ops[i].bytes));
         *q = '\0';
+        w->knames[i * TW_KNAME] = '\0';
+        if (prog_is_collective(&p->ops[i])) tw_coll_name(w, &p->ops[i], graphs, w->knames + i * TW_KNAME);
     }
     for (long r = 0; r < tp; r++) w->ranks[r] = (trace_rank){0, 0, -1};
     char *q = w->buf;
@@ -227,15 +333,23 @@ static char *tw_flow(char *p, int start, uint64_t id, uint32_t rank, int tid, in
     return tw_lit(p, start ? ",\"cat\":\"ac2g\",\"name\":\"ac2g\"}" : ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}");
 }
 
+/* A correlation (and flow) id unique in the file: per-rank ids interleaved by rank. */
+static uint64_t tw_flow_id(const trace_writer *w, uint64_t corr, uint32_t rank)
+{
+    return (corr - 1) * (uint64_t)w->tp + rank + 1;
+}
+
 void trace_slice(void *ctx, const engine_slice *s)
 {
     trace_writer *w = ctx;
     if ((long)s->step < w->warmup || (long)s->rank >= w->tp) return;
     trace_rank *tr = &w->ranks[s->rank];
     uint64_t step = (uint64_t)((long)s->step - w->warmup);
-    int64_t start = tw_ns(s->start), end = tw_ns(s->start + s->dur);
+    int64_t start = tw_tick(s->start), end = tw_tick(s->start + s->dur);
     const prog_op *op = s->op >= 0 && (size_t)s->op < w->p->n ? &w->p->ops[s->op] : NULL;
-    uint64_t corr = op ? step * (w->p->n + 1) + w->corr_base[s->op] + 1 : 0;
+    /* unique in the file across ranks, and the ac2g flow's id as in Kineto (flow id =
+     * correlation id), so viewers that bind flows by id across the file pair each right */
+    uint64_t corr = op ? tw_flow_id(w, step * (w->p->n + 1) + w->corr_base[s->op] + 1, s->rank) : 0;
     if (s->track == TRACK_STREAM) {
         if (s->label == SL_WAIT_PEERS) { /* folded into the collective's kernel that follows */
             tr->wait_start = start;
@@ -252,8 +366,9 @@ void trace_slice(void *ctx, const engine_slice *s)
         if (end < start) end = start;
         tr->stream_end = end;
         int copy = op->kind == PROG_H2D || op->kind == PROG_D2H;
+        const char *kn = w->knames + (size_t)s->op * TW_KNAME;
         const char *name = copy ? (op->kind == PROG_H2D ? "Memcpy HtoD (Pinned -> Device)" : "Memcpy DtoH (Device -> Pinned)")
-                                : prog_op_name(op);
+                           : kn[0] ? kn : prog_op_name(op);
         char *p = tw_room(w), *b = p;
         p = tw_head(p, copy ? "gpu_memcpy" : "kernel", name, s->rank, TW_STREAM_TID, start, end - start);
         p = tw_lit(p, ",\"args\":{\"correlation\":");
@@ -261,10 +376,11 @@ void trace_slice(void *ctx, const engine_slice *s)
         p = tw_lit(p, ",\"stream\":7,\"step\":");
         p = tw_u64(p, step);
         if (copy) p = tw_op_arg(p, op);
+        if (kn[0]) p = tw_coll_args(p, w, op, w->graphs);
         p = tw_lit(p, tw_frag(w, (size_t)s->op));
         if (wait > 0) {
             p = tw_lit(p, ",\"wait_peers_ns\":");
-            p = tw_i64(p, wait);
+            p = tw_i64(p, tw_tick_ns(wait));
         }
         p = tw_lit(p, "}}");
         p = tw_flow(p, 0, corr, s->rank, TW_STREAM_TID, start);
@@ -310,7 +426,7 @@ int trace_end(trace_writer *w, tp_err *err)
     char *p = tw_room(w);
     p = tw_lit(p, "\n]}\n");
     w->len = (size_t)(p - w->buf);
-    tw_flush(w);
+    tw_write(w, 1);
     int failed = w->failed || ferror(w->f);
     trace_abort(w);
     return failed ? tp_err_set(err, "--trace: write failed") : 0;
@@ -321,7 +437,11 @@ void trace_abort(trace_writer *w)
     free(w->corr_base);
     free(w->ranks);
     free(w->frags);
+    free(w->knames);
+    if (w->gzip) deflateEnd(&w->z);
+    w->gzip = 0;
     w->corr_base = NULL;
     w->ranks = NULL;
     w->frags = NULL;
+    w->knames = NULL;
 }

@@ -13,9 +13,20 @@
  * kernels replayed by one graph share its launch's correlation id; each step is a
  * `user_annotation` "execute_step_N"; other host work is `cpu_op`. A collective's kernel
  * spans its wait for peers (args.wait_peers_ns), as a real NCCL kernel does.
- * Times: every start and end is rounded once to an integer nanosecond and written as
- * microseconds with three decimals, formatted without printf; a slice never starts before
- * the previous one on its thread ends, so none overlap after rounding.
+ * Times: every start and end is rounded once to a tick of 2^-10 us (0.98 ns) and written
+ * exactly, as decimal microseconds (at most ten decimals), formatted without printf; a slice
+ * never starts before the previous one on its thread ends, and since a viewer's ts + dur is
+ * exact in IEEE double on that grid, none overlap or stick out of the step that encloses
+ * them as a viewer computes them either.
+ * Collectives carry the kernel names real traces show, so tools that classify communication
+ * by name (Holistic Trace Analysis: "nccl") see them: NCCL's
+ * "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)" (algorithm
+ * and protocol from the tuner when it priced the call, else RING_LL, NCCL's choice for
+ * decode-sized messages; args.algo_assumed says so), vLLM's custom all-reduce
+ * "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 4>(vllm::RankData*, ...)" (or
+ * _2stage), with args.op (tpsim's op), args.collective and args.priced_by. Correlation ids, and
+ * so the ac2g flow ids (Kineto's flow id is the correlation id), are unique in the file. trace_gzip makes
+ * the output gzip (for a .gz path).
  */
 #ifndef TPSIM_TRACE_H
 #define TPSIM_TRACE_H
@@ -23,6 +34,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <zlib.h>
+
+#include "coll.h"
 #include "engine.h"
 #include "err.h"
 #include "prog.h"
@@ -43,12 +57,24 @@ typedef struct trace_writer {
     uint32_t *corr_base;   /* per op: the op whose launch enqueues it (graph runs share one) */
     char *frags;           /* per op: its ",\"layer\":L,\"bytes\":B" args, TW_FRAG bytes each */
     trace_rank *ranks;
+    char *knames;          /* per op: a collective's kernel name ("" for others), TW_KNAME bytes */
+    coll_setup coll;       /* how collectives are priced (trace_collectives), for their names */
+    double elem_bytes;     /* bytes of a collective's element (2: bf16) */
+    int have_coll;
+    int graphs;
+    int gzip;              /* 1: deflate into f as gzip (trace_gzip) */
+    z_stream z;
     int failed;
     size_t len;
     char buf[TRACE_BUF];
 } trace_writer;
 
 void trace_init(trace_writer *w, FILE *f, const char *title);
+/* Before the run: the collective model that prices the all-reduces (their kernel names),
+ * and the bytes of one element of their messages. Without it they are named NCCL RING_LL. */
+void trace_collectives(trace_writer *w, const coll_setup *c, double elem_bytes);
+/* Before the run: write gzip (deflate, RFC 1952) instead of plain JSON. 0, or -1 no memory. */
+int trace_gzip(trace_writer *w);
 /* The engine's sink (ctx is the trace_writer): trace_start when the run starts (0, or -1
  * out of memory), trace_slice per slice. */
 int trace_start(void *ctx, const engine_config *c);

@@ -67,8 +67,9 @@ static prog one_op(void)
     return p;
 }
 
-/* Times round once to the nanosecond and print as microseconds with three decimals; a slice
- * that would start before its thread's last end (after rounding) starts at that end. */
+/* Times round once to a tick of 2^-10 us and print exactly as decimal microseconds; a slice
+ * that would start before its thread's last end (after rounding) starts at that end. The
+ * expected ticks, by hand: t_us * 1024 rounded to the nearest integer. */
 static void test_writer_grid(void **state)
 {
     (void)state;
@@ -84,18 +85,20 @@ static void test_writer_grid(void **state)
     assert_int_equal(trace_start(w, &c), 0);
     /* warm-up step 0: not written */
     trace_slice(w, &(engine_slice){0.5, 1e-6, 0, 0, 0, TRACK_STREAM, SL_OP});
-    /* starts 1.0000000004 s -> 1000000000 ns; ends 1.0000012346 s -> 1000001235 ns (dur 1235) */
+    /* starts 1.0000000004 s: 1024000000.4096 -> 1024000000 ticks (1000000 us); ends
+     * 1.0000012346 s: 1024001264.2304 -> 1024001264 ticks, dur 1264 ticks = 1.234375 us */
     trace_slice(w, &(engine_slice){1.0000000004, 0.0000012342, 0, 1, 0, TRACK_STREAM, SL_OP});
-    /* starts 0.4 ns before that end: 1000001234 ns once rounded, so it is moved to 1000001235;
-     * it ends at 1.0000022342 s -> 1000002234 ns (dur 999) */
-    trace_slice(w, &(engine_slice){1.0000012342, 0.000001, 0, 1, 0, TRACK_STREAM, SL_OP});
+    /* starts 1.0000012338 s: 1024001263.4112 -> 1024001263 ticks, before that end, so moved
+     * to 1024001264 (1000001 + 240/1024 = 1000001.234375 us); ends 1.0000022338 s:
+     * 1024002287.4112 -> 1024002287, dur 1023 ticks = 0.9990234375 us */
+    trace_slice(w, &(engine_slice){1.0000012338, 0.000001, 0, 1, 0, TRACK_STREAM, SL_OP});
     tp_err err;
     assert_int_equal(trace_end(w, &err), 0);
     free(w);
     fclose(f);
-    assert_null(strstr(text, "\"ts\":500000.000"));
-    assert_non_null(strstr(text, "\"ts\":1000000.000,\"dur\":1.235,"));
-    assert_non_null(strstr(text, "\"ts\":1000001.235,\"dur\":0.999,"));
+    assert_null(strstr(text, "\"ts\":500000.0"));
+    assert_non_null(strstr(text, "\"ts\":1000000.0,\"dur\":1.234375,"));
+    assert_non_null(strstr(text, "\"ts\":1000001.234375,\"dur\":0.9990234375,"));
     assert_non_null(strstr(text, "\"run\":\"t \\\"q\\\"\""));
     assert_non_null(strstr(text, "\"layer\":3,\"bytes\":1234"));
     /* first measured step (0), op 0: correlation step * (n + 1) + op + 1 = 1 */

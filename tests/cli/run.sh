@@ -84,7 +84,8 @@ threads = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "M" and e["name"] == "
 assert procs == {0: "rank 0", 1: "rank 1"}, procs
 assert threads == {(0, 0), (0, 7), (1, 0), (1, 7)}, threads
 x = [e for e in ev if e["ph"] == "X"]
-ar = [e for e in x if e["tid"] == 7 and e["cat"] == "kernel" and e["name"] == "all_reduce"]
+ar = [e for e in x if e["tid"] == 7 and e["cat"] == "kernel" and e["args"].get("op") == "all_reduce"]
+assert all(e["name"].startswith("ncclDevKernel_AllReduce_Sum_bf16_") for e in ar), {e["name"] for e in ar}
 assert len(ar) == 2 * 160, len(ar)
 # Kineto fields: every kernel and copy has a launch with its correlation id and an ac2g flow
 launches = {(e["pid"], e["args"]["correlation"]) for e in x if e["cat"] == "cuda_runtime" and "correlation" in e["args"]}
@@ -107,7 +108,7 @@ for rank in (0, 1):
     for step in (0, 1, 2):
         mine = [e for e in x if e["pid"] == rank and e["args"]["step"] == step]
         assert sum(e["name"] == "step host work" for e in mine) == 1, (rank, step)
-        assert sum(e["tid"] == 7 and e["name"] == "all_reduce" for e in mine) == 160, (rank, step)
+        assert sum(e["tid"] == 7 and e["args"].get("op") == "all_reduce" for e in mine) == 160, (rank, step)
         assert sum(e["cat"] == "cuda_runtime" and "op" in e["args"] for e in mine) == 978, (rank, step)  # no copy-ins
 PY
 

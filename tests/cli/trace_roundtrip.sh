@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CLI tests of tpsim's own --trace: Kineto-compatible, streamed, on an integer-nanosecond grid
-# with no overlap on a thread; `trace import` reads it back to run's kernels_per_step
+# CLI tests of tpsim's own --trace: Kineto-compatible, streamed, on a 2^-10 us grid with no
+# overlap on a thread as a viewer computes it (IEEE double ts + dur); NCCL / vLLM kernel
+# names for collectives; correlation and flow ids unique in the file; gzip for .gz; `trace import` reads it back to run's kernels_per_step
 # (the round trip); the trace-step cap counts measured steps only; `trace compare`.
 . tests/cli/lib.sh
 SCN=scenarios/eager-host-dispatch.yaml
@@ -26,27 +27,60 @@ assert imp["flows_unmatched"] == 0
 PY
 done
 
-# TP-8 with launch jitter (cv 0.3): times on the integer-ns grid, no overlap on any thread
-expect_ok "tp8 jittered trace" "$TPSIM" run $SCN --tp 8 --steps 2 --warmup 1 "${JITTER[@]}" --trace "$TMP/t8.json"
-check "tp8: integer-ns grid, no two slices on one thread overlap after rounding" python3 - "$TMP/t8.json" <<'PY'
+# TP-8 with launch jitter (cv 0.3), eager and graphs: every slice on a thread either ends
+# before the next begins or holds it whole, computed as a viewer does (IEEE double: the
+# parsed ts plus the parsed dur; Python's float is that double), the step annotations
+# included; times are exact multiples of 2^-10 us. Before issue 18, 65850.956 + 79.433 =
+# 65930.38900000001 > the next ts 65930.389, and speedscope drew a staircase.
+for mode in eager graphs; do
+expect_ok "tp8 jittered trace ($mode)" "$TPSIM" run $SCN --tp 8 --steps 3 --warmup 1 --mode $mode "${JITTER[@]}" --trace "$TMP/t8.json"
+check "tp8 $mode: no overlap or sticking out in IEEE double, on the 2^-10 us grid" python3 - "$TMP/t8.json" <<'PY'
 import json, re, sys
-from decimal import Decimal
+from fractions import Fraction
 raw = open(sys.argv[1]).read()
 for key in ("ts", "dur"):
     vals = re.findall(r'"%s":(-?[0-9.eE+]+)' % key, raw)
-    assert vals and all(re.fullmatch(r"[0-9]+\.[0-9]{3}", v) for v in vals), key
+    assert vals and all(re.fullmatch(r"[0-9]+\.[0-9]{1,10}", v) for v in vals), key
+    assert all((Fraction(v) * 1024).denominator == 1 for v in vals), key
 ev = json.loads(raw)["traceEvents"]
 threads = {}
 for e in ev:
-    if e["ph"] == "X" and e["cat"] != "user_annotation":  # annotations enclose their step
-        ns = lambda v: int(Decimal(str(v)) * 1000)
-        threads.setdefault((e["pid"], e["tid"]), []).append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
+    if e["ph"] == "X":
+        threads.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"], e["name"]))
 assert len(threads) == 16
+depth_max = 0
 for key, sl in threads.items():
-    sl.sort()
-    for (s0, e0), (s1, e1) in zip(sl, sl[1:]):
-        assert s1 >= e0, (key, s0, e0, s1)
+    sl.sort(key=lambda s: (s[0], -s[1]))
+    stack = []  # open slices (their viewer-computed ends), as a flame chart nests them
+    for ts, end, name in sl:
+        while stack and ts >= stack[-1]:
+            stack.pop()
+        assert not stack or end <= stack[-1], (key, name, ts, end, stack[-1])
+        stack.append(end)
+        depth_max = max(depth_max, len(stack))
+assert depth_max == 2, depth_max  # a step annotation and its host slices; kernels alone
 PY
+done
+# collectives are named as real traces name them, their op and pricing in args
+check "NCCL kernel names" grep -q '"name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"' "$TMP/t8.json"
+expect_ok "vllm-custom trace" "$TPSIM" run $SCN --tp 4 --steps 1 --set collective.allreduce=vllm-custom --trace "$TMP/v4.json"
+check "vLLM custom all-reduce names, one stage at 16 KiB, ids unique, flows paired" python3 - "$TMP/v4.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+k = [e for e in ev if e.get("cat") == "kernel" and e["args"].get("collective") == "all_reduce"]
+assert k and all(e["name"] == "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 4>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __nv_bfloat16*, int, int)" for e in k), {e["name"] for e in k}
+assert all(e["args"]["priced_by"] == "vllm-custom" and e["args"]["op"] in ("all_reduce", "embedding_all_reduce") for e in k)
+corr = [e["args"]["correlation"] for e in ev if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})]
+assert len(corr) == len(set(corr)), "correlation ids repeat across ranks"
+starts = [e["id"] for e in ev if e.get("ph") == "s"]
+assert len(starts) == len(set(starts)), "flow ids repeat"
+ends = {e["id"] for e in ev if e.get("ph") == "f"}
+assert ends <= set(starts), "a flow end without its start"
+PY
+# .gz is gzip, and holds the same JSON as the plain file
+expect_ok "gz trace" "$TPSIM" run $SCN --tp 4 --steps 1 --set collective.allreduce=vllm-custom --trace "$TMP/v4.json.gz"
+check ".gz is gzip" python3 -c 'import gzip,sys; d=gzip.open(sys.argv[1]).read(); assert d == open(sys.argv[2],"rb").read()' "$TMP/v4.json.gz" "$TMP/v4.json"
+expect_ok "gz trace imports" "$TPSIM" trace import "$TMP/v4.json.gz"
 
 # the cap counts measured steps: 100 measured after 50 warm-up is allowed, 101 is not
 expect_ok "cap: 100 measured + 50 warm-up" "$TPSIM" run scenarios/paper-additive.yaml --tp 2 --steps 100 --warmup 50 --trace "$TMP/cap.json"
@@ -83,7 +117,7 @@ assert co["kernels_per_step"] - plain["kernels_per_step"] == co["allreduces_per_
 stream = sorted((e for e in tr["traceEvents"] if e["ph"] == "X" and e["pid"] == 0 and e["tid"] == 7), key=lambda e: e["ts"])
 names = [e["name"] for e in stream]
 for i, n in enumerate(names):
-    if n in ("all_reduce", "embedding_all_reduce"):
+    if stream[i]["args"].get("op") in ("all_reduce", "embedding_all_reduce"):
         assert names[i + 1] == "all_reduce_copy_out", names[i - 1:i + 2]  # the copy-in is the collective model's
 PY
 expect_fail2 "compare: one file" "expected REAL SIM" "$TPSIM" trace compare "$TMP/eager.json"
