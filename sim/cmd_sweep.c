@@ -11,7 +11,6 @@
 #include "locate.h"
 #include "ofile.h"
 #include "par.h"
-#include "rfile.h"
 #include "run.h"
 #include "shard.h"
 #include "sweeprow.h"
@@ -93,10 +92,8 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         if (f == CLI_ERROR) return -1;
         /* every flag that shapes the rows goes into the fingerprint, in order (shard.h) */
-        if (f >= 0 && f != F_OUT && f != F_JOBS && f != F_QUIET && f != F_SHARD) {
-            shard_fp(&o->fp, flags[f].name, strlen(flags[f].name) + 1);
-            if (v) shard_fp(&o->fp, v, strlen(v) + 1);
-        }
+        if (f >= 0 && f != F_OUT && f != F_JOBS && f != F_QUIET && f != F_SHARD)
+            shard_fp_flag(&o->fp, flags[f].name, v);
         if (f == CLI_OPERAND) {
             if (*path) return tp_err_set(err, "sweep: a second scenario '%s', expected one", v);
             *path = v;
@@ -293,11 +290,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     if (o.n_shards) {
         /* the scenario's bytes complete the fingerprint (another file of the same name on
          * another machine is another sweep) */
-        char *sbuf;
-        size_t slen;
-        if (rfile_read(path, (size_t)64 << 20, "a YAML file", &sbuf, &slen, &err)) goto out;
-        shard_fp(&o.fp, sbuf, slen);
-        free(sbuf);
+        if (shard_fp_file(&o.fp, path, &err)) goto out;
         shard_header(out, o.shard, o.n_shards, total, o.fp);
     }
     sweep_write(out, o.json, s, row_mode, rows, n_rows);

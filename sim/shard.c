@@ -29,6 +29,22 @@ void shard_fp(uint64_t *fp, const void *bytes, size_t n)
     for (size_t i = 0; i < n; i++) *fp = (*fp ^ b[i]) * 0x100000001b3ull;
 }
 
+void shard_fp_flag(uint64_t *fp, const char *name, const char *value)
+{
+    shard_fp(fp, name, strlen(name) + 1);
+    if (value) shard_fp(fp, value, strlen(value) + 1);
+}
+
+int shard_fp_file(uint64_t *fp, const char *path, tp_err *err)
+{
+    char *buf;
+    size_t len;
+    if (rfile_read(path, (size_t)64 << 20, "a YAML file", &buf, &len, err)) return -1;
+    shard_fp(fp, buf, len);
+    free(buf);
+    return 0;
+}
+
 void shard_header(FILE *f, long shard, long n_shards, size_t cells, uint64_t fp)
 {
     fprintf(f, "# tpsim sweep part %ld/%ld of %zu cells, sweep %016llx\n", shard, n_shards, cells,

@@ -30,6 +30,10 @@ int shard_parse(const char *text, long *shard, long *n_shards, tp_err *err);
 #define SHARD_FP_INIT 0xcbf29ce484222325ull
 void shard_fp(uint64_t *fp, const void *bytes, size_t n);
 void shard_header(FILE *f, long shard, long n_shards, size_t cells, uint64_t fp);
+/* The fingerprint's parts: a flag (name and value, value NULL for a switch), and a file's
+ * bytes (0, or -1 with err set when it cannot be read). */
+void shard_fp_flag(uint64_t *fp, const char *name, const char *value);
+int shard_fp_file(uint64_t *fp, const char *path, tp_err *err);
 int shard_merge(FILE *out, const char *const *parts, int n_parts, tp_err *err);
 
 #endif

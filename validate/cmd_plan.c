@@ -91,6 +91,7 @@ typedef struct pcmd_opts {
     int format; /* 0 text, 1 csv, 2 json */
     int jobs, quiet, top, no_intervals;
     long shard, n_shards;
+    uint64_t fp; /* the part's fingerprint (shard.h): the flags here, the scenario later */
 } pcmd_opts;
 
 static int pcmd_parse_hw(const char *text, pcmd_opts *o, tp_err *err)
@@ -203,8 +204,13 @@ static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const c
     cli_args ca;
     int f;
     if (cli_begin(&ca, "plan", "tpsim plan --help", flags, argc, argv, err)) return -1;
+    o->fp = SHARD_FP_INIT;
+    shard_fp_flag(&o->fp, "plan", NULL); /* a plan's parts are not a sweep's */
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         if (f == CLI_ERROR) return -1;
+        /* every flag that shapes the rows goes into the fingerprint, in order (shard.h) */
+        if (f >= 0 && f != F_OUT && f != F_JOBS && f != F_QUIET && f != F_SHARD)
+            shard_fp_flag(&o->fp, flags[f].name, v);
         if (f == CLI_OPERAND) {
             if (*path) return tp_err_set(err, "plan: a second scenario '%s', expected one", v);
             *path = v;
@@ -736,7 +742,10 @@ int tpsim_cmd_plan(int argc, char **argv)
         if (ofile_open(&of, o.out, &err)) goto out;
         out = of.f;
     }
-    if (o.n_shards) shard_header(out, o.shard, o.n_shards, r.n_cells);
+    if (o.n_shards) {
+        if (shard_fp_file(&o.fp, path, &err)) goto out;
+        shard_header(out, o.shard, o.n_shards, r.n_cells, o.fp);
+    }
     if (o.format == 1)
         plan_out_csv(out, &view);
     else if (o.format == 2)
