@@ -9,6 +9,8 @@
 #                   (budget 60 s); tpsim plan's full default search on one core (budget 10 s;
 #                   make bench-plan runs that line alone)
 #   make test-slurm scripts/slurm-sweep.sh on a real single-node Slurm (root; installs it)
+#   make test-viewer a tpsim trace in a real trace viewer: speedscope (npm) in Debian's
+#                   headless Chromium; fails on any console warning or a nesting too deep
 #   make bench-peer tpsim side by side with ../shared/peer/ (SimPy model, max-plus floor):
 #                   CPU time per rank-op, 7 interleaved rounds, median and min, load printed
 #   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
@@ -186,6 +188,35 @@ csan-test: $(BUILD)/csan/tpsim $(addprefix $(BUILD)/csan/tests/,$(CSAN_UNIT))
 test-slurm: deps
 	@$(MAKE) --no-print-directory $(BUILD)/tpsim
 	timeout 900 bash tests/slurm/run.sh
+
+# A trace viewer nobody here wrote draws tpsim's trace: speedscope (npm, pinned in
+# tests/viewer/package.json, with puppeteer-core to drive the browser) in Debian's Chromium,
+# headless, on TP-4 eager and graphs traces with launch jitter. tests/viewer/check.js fails on
+# any warning or error the viewer logs while importing (speedscope warns for every slice that
+# overlaps the next in its ts + dur arithmetic; the old three-decimal trace gave 12,162 and a
+# staircase), a profile that does not load, or nesting deeper than the real 2 (a step and its
+# host slices). Needs the network once (apt, npm); the browser runs offline on 127.0.0.1.
+VIEWER_PKGS := chromium
+VIEWER := $(BUILD)/viewer
+.PHONY: test-viewer
+test-viewer: deps
+	$(call deb_install,$(VIEWER_PKGS))
+	@# Node and npm: Debian's, unless a node with its npm is on PATH already (NodeSource's)
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory VIEWER_NODE=1 viewer-node
+	@$(MAKE) --no-print-directory all
+	@mkdir -p $(VIEWER)
+	@cmp -s tests/viewer/package.json $(VIEWER)/package.json && [ -d $(VIEWER)/node_modules/speedscope ] || \
+	  { cp tests/viewer/package.json $(VIEWER)/ && cd $(VIEWER) && npm install --no-audit --no-fund --silent; }
+	@set -e; for mode in eager graphs; do \
+	  $(BUILD)/tpsim run scenarios/eager-host-dispatch.yaml --tp 4 --steps 3 --mode $$mode \
+	    --set host.launch.dist=lognormal --set host.launch.cv=0.3 --trace $(VIEWER)/tp4-$$mode.json >/dev/null; \
+	  NODE_PATH=$(CURDIR)/$(VIEWER)/node_modules timeout 300 node tests/viewer/check.js \
+	    $(VIEWER)/node_modules/speedscope/dist/release $(VIEWER)/tp4-$$mode.json 2; \
+	done
+
+.PHONY: viewer-node
+viewer-node:
+	$(call deb_install,nodejs npm)
 
 # The fast path (max-plus), the event engine, then a 10^6-step TP-8 run for its peak RSS
 # (about 2.5 minutes: 7.8e9 rank-ops, peak RSS 3.5 MB).
