@@ -124,7 +124,7 @@ expect_fail2 "plot with shard" "--plot: a shard holds part of the search" "$TPSI
 G=(plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 20 --format csv "${FAST[@]}")
 expect_ok "unsharded" "$TPSIM" "${G[@]}" -o "$TMP/whole.csv"
 for i in 0 1 2; do expect_ok "shard $i/3" "$TPSIM" "${G[@]}" --shard $i/3 -o "$TMP/part$i.csv"; done
-check "part header" grep -q "^# tpsim sweep part 1/3 of 80 cells$" "$TMP/part1.csv"
+check "part header" grep -Eq "^# tpsim sweep part 1/3 of 80 cells, sweep [0-9a-f]{16}$" "$TMP/part1.csv"
 expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP/part2.csv" "$TMP/part0.csv" "$TMP/part1.csv"
 check "merged = unsharded" cmp -s "$TMP/whole.csv" "$TMP/merged.csv"
 
