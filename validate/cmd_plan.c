@@ -22,14 +22,13 @@
 #define PLAN_MAX_TP 16
 #define PLAN_MAX_CTX 64
 #define PLAN_GIB (1024.0 * 1024.0 * 1024.0)
-/* The activation/workspace reserve per GPU: vLLM's memory profile of a TP-2 instance
- * (vllm-project/vllm PR #10511, "Memory profiling results", H100 80GB) reserves non-torch
- * memory 3.58 GiB (NCCL and custom all-reduce buffers, CUDA context) + PyTorch activation
- * peak 1.26 GiB before the KV cache: 4.84 GiB. That log is Llama-3-8B; a 70B's activation
- * peak at the same max_num_batched_tokens is assumed of the same order (it scales with the
- * hidden size / TP, 8192/2 vs 4096). ASSUMED for other models and TP degrees: --reserve-gib. */
+/* The activation/workspace reserve per GPU (docs/sources.md#vllm-memory-profile): vLLM's memory
+ * profile of a TP-2 instance on an 80 GB GPU (vllm-project/vllm PR #10511) reserves non-torch
+ * memory 3.58 GiB (CUDA context, NCCL and custom all-reduce buffers) + PyTorch activation peak
+ * 1.26 GiB before the KV cache: 4.84 GiB. That log is Llama-3-8B; for a 70B it is ASSUMED of
+ * the same order (the activation peak scales with hidden size / TP): --reserve-gib. */
 #define PLAN_RESERVE_GIB 4.84
-#define PLAN_MEM_UTIL 0.90 /* vLLM's default gpu_memory_utilization */
+#define PLAN_MEM_UTIL 0.90 /* vLLM's default gpu_memory_utilization (same source) */
 
 static const char pcmd_usage[] =
     "usage: tpsim plan SCENARIO --gpus N --tpot-ms T [--hardware h100,h200,a100]\n"
