@@ -69,8 +69,8 @@ static long rfile_now_ms(void)
     return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Read fd to end of input into *buf; regular files block, others are polled against the
- * deadline. Returns 0, or -1 with err set. */
+/* Read fd to end of input into *buf; regular files block, others are polled against an idle
+ * deadline (RFILE_TIMEOUT_MS since the last bytes). Returns 0, or -1 with err set. */
 static int rfile_slurp(int fd, int regular, const char *path, size_t cap, const char *what,
                        char **buf, size_t *len, tp_err *err)
 {
@@ -95,6 +95,8 @@ static int rfile_slurp(int fd, int regular, const char *path, size_t cap, const 
         ssize_t got = read(fd, data + size, room - size);
         if (got > 0) {
             polled = regular;
+            /* an idle limit, not a total: a live writer that is slow is not cut off */
+            deadline = rfile_now_ms() + RFILE_TIMEOUT_MS;
             size += (size_t)got;
             if (size > cap) {
                 char sz[32];
@@ -117,7 +119,7 @@ static int rfile_slurp(int fd, int regular, const char *path, size_t cap, const 
         if (left <= 0 || poll(&p, 1, (int)left) == 0) {
             free(data);
             return tp_err_set(err,
-                              "%s: no end of input within %d s (a FIFO nobody writes to?), "
+                              "%s: no input for %d s (a FIFO nobody writes to?), "
                               "expected %s",
                               path, RFILE_TIMEOUT_MS / 1000, what);
         }
