@@ -177,7 +177,10 @@ static int hf_dtype(const hf_file *f, long *bytes, tp_err *err)
 {
     static const char *const keys[] = {"torch_dtype", "dtype", NULL};
     const char *key = hf_first_key(f, keys);
-    if (!key) return hf_error(f, "torch_dtype", err, "missing, expected bfloat16, float16 or float32");
+    if (!key) { /* transformers' PretrainedConfig has torch_dtype None: it loads float32 */
+        *bytes = 4;
+        return 0;
+    }
     json_t *v = json_object_get(f->root, key);
     const char *s = json_is_string(v) ? json_string_value(v) : "";
     if (!strcmp(s, "bfloat16") || !strcmp(s, "float16"))

@@ -6,6 +6,8 @@
  * `architectures`: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM (q/k/v bias),
  * MixtralForCausalLM, Qwen2MoeForCausalLM (experts; Qwen2-MoE's gated shared expert) and
  * DeepseekV2/V3ForCausalLM (MLA attention, routed + shared experts after dense layers).
+ * A config without torch_dtype (or dtype) is float32, 4 bytes a parameter, as transformers'
+ * from_pretrained loads it (PretrainedConfig.torch_dtype defaults to None: float32).
  * Anything else, or a field the decode step needs that is missing or out of range, is one
  * line "file:line:col: key: what is wrong, what is expected" (the key's position in the
  * file). Keys the step does not need are ignored: config.json carries many. The model's

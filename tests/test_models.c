@@ -213,6 +213,37 @@ static void test_hf_mistral_sliding_window(void **state)
     prog_free(&p);
 }
 
+/* No torch_dtype: float32 (4 B a parameter), as transformers loads such a config; the same
+ * config with bfloat16 holds half the weight bytes. Before issue 18 it was refused. */
+static void test_hf_default_dtype(void **state)
+{
+    (void)state;
+    static const char *const with = "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
+                                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
+                                    " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\"}";
+    static const char *const without = "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
+                                       " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
+                                       " \"vocab_size\": 100}";
+    char path[256];
+    model_arch a, b;
+    tp_err err;
+    write_json(path, sizeof path, "dtype-bf16", with);
+    if (model_load(path, &a, &err)) fail_msg("%s", err.msg);
+    unlink(path);
+    write_json(path, sizeof path, "dtype-none", without);
+    if (model_load(path, &b, &err)) fail_msg("%s", err.msg);
+    unlink(path);
+    assert_int_equal(a.dtype_bytes, 2);
+    assert_int_equal(b.dtype_bytes, 4);
+    prog_opts o = {.input_copies = 0};
+    prog pa, pb;
+    assert_int_equal(prog_build(&pa, &a, &o, 1, 1, 16, &err), 0);
+    assert_int_equal(prog_build(&pb, &b, &o, 1, 1, 16, &err), 0);
+    assert_near(pb.weight_bytes, 2 * pa.weight_bytes);
+    prog_free(&pa);
+    prog_free(&pb);
+}
+
 /* Refusals: one message naming the problem, at the key's line and column. */
 static void expect_refused(const char *name, const char *json, const char *want1,
                            const char *want2)
@@ -626,6 +657,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hf_llama_70b),
+        cmocka_unit_test(test_hf_default_dtype),
         cmocka_unit_test(test_hf_qwen2_bias_and_gqa),
         cmocka_unit_test(test_hf_gqa_replication_and_vocab_padding),
         cmocka_unit_test(test_hf_mistral_sliding_window),
