@@ -60,11 +60,28 @@ DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libs
 
 all: $(BUILD)/tpsim
 
-$(BUILD)/obj/%.o: %.c
+# Before the first compile: every library header the build includes, or one line naming the
+# Debian package that is missing and how to install it (instead of a bare compiler error).
+# header:package pairs; cmocka only for the tests.
+HDR_PKGS := yaml.h:libyaml-dev jansson.h:libjansson-dev zlib.h:zlib1g-dev sqlite3.h:libsqlite3-dev
+define hdr_check
+	@missing=""; for hp in $(1); do h=$${hp%%:*}; p=$${hp#*:}; \
+	  printf '#include <%s>\n' "$$h" | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "tpsim: cannot build: missing the Debian package(s)$$missing (their headers are not found);" \
+	       "install them with 'make deps' (or: sudo apt-get install$$missing)" >&2; exit 1; fi
+	@mkdir -p $(dir $@) && touch $@
+endef
+$(BUILD)/.headers-ok:
+	$(call hdr_check,$(HDR_PKGS))
+$(BUILD)/.cmocka-ok:
+	$(call hdr_check,cmocka.h:libcmocka-dev)
+
+$(BUILD)/obj/%.o: %.c | $(BUILD)/.headers-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) -c $< -o $@
 
-$(BUILD)/asan/%.o: %.c
+$(BUILD)/asan/%.o: %.c | $(BUILD)/.headers-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(INC) -c $< -o $@
 
@@ -74,6 +91,8 @@ $(BUILD)/tpsim: $(OBJ)
 $(BUILD)/asan/tpsim: $(SOBJ)
 	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
 
+# (explicit targets: a recipe-less pattern rule would cancel the compile rule)
+$(patsubst tests/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRC)) $(patsubst tests/%.c,$(BUILD)/asan/tests/%.o,$(TEST_SRC)): | $(BUILD)/.cmocka-ok
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
@@ -220,6 +239,13 @@ test-viewer: deps
 viewer-node:
 	$(call deb_install,nodejs npm)
 
+# The man page's COMMAND USAGE section from every command's --help (scripts/gen-man.sh: the
+# dispatch table's commands, so a new command is picked up); conventions.sh fails when stale.
+.PHONY: man
+man: $(BUILD)/tpsim
+	scripts/gen-man.sh $(BUILD)/tpsim <docs/tpsim.1 >$(BUILD)/tpsim.1.new
+	mv $(BUILD)/tpsim.1.new docs/tpsim.1
+
 # The fast path (max-plus), the event engine, then a 10^6-step TP-8 run for its peak RSS
 # (about 2.5 minutes: 7.8e9 rank-ops, peak RSS 3.5 MB).
 bench: deps
@@ -330,7 +356,7 @@ install: $(filter-out $(BUILD)/obj/sim/locate.o,$(OBJ))
 	rm -rf $(DESTDIR)$(INST_SHARE)/models $(DESTDIR)$(INST_SHARE)/scenarios
 	cp -R models scenarios $(DESTDIR)$(INST_SHARE)/
 	chmod -R u=rwX,go=rX $(DESTDIR)$(INST_SHARE)/models $(DESTDIR)$(INST_SHARE)/scenarios
-	install -m 644 validate/*.csv $(DESTDIR)$(INST_SHARE)/validate/
+	install -m 644 validate/*.csv validate/*.md $(DESTDIR)$(INST_SHARE)/validate/
 	install -d $(DESTDIR)$(INST_SHARE)/scripts
 	install -m 755 scripts/atlas.sh $(DESTDIR)$(INST_SHARE)/scripts/atlas.sh
 	install -m 644 scripts/atlas.gp $(DESTDIR)$(INST_SHARE)/scripts/atlas.gp

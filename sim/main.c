@@ -25,7 +25,7 @@ static const char usage[] =
     "                            launch costs, a calibration; compare with tpsim's --trace\n"
     "  allreduce --tp K [...]    one all-reduce by size under a collective model (nccl-fit,\n"
     "                            nccl-tuner, vllm-custom, auto), against a log with --log\n"
-    "  help COMMAND              that command's help (same as tpsim COMMAND --help)\n"
+    "  help COMMAND [SUB]        that command's help (same as tpsim COMMAND [SUB] --help)\n"
     "  --help, --version\n"
     "\n"
     "Flags take --name value or --name=value; -- ends the flags; -o - writes to stdout.\n"
@@ -67,15 +67,24 @@ static int tpsim_main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "help") && argc > 2) { /* tpsim help CMD == tpsim CMD --help */
+    if (!strcmp(cmd, "help") && argc == 3 && !strcmp(argv[2], "--list")) {
+        /* the command table, one name a line: scripts/gen-man.sh builds the man page's usage
+         * section from it, so a new command is in the manual without anyone listing it */
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) puts(commands[i].name);
+        return 0;
+    }
+    if (!strcmp(cmd, "help") && argc > 2) { /* tpsim help CMD [SUB] == tpsim CMD [SUB] --help */
         const tpsim_command *c = find_command(argv[2]);
-        if (!c || argc > 3) {
+        /* the commands that take a subcommand word (tpsim trace import|compare) */
+        int sub = c && !strcmp(c->name, "trace");
+        if (!c || argc > 3 + sub) {
             fprintf(stderr, "tpsim: help: %s '%s' (see tpsim --help)\n",
-                    c ? "one COMMAND, got also" : "unknown command", argv[c ? 3 : 2]);
+                    !c ? "unknown command" : sub ? "COMMAND [SUBCOMMAND], got also" : "one COMMAND, got also",
+                    argv[c ? 3 + sub : 2]);
             return 2;
         }
-        char *help_argv[] = {argv[2], "--help", NULL};
-        return c->run(2, help_argv);
+        char *help_argv[] = {argv[2], argc > 3 ? argv[3] : "--help", "--help", NULL};
+        return c->run(argc > 3 ? 3 : 2, help_argv);
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# gen-man.sh TPSIM < docs/tpsim.1 > NEW: the man page's COMMAND USAGE section regenerated from
+# the commands' own --help text (the text each flag table's parser prints), so the manual
+# cannot drift from --help: every command in the dispatch table (`tpsim help --list`; a new one is
+# picked up with no change here) gets `tpsim help COMMAND` verbatim between the two marker lines; the rest of the
+# page passes through unchanged. `make man` writes docs/tpsim.1; tests/cli/conventions.sh
+# fails when it is stale.
+set -euo pipefail
+TPSIM=$1
+begin='.\" BEGIN GENERATED USAGE (scripts/gen-man.sh; do not edit by hand)'
+end='.\" END GENERATED USAGE'
+# the command names: the dispatch table itself (tpsim help --list), so a new command is here
+# as soon as it can be run
+mapfile -t cmds < <("$TPSIM" help --list)
+[ "${#cmds[@]}" -gt 0 ] || { echo "gen-man.sh: no commands from '$TPSIM help --list'" >&2; exit 1; }
+usage() {
+    printf '%s\n' "$begin"
+    printf '.SH COMMAND USAGE\n'
+    printf 'Each command'"'"'s usage as\n.B tpsim help\n.I COMMAND\nprints it (generated from it).\n'
+    for c in "${cmds[@]}"; do
+        printf '.SS %s\n.nf\n' "$c"
+        "$TPSIM" help "$c" | sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/' -e 's/-/\\-/g'
+        printf '.fi\n'
+    done
+    printf '%s\n' "$end"
+}
+# (through the environment: awk -v would read the backslashes as escapes)
+GEN=$(usage) B=$begin E=$end awk '
+    $0 == ENVIRON["B"] { print ENVIRON["GEN"]; skip = 1; found = 1; next }
+    $0 == ENVIRON["E"] { skip = 0; next }
+    !skip { print }
+    END { if (!found) exit 3 }' || { echo "gen-man.sh: no '$begin' line in the page" >&2; exit 1; }
