@@ -35,7 +35,8 @@ static const char *const fit_keys[] = {"params", "cells", "protocol", NULL};
 static const char *const sourced_keys[] = {"key", "source", "fitted_on", NULL};
 static const char *const assumed_keys[] = {"key", "why", NULL};
 static const char *const precision_keys[] = {"weights", "kv_cache", "activations", NULL};
-static const char *const fit_param_keys[] = {"key", "also", "min", "max", NULL};
+static const char *const fit_param_keys[] = {"key", "also", "min", "max", "physical_min",
+                                              "physical_max", NULL};
 static const char *const validated_keys[] = {"tp", "modes", "batch", "ctx", "hardware", "grid",
                                              "verdict", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
@@ -239,6 +240,20 @@ static int scenario_bind_fit(const cfg_node *root, const cfg_node *fit, scenario
             return -1;
         if (fp->hi <= fp->lo)
             return cfg_error(cfg_get(p, "max"), err, "%g is not above min %g", fp->hi, fp->lo);
+        /* a bound that is a physical limit (a cost cannot be negative), declared with why: a
+         * fit that stops there is not flagged as stopped on an arbitrary box edge */
+        const char *why[2] = {NULL, NULL};
+        if (cfg_string(p, "physical_min", 0, &why[0], err) ||
+            cfg_string(p, "physical_max", 0, &why[1], err))
+            return -1;
+        for (int b = 0; b < 2; b++) {
+            char *dst = b ? fp->physical_hi : fp->physical_lo;
+            if (why[b] && (!why[b][0] || strlen(why[b]) >= sizeof fp->physical_lo))
+                return cfg_error(cfg_get(p, b ? "physical_max" : "physical_min"), err,
+                                 "expected why the bound is a physical limit, 1 to %zu characters",
+                                 sizeof fp->physical_lo - 1);
+            snprintf(dst, sizeof fp->physical_lo, "%s", why[b] ? why[b] : "");
+        }
         s->n_fit_params = (int)i; /* the params so far, for the duplicate check */
         if (scenario_fit_key(root, cfg_get(p, "key"), s, fp, err)) return -1;
         snprintf(fp->key, sizeof fp->key, "%s", key);

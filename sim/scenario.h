@@ -41,6 +41,7 @@ typedef struct scenario_fit_param {
     int key_line[SCN_MAX_FIT_KEYS], key_col[SCN_MAX_FIT_KEYS]; /* where each key is named */
     int n_keys;
     double lo, hi;
+    char physical_lo[160], physical_hi[160]; /* why min / max is a physical limit, "" if not */
 } scenario_fit_param;
 
 typedef struct scenario_fit_cell {

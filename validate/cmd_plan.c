@@ -329,7 +329,7 @@ typedef struct pcmd_setup {
     double fitted[SCN_MAX_FIT];
     int n_bound;
     double bound[VAL_MAX_BOUND][SCN_MAX_FIT];
-    double meas_cv;
+    val_scale scale;      /* the fit's error scale (validate.h): declared error + model error */
 } pcmd_setup;
 
 /* The scenario on hardware h (index into o->hws, -1 for the scenario's own) in mode graphs,
@@ -371,7 +371,7 @@ static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *poin
 static int pcmd_fit(pcmd_setup *ps, const grid *g, char *note, size_t cap, tp_err *err)
 {
     val_options vo = val_default_options();
-    ps->meas_cv = vo.meas_cv;
+    ps->scale = val_error_scale(0, 0, 0, vo.meas_cv); /* the declared error alone */
     if (ps->o->no_intervals) {
         snprintf(note, cap, "none (--no-intervals)");
         return 0;
@@ -396,15 +396,17 @@ static int pcmd_fit(pcmd_setup *ps, const grid *g, char *note, size_t cap, tp_er
         memcpy(ps->fitted, fd->fitted, sizeof ps->fitted);
         ps->n_bound = fd->n_bound;
         memcpy(ps->bound, fd->bound, sizeof ps->bound);
+        ps->scale = fd->scale;
         char proto[64];
         val_protocol_name(&rep->protocol, proto, sizeof proto);
         snprintf(
             note, cap,
             "95%%, tpsim validate's: %d free parameter%s fitted on %.400s (protocol %s, "
             "%d calibration cells), their profile-likelihood range (%d boundary points) plus one "
-            "measurement's error (meas_cv %.0f%%)",
+            "cell's error at the fit's error scale (%.2f%%: meas_cv %.0f%% and the model error "
+            "the calibration cells' misfit shows)",
             ps->n_fit, ps->n_fit == 1 ? "" : "s", g->path, proto, fd->n_cal, ps->n_bound,
-            100 * vo.meas_cv);
+            100 * fd->scale.cv, 100 * vo.meas_cv);
         val_free(rep);
     }
     free(rep);
@@ -514,7 +516,7 @@ static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *s
                 blo = fmin(blo, sum.step_mean * 1e3);
                 bhi = fmax(bhi, sum.step_mean * 1e3);
             }
-            val_interval(p, blo, bhi, ps->meas_cv, &lo[row], &hi[row]);
+            val_pred_interval(p, blo, bhi, &ps->scale, &lo[row], &hi[row]);
         }
     }
     rc = 0;

@@ -28,7 +28,9 @@ static const char validate_usage[] =
     "  2:4), --loo (leave each config out in turn).\n"
     "  verdicts: SUPPORTED (within the kill-switch and at most half the best baseline's\n"
     "  MAPE), PASS-NO-SKILL, FAIL, MISFIT (the fit misses a calibration cell by more than\n"
-    "  kill-switch/3), UNTESTED. --strict exits 1 unless every judged config is SUPPORTED.\n"
+    "  kill-switch/3), UNIDENTIFIED (the parameters' 95%% range moves a held-out prediction\n"
+    "  past the kill-switch, or a fitted value stopped on a bound not declared physical),\n"
+    "  UNTESTED. --strict exits 1 unless every judged config is SUPPORTED.\n"
     "  intervals: 95% profile likelihood from a relative measurement error --meas-cv\n"
     "  (default 1%: the study states no run-to-run spread) plus one measurement's error.\n"
     "  --scan DIR writes the objective over a grid of the free parameters (CSV + gnuplot).\n"
@@ -80,6 +82,15 @@ static void vcmd_print_folds(const val_report *r)
                    s->fit_params[i].lo, s->fit_params[i].hi);
             if (r->opt.intervals) printf("; 95%% profile %.4g .. %.4g", fd->lo[i], fd->hi[i]);
             printf(")\n");
+            const scenario_fit_param *fp = &s->fit_params[i];
+            const char *phys = fd->at_bound[i] < 0 ? fp->physical_lo : fp->physical_hi;
+            if (fd->at_bound[i])
+                printf("    ON ITS BOUND (%s %g)%s%s\n", fd->at_bound[i] < 0 ? "min" : "max",
+                       fd->at_bound[i] < 0 ? fp->lo : fp->hi,
+                       phys[0] ? ", a physical limit: " : ": the fit wanted to go further, not a "
+                                                          "physical limit: UNIDENTIFIED",
+                       phys);
+
         }
         printf("  worst miss of its own calibration cells %.2f%% (MISFIT above %.2f%%)%s\n",
                fd->cal_max_err_pct, r->kill_switch_pct / 3.0, fd->misfit ? ": MISFIT" : "");
@@ -166,11 +177,19 @@ static void vcmd_print_text(const val_report *r)
     }
     for (int k = 0; k < r->n_configs && r->opt.intervals; k++) {
         const val_config *c = &r->configs[k];
-        if (c->tested && !c->identified)
-            printf("%s: NOT IDENTIFIED: the free parameters' 95%% range alone moves a held-out "
+        if (!c->tested || c->identified) continue;
+        if (c->param_spread_pct > r->kill_switch_pct)
+            printf("%s: not identified: the free parameters' 95%% range alone moves a held-out "
                    "prediction by %.1f%% (> the kill-switch): the calibration cells leave it to "
-                   "where the fit stopped, so its verdict shows nothing\n",
-                   c->config, c->param_spread_pct);
+                   "where the fit stopped", c->config, c->param_spread_pct);
+        else
+            printf("%s: not identified: a fitted value stopped on a bound that is not a physical "
+                   "limit", c->config);
+        if (c->verdict == VAL_FAIL)
+            printf("; FAIL stands: even the best prediction within that range misses by %.1f%%\n",
+                   c->range_mape_pct);
+        else
+            printf(": UNIDENTIFIED, its %.2f%% shows nothing\n", c->heldout_mape_pct);
     }
     if (r->shrink_to_tp)
         printf("\nstep shrink TP-%ld -> TP-%ld: measured %.3fx, predicted %.3fx, ideal %.2fx\n",
@@ -180,7 +199,7 @@ static void vcmd_print_text(const val_report *r)
         printf("held-out measurements inside their 95%% interval: %d of %d\n", r->n_inside,
                r->n_heldout);
     vcmd_print_sens(r);
-    int supported = 1, failed = 0, misfit = 0, untested = 0;
+    int supported = 1, failed = 0, misfit = 0, untested = 0, unidentified = 0;
     for (int k = 0; k < r->n_configs; k++) {
         const val_config *c = &r->configs[k];
         if (!vcmd_judged(r, c)) continue;
@@ -188,10 +207,13 @@ static void vcmd_print_text(const val_report *r)
         failed |= c->verdict == VAL_FAIL;
         misfit |= c->verdict == VAL_MISFIT;
         untested |= c->verdict == VAL_UNTESTED;
+        unidentified |= c->verdict == VAL_UNIDENTIFIED;
     }
     printf("verdict: %s\n",
            misfit     ? "the fit cannot reach its own calibration cells: MISFIT, nothing is tested"
            : failed   ? "the kill-switch fails for at least one config: refuted as stated"
+           : unidentified ? "the calibration cells do not pin the prediction of some judged "
+                            "config: UNIDENTIFIED there, neither supported nor refuted"
            : supported ? "every judged config is SUPPORTED: within the kill-switch and at most half "
                          "the best null baseline's error"
            : untested ? "not refuted, but some config has no held-out cell: untested there"
@@ -211,8 +233,8 @@ static void vcmd_print_summary(const val_report *r)
         char held[16], best[48] = "-", skill[16] = "-", inside[16] = "-", ident[48] = "-";
         vcmd_pct(c->heldout_mape_pct, held, sizeof held);
         if (!isnan(c->param_spread_pct))
-            snprintf(ident, sizeof ident, "%s (%.1f%%)", c->identified ? "yes" : "no",
-                     c->param_spread_pct);
+            snprintf(ident, sizeof ident, "%s (%.1f%%%s)", c->identified ? "yes" : "no",
+                     c->param_spread_pct, r->folds[c->fold].on_free_bound ? ", on a bound" : "");
         if (!isnan(c->best_baseline_pct))
             snprintf(best, sizeof best, "%s %.2f%%", c->best_baseline, c->best_baseline_pct);
         if (!isnan(c->skill)) snprintf(skill, sizeof skill, "%+.2f", c->skill);
@@ -277,6 +299,15 @@ static void vcmd_print_json(const val_report *r)
         jw_kint(&w, "evaluations", fd->evaluations);
         jw_knum(&w, "calibration_max_error_pct", fd->cal_max_err_pct);
         jw_kbool(&w, "misfit", fd->misfit);
+        jw_key(&w, "at_bound"); /* per fitted key: "min", "max" or null */
+        jw_obj(&w);
+        for (int i = 0; i < r->n_fit; i++) {
+            jw_key(&w, s->fit_params[i].key);
+            if (fd->at_bound[i]) jw_str(&w, fd->at_bound[i] < 0 ? "min" : "max");
+            else jw_num(&w, 0.0 / 0.0);
+        }
+        jw_end_obj(&w);
+        jw_kbool(&w, "on_free_bound", fd->on_free_bound);
         jw_knum(&w, "additive_r0_ms", fd->r0_ms);
         jw_end_obj(&w);
     }
@@ -339,6 +370,7 @@ static void vcmd_print_json(const val_report *r)
             jw_kint(&w, "heldout_inside_interval", c->n_inside);
             jw_kbool(&w, "identified", c->identified);
             jw_knum(&w, "param_spread_pct", c->param_spread_pct);
+            jw_knum(&w, "range_mape_pct", c->range_mape_pct);
         }
         jw_knum(&w, "residual_ms", c->residual_ms);
         jw_knum(&w, "residual_grid_ms", c->residual_grid_ms);
@@ -430,7 +462,7 @@ static int vcmd_write_scan(const char *path, const scn_opts *so, const val_repor
                  fd->n_cal, 100 * r->opt.meas_cv);
         plot_scan_data d = {name, title, p[0].key, r->n_fit == 2 ? p[1].key : NULL, n1, n2, x, y, obj,
                             fd->fitted[0], r->n_fit == 2 ? fd->fitted[1] : 0,
-                            fd->objective + VAL_CHI2_95 * r->opt.meas_cv * r->opt.meas_cv,
+                            val_region_threshold(fd->objective, &fd->scale),
                             r->opt.meas_cv};
         rc = val_scan(path, so, r, f, n1, n2, obj, err) || plot_scan(&d, dir, err) ? -1 : 0;
     }

@@ -15,6 +15,44 @@
 
 /* ----------------------------------------------------------- intervals ------------ */
 
+/* Student's t, two-sided 95% (0.975 quantile), 1..30 degrees of freedom (NIST/SEMATECH
+ * e-Handbook of Statistical Methods, section 1.3.6.7.2, critical values of the t
+ * distribution); z beyond. */
+static double val_t975(int dof)
+{
+    static const double t[30] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    return dof >= 1 && dof <= 30 ? t[dof - 1] : VAL_Z95;
+}
+
+val_scale val_error_scale(double objective, int n_cal, int n_fit, double meas_cv)
+{
+    val_scale s = {.meas_cv = meas_cv, .fit_rms = NAN, .dof = n_cal - n_fit, .q = VAL_Z95};
+    if (s.dof > 0) {
+        s.fit_rms = sqrt(fmax(0.0, objective) / s.dof);
+        s.model_cv = sqrt(fmax(0.0, s.fit_rms * s.fit_rms - meas_cv * meas_cv));
+        s.estimated = 1;
+        if (s.model_cv > 0) s.q = val_t975(s.dof);
+    }
+    s.cv = sqrt(meas_cv * meas_cv + s.model_cv * s.model_cv);
+    return s;
+}
+
+void val_pred_interval(double p, double fit_lo, double fit_hi, const val_scale *s, double *lo,
+                       double *hi)
+{
+    double noise = s->q * s->cv * p;
+    *lo = p - sqrt((p - fit_lo) * (p - fit_lo) + noise * noise);
+    *hi = p + sqrt((fit_hi - p) * (fit_hi - p) + noise * noise);
+}
+
+double val_region_threshold(double objective, const val_scale *s)
+{
+    return objective + s->q * s->q * s->cv * s->cv;
+}
+
 
 static void val_band_add(val_report *r, int fold, const double *preds, val_band *b)
 {
@@ -75,7 +113,7 @@ static int val_ray(val_ctx *c, int f, const double *u, double t0, val_band *band
 {
     val_fold *fd = &c->r->folds[f];
     double t_max = val_ray_max(c->spec, fd->fitted, u), end[SCN_MAX_FIT];
-    double threshold = fd->objective + VAL_CHI2_95 * c->r->opt.meas_cv * c->r->opt.meas_cv;
+    double threshold = val_region_threshold(fd->objective, &fd->scale);
     if (t_found) *t_found = 0;
     if (!(t_max > 0) || isinf(t_max)) return 0; /* the optimum sits on this edge */
     c->fold = fd;
@@ -110,7 +148,7 @@ int val_interval_fold(val_ctx *c, int f, val_band *band, double *preds, tp_err *
     int n = spec->n_fit_params, fail = 0;
     for (int i = 0; i < n; i++) fd->lo[i] = fd->hi[i] = fd->fitted[i];
     if (n == 0) return 0;
-    double want = VAL_CHI2_95 * r->opt.meas_cv * r->opt.meas_cv, range[SCN_MAX_FIT], reach[SCN_MAX_FIT];
+    double want = val_region_threshold(0.0, &fd->scale), range[SCN_MAX_FIT], reach[SCN_MAX_FIT];
     for (int i = 0; i < n; i++) range[i] = spec->fit_params[i].hi - spec->fit_params[i].lo;
     /* the two ends along each axis (in box units) */
     for (int i = 0; i < n; i++) {
@@ -160,17 +198,22 @@ int val_interval_fold(val_ctx *c, int f, val_band *band, double *preds, tp_err *
 
 /* --------------------------------------------------------- sensitivity ------------ */
 
-static int val_sens_add(val_report *r, const char *key, const char *note, cfg_doc *doc, tp_err *err)
+/* One assumed number; `inherited` is its value when it comes from a file the scenario
+ * names (the hardware file's assumed:, decl.h) and the scenario does not set the key,
+ * else NAN (the value is the document's). */
+static int val_sens_add(val_report *r, const char *key, const char *note, cfg_doc *doc,
+                        double inherited, tp_err *err)
 {
     for (int i = 0; i < r->n_sens; i++)
         if (!strcmp(r->sens[i].key, key)) return 0;
     const cfg_node *n = cfg_find(cfg_root(doc), key);
-    if (!n || !val_is_number(n)) return 0; /* a --set on a string or a flag moves nothing */
+    if (n && !val_is_number(n)) return 0; /* a --set on a string or a flag moves nothing */
+    if (!n && isnan(inherited)) return 0;
     val_sens *s = &r->sens[r->n_sens];
     memset(s, 0, sizeof *s);
     snprintf(s->key, sizeof s->key, "%s", key);
     snprintf(s->note, sizeof s->note, "%s", note);
-    s->value = strtod(n->text, NULL);
+    s->value = n ? strtod(n->text, NULL) : inherited;
     s->minus_ms = calloc(r->n_cells, sizeof *s->minus_ms);
     s->plus_ms = calloc(r->n_cells, sizeof *s->plus_ms);
     r->n_sens++;
@@ -181,7 +224,7 @@ static int val_sens_add(val_report *r, const char *key, const char *note, cfg_do
 /* The value moved by frac; integers stay integers. */
 static void val_sens_value(const cfg_node *n, double v, double frac, char *out, size_t cap)
 {
-    int integer = !strpbrk(n->text, ".eE");
+    int integer = n && !strpbrk(n->text, ".eE");
     if (integer) snprintf(out, cap, "%ld", lround(v * (1.0 + frac)));
     else snprintf(out, cap, "%.17g", v * (1.0 + frac));
 }
@@ -190,21 +233,40 @@ int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
 {
     val_report *r = c->r;
     const scenario *spec = c->spec;
-    r->sens = calloc(SCN_MAX_DECLS + SCN_OPTS_MAX_SETS, sizeof *r->sens);
+    r->sens = calloc(SCN_MAX_DECLS + SCN_OPTS_MAX_SETS + DECL_MAX, sizeof *r->sens);
     if (!r->sens) return tp_err_set(err, "out of memory");
     for (int i = 0; i < spec->n_decls; i++)
-        if (spec->decls[i].assumed && val_sens_add(r, spec->decls[i].key, spec->decls[i].note, c->doc, err))
+        if (spec->decls[i].assumed &&
+            val_sens_add(r, spec->decls[i].key, spec->decls[i].note, c->doc, NAN, err))
             return -1;
     for (int k = 0; k < c->opts->n_sets; k++) {
         char key[192];
         snprintf(key, sizeof key, "%.*s", (int)strcspn(c->opts->sets[k], "="), c->opts->sets[k]);
-        if (val_sens_add(r, key, "set on the command line", c->doc, err)) return -1;
+        if (val_sens_add(r, key, "set on the command line", c->doc, NAN, err)) return -1;
     }
+    /* the hardware file's assumed numbers that reach the prediction: those the scenario's
+     * gpu: does not replace (a replaced one is the scenario's, declared there) */
+    static const char *const hw_keys[][2] = {{"kernel_fixed_us", "gpu.kernel_fixed_us"},
+                                             {"launch_latency_us", "gpu.launch_latency_us"},
+                                             {"hbm_efficiency", "gpu.hbm_efficiency"},
+                                             {"flops_efficiency", "gpu.flops_efficiency"}};
+    const decl_list *hd = &spec->hw.assumed;
+    for (int i = 0; i < hd->n; i++)
+        for (size_t k = 0; k < sizeof hw_keys / sizeof hw_keys[0]; k++) {
+            if (strcmp(hd->items[i].key, hw_keys[k][0]) || cfg_find(cfg_root(c->doc), hw_keys[k][1]))
+                continue;
+            char note[400];
+            snprintf(note, sizeof note, "%s:%d:%d: %s", hd->file, hd->items[i].line,
+                     hd->items[i].col, hd->items[i].why);
+            if (val_sens_add(r, hw_keys[k][1], note, c->doc, hd->items[i].value, err)) return -1;
+        }
     for (int s = 0; s < r->n_sens; s++) {
         val_sens *vs = &r->sens[s];
         const cfg_node *n = cfg_find(cfg_root(c->doc), vs->key);
         char orig[192], assign[320], val[64];
-        snprintf(orig, sizeof orig, "%s=%s", vs->key, n->text);
+        /* an inherited value is restored by setting the key to it: the same number */
+        if (n) snprintf(orig, sizeof orig, "%s=%s", vs->key, n->text);
+        else snprintf(orig, sizeof orig, "%s=%.17g", vs->key, vs->value);
         for (size_t i = 0; i < r->n_cells; i++) vs->minus_ms[i] = vs->plus_ms[i] = NAN;
         for (int sign = -1; sign <= 1; sign += 2) {
             val_sens_value(n, vs->value, sign * VAL_SENS_FRAC, val, sizeof val);
@@ -223,12 +285,4 @@ int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
         }
     }
     return 0;
-}
-
-
-void val_interval(double p, double band_lo, double band_hi, double meas_cv, double *lo, double *hi)
-{
-    double noise = VAL_Z95 * meas_cv * p;
-    *lo = p - sqrt((p - band_lo) * (p - band_lo) + noise * noise);
-    *hi = p + sqrt((band_hi - p) * (band_hi - p) + noise * noise);
 }

@@ -334,13 +334,13 @@ int plot_breakdown(plot_ctx *c)
         char lab[200];
         if (vc->n_heldout)
             snprintf(lab, sizeof lab, "%s\nheld-out MAPE %.1f%% (%s)", vc->config,
-                     vc->heldout_mape_pct, vc->pass ? "pass" : "FAIL");
+                     vc->heldout_mape_pct, val_verdict_name(vc->verdict));
         else
             snprintf(lab, sizeof lab, "%s\nMAPE %.1f%% (calibration only)", vc->config, vc->mape_pct);
         fprintf(f, "set label %d ", gi + 1);
         plot_qs(f, lab);
         fprintf(f, " at first %g, graph 0.955 center font \",11\" tc rgb \"%s\"\n", centers[gi],
-                vc->pass ? "#1a7f37" : "#b00020");
+                plot_verdict_colour(vc->verdict));
     }
     const char *dat = "'breakdown.dat'";
     fprintf(f,

@@ -67,6 +67,19 @@ int plot_measured_vs_predicted(plot_ctx *c);
 int plot_breakdown(plot_ctx *c);
 int plot_step_vs_tp(plot_ctx *c);
 
+/* A verdict's label colour, the same verdict the text and JSON give: green only for
+ * SUPPORTED, red for FAIL and MISFIT, amber for no skill, grey for UNIDENTIFIED/UNTESTED. */
+static inline const char *plot_verdict_colour(val_verdict v)
+{
+    switch (v) {
+    case VAL_SUPPORTED: return "#1a7f37";
+    case VAL_FAIL:
+    case VAL_MISFIT: return "#b00020";
+    case VAL_PASS_NO_SKILL: return "#9a6700";
+    default: return "#57606a";
+    }
+}
+
 /* rounding an axis to a step */
 static inline double plot_nice_floor(double x, double step) { return step * floor(x / step); }
 static inline double plot_nice_ceil(double x, double step) { return step * ceil(x / step); }

@@ -215,7 +215,7 @@ int plot_measured_vs_predicted(plot_ctx *c)
         double m = vc->n_heldout ? vc->heldout_mape_pct : vc->mape_pct;
         if (n_held[k]) {
             snprintf(key, sizeof key, "%s held-out: MAPE %.1f%%, %s", vc->config, m,
-                     vc->pass ? "pass" : "FAIL");
+                     val_verdict_name(vc->verdict));
             fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==0?$2:1/0) with points pt 7 ps 1.7 "
                        "lc rgb \"%s\" title ", fig, k, col);
             plot_qs(f, key);

@@ -100,7 +100,8 @@ val_options val_default_options(void)
 
 const char *val_verdict_name(val_verdict v)
 {
-    static const char *const names[] = {"UNTESTED", "MISFIT", "FAIL", "PASS-NO-SKILL", "SUPPORTED"};
+    static const char *const names[] = {"UNTESTED",  "MISFIT",    "FAIL",
+                                        "PASS-NO-SKILL", "SUPPORTED", "UNIDENTIFIED"};
     return names[v];
 }
 

@@ -154,10 +154,13 @@ static int val_additive_base(const scenario *bound, const val_report *r, int job
     return rc;
 }
 
-static void val_baselines(val_report *r, const double *base_ms)
+/* base_ms: n_folds rows of n_cells, each fold's additive prediction before R0 (from that
+ * fold's fitted scenario: under --loo each fold has its own fit) */
+static void val_baselines(val_report *r, const double *base_all)
 {
     for (int f = 0; f < r->n_folds; f++) {
         val_fold *fd = &r->folds[f];
+        const double *base_ms = base_all + (size_t)f * r->n_cells;
         /* R0 minimising the squared relative errors: sum((b + R0 - m)/m)^2 */
         double num = 0, den = 0, all_sum = 0;
         for (int k = 0; k < fd->n_cal; k++) {
@@ -183,10 +186,31 @@ static void val_baselines(val_report *r, const double *base_ms)
 
 /* ---------------------------------------------------------- aggregation ----------- */
 
+static double ks_of(const val_report *r)
+{
+    return r->kill_switch_pct;
+}
+
+/* The verdict of a config from its numbers (validate.h): the thresholds are the
+ * pre-registered kill-switch, kill-switch/3 for the fit's own cells (val_run_with sets
+ * misfit), and half the best baseline's MAPE. */
+static val_verdict val_verdict_of(const val_report *r, const val_config *c, const val_fold *fd)
+{
+    double ks = ks_of(r), mape = c->heldout_mape_pct, best = c->best_baseline_pct;
+    if (!c->tested) return VAL_UNTESTED;
+    if (fd->misfit) return VAL_MISFIT;
+    /* not pinned by the calibration cells: the verdict would show where the fit stopped,
+     * unless no prediction within the parameters' range passes */
+    if (r->opt.intervals && !c->identified && !(c->range_mape_pct > ks)) return VAL_UNIDENTIFIED;
+    if (mape > ks) return VAL_FAIL;
+    if (best > 0 && mape <= 0.5 * best && mape < best) return VAL_SUPPORTED;
+    return VAL_PASS_NO_SKILL;
+}
+
 static int val_aggregate(val_report *r)
 {
     double grid_resid[VAL_MAX_CONFIGS] = {0}, held[VAL_MAX_CONFIGS] = {0},
-           cons[VAL_MAX_CONFIGS] = {0}, add[VAL_MAX_CONFIGS] = {0};
+           cons[VAL_MAX_CONFIGS] = {0}, add[VAL_MAX_CONFIGS] = {0}, range[VAL_MAX_CONFIGS] = {0};
     int grid_resid_ok[VAL_MAX_CONFIGS];
     for (int i = 0; i < VAL_MAX_CONFIGS; i++) grid_resid_ok[i] = 1;
     for (size_t i = 0; i < r->n_cells; i++) {
@@ -205,9 +229,12 @@ static int val_aggregate(val_report *r)
             r->n_heldout++;
             if (vc->inside) c->n_inside++, r->n_inside++;
         }
-        if (vc->role == VAL_HELDOUT && !isnan(vc->fit_lo))
+        if (vc->role == VAL_HELDOUT && !isnan(vc->fit_lo)) {
             c->param_spread_pct = fmax(c->param_spread_pct,
                                        100.0 * (vc->fit_hi - vc->fit_lo) / vc->predicted_ms);
+            double gap = m < vc->fit_lo ? vc->fit_lo - m : m > vc->fit_hi ? m - vc->fit_hi : 0.0;
+            range[k] += gap / m * 100.0;
+        }
         c->residual_ms += m - 1e3 * (vc->sim.breakdown.allreduce + vc->sim.breakdown.compute);
         if (isnan(vc->g->pred_comm_ms) || isnan(vc->g->pred_compute_ms)) grid_resid_ok[k] = 0;
         else grid_resid[k] += m - vc->g->pred_comm_ms - vc->g->pred_compute_ms;
@@ -230,15 +257,12 @@ static int val_aggregate(val_report *r)
             c->best_baseline = "constant", c->best_baseline_pct = c->constant_mape_pct;
         c->skill = c->tested && c->best_baseline_pct > 0 ? 1.0 - c->heldout_mape_pct / c->best_baseline_pct
                                                           : NAN;
-        double ks = r->kill_switch_pct, mape = c->heldout_mape_pct, best = c->best_baseline_pct;
-        if (!c->tested) c->verdict = VAL_UNTESTED;
-        else if (fd->misfit) c->verdict = VAL_MISFIT;
-        else if (mape > ks) c->verdict = VAL_FAIL;
-        else if (best > 0 && mape <= 0.5 * best && mape < best) c->verdict = VAL_SUPPORTED;
-        else c->verdict = VAL_PASS_NO_SKILL;
-        c->pass = c->tested && !fd->misfit && mape <= ks;
         if (!r->opt.intervals || !c->tested) c->param_spread_pct = NAN;
-        c->identified = !isnan(c->param_spread_pct) && c->param_spread_pct <= ks;
+        c->identified = !isnan(c->param_spread_pct) && c->param_spread_pct <= ks_of(r) &&
+                        !fd->on_free_bound;
+        c->range_mape_pct = isnan(c->param_spread_pct) ? NAN : range[k] / c->n_heldout;
+        c->verdict = val_verdict_of(r, c, fd);
+        c->pass = c->verdict == VAL_SUPPORTED || c->verdict == VAL_PASS_NO_SKILL;
         c->residual_ms /= c->n;
         c->residual_grid_ms = grid_resid_ok[k] ? grid_resid[k] / c->n : NAN;
         c->measured_mean_ms /= c->n;
@@ -307,6 +331,19 @@ static int val_open(const char *path, const scn_opts *o, const val_options *vo, 
     return val_knobs(*doc, s, o, err);
 }
 
+/* A --calib file for a TP degree the grid does not have would be ignored: refused. */
+static int val_check_calib_tps(scenario *spec, const scn_opts *o, const grid *g, tp_err *err)
+{
+    long tps[VAL_MAX_CONFIGS * 4];
+    int n = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        int seen = 0;
+        for (int k = 0; k < n; k++) seen |= tps[k] == g->cells[i].tp;
+        if (!seen && n < (int)(sizeof tps / sizeof tps[0])) tps[n++] = g->cells[i].tp;
+    }
+    return scn_opts_apply(o, spec, err) || scenario_check_flag_calibs(spec, tps, n, err) ? -1 : 0;
+}
+
 static int val_setup_cells(val_report *r, tp_err *err)
 {
     const grid *g = r->g;
@@ -334,10 +371,10 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     val_band band = {NULL, NULL};
     int rc = -1;
     if (val_open(path, o, vo, &doc, &spec, &out->protocol, err) || val_setup_cells(out, err) ||
-        val_make_folds(out, spec, err))
+        val_make_folds(out, spec, err) || val_check_calib_tps(spec, o, g, err))
         goto out;
     preds = calloc(g->n, sizeof *preds);
-    base = calloc(g->n, sizeof *base);
+    base = calloc(g->n * (size_t)out->n_folds, sizeof *base);
     sums = calloc(g->n, sizeof *sums);
     band.lo = calloc(g->n, sizeof *band.lo);
     band.hi = calloc(g->n, sizeof *band.hi);
@@ -384,14 +421,25 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
             fd->cal_max_err_pct = fmax(fd->cal_max_err_pct, e);
         }
         if (!bad && f == 0) out->scn = *bound;
+        /* the additive baseline from this fold's own fit */
+        if (!bad) bad = val_additive_base(bound, out, o->jobs, base + (size_t)f * g->n, err);
         free(bound);
         if (bad) goto out;
         fd->misfit = fd->cal_max_err_pct > vo->kill_switch_pct / 3.0;
+        fd->scale = val_error_scale(fd->objective, fd->n_cal, spec->n_fit_params, vo->meas_cv);
+        /* a fitted value on its bound: the fit wanted to go further; flagged unless the
+         * scenario declares that bound a physical limit */
+        for (int i = 0; i < spec->n_fit_params; i++) {
+            const scenario_fit_param *fp = &spec->fit_params[i];
+            double tol = 1e-3 * (fp->hi - fp->lo);
+            fd->at_bound[i] = fd->fitted[i] <= fp->lo + tol ? -1 : fd->fitted[i] >= fp->hi - tol ? 1 : 0;
+            if ((fd->at_bound[i] < 0 && !fp->physical_lo[0]) || (fd->at_bound[i] > 0 && !fp->physical_hi[0]))
+                fd->on_free_bound = 1;
+        }
     }
     for (int i = 0; i < out->n_fit; i++) out->fitted[i] = out->folds[0].fitted[i];
     out->fit_objective = out->folds[0].objective;
     out->fit_evaluations = out->folds[0].evaluations;
-    if (val_additive_base(&out->scn, out, o->jobs, base, err)) goto out;
     val_baselines(out, base);
     if (vo->intervals) {
         for (int f = 0; f < out->n_folds; f++)
@@ -415,8 +463,8 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
             val_cell *vc = &out->cells[i];
             vc->fit_lo = band.lo[i];
             vc->fit_hi = band.hi[i];
-            val_interval(vc->predicted_ms, band.lo[i], band.hi[i], vo->meas_cv, &vc->pred_lo,
-                         &vc->pred_hi);
+            val_pred_interval(vc->predicted_ms, band.lo[i], band.hi[i], &out->folds[vc->fold].scale,
+                              &vc->pred_lo, &vc->pred_hi);
             vc->inside = vc->g->measured_ms >= vc->pred_lo && vc->g->measured_ms <= vc->pred_hi;
         }
     } else {

@@ -21,14 +21,21 @@
  *   FAIL           held-out MAPE above the kill-switch;
  *   PASS_NO_SKILL  within the kill-switch, not at most half the best baseline's MAPE;
  *   SUPPORTED      within the kill-switch and at most half (and strictly below) the best
- *                  baseline's MAPE.
- * With intervals, every prediction gets a 95% profile-likelihood interval from the
- * calibration cells' relative measurement error meas_cv (Gaussian, chi2(1) = 3.84 on the
- * fit's sum of squared relative errors / cv^2), widened in quadrature by one new
- * measurement's own error: pred_lo <= predicted_ms <= pred_hi. A config is `identified`
+ *                  baseline's MAPE;
+ *   UNIDENTIFIED   (with intervals) the calibration cells do not pin the prediction: the
+ *                  parameters' 95% range moves a held-out prediction by more than the
+ *                  kill-switch, or a fitted value stopped on a bound not declared physical
+ *                  (fit.params physical_min/physical_max), unless even the best prediction
+ *                  within that range misses by more than the kill-switch (then FAIL stands).
+ *                  It is never SUPPORTED nor PASS_NO_SKILL, and `pass` is 0.
+ * With intervals, every prediction gets a 95% profile-likelihood interval from the fold's
+ * error scale (val_scale: the declared measurement error meas_cv and the model error the
+ * calibration cells' misfit shows; Gaussian, chi2(1) = 3.84 on the fit's sum of squared
+ * relative errors / cv^2), widened in quadrature by one new cell's error at that scale:
+ * pred_lo <= predicted_ms <= pred_hi; n_inside counts the held-out measurements inside. A config is `identified`
  * when the parameters' part alone spans at most the kill-switch on every held-out cell (a
- * verdict on an unidentified prediction rests on where the fit stopped in a flat valley;
- * it is reported beside the verdict, not folded into it). With sensitivity, each
+ * verdict on an unidentified prediction rests on where the fit stopped in a flat valley:
+ * UNIDENTIFIED, above). With sensitivity, each
  * assumed number is moved by -20% and +20% with the fitted values held, and every held-out
  * prediction re-simulated. The report is caller-owned; free with val_free. A failed
  * kill-switch is a result, not an error: val_run fails only on bad input.
@@ -76,7 +83,7 @@ val_options val_default_options(void);
 
 typedef enum val_role { VAL_UNUSED, VAL_CALIBRATION, VAL_HELDOUT } val_role;
 typedef enum val_verdict {
-    VAL_UNTESTED, VAL_MISFIT, VAL_FAIL, VAL_PASS_NO_SKILL, VAL_SUPPORTED
+    VAL_UNTESTED, VAL_MISFIT, VAL_FAIL, VAL_PASS_NO_SKILL, VAL_SUPPORTED, VAL_UNIDENTIFIED
 } val_verdict;
 const char *val_verdict_name(val_verdict v);
 const char *val_role_name(val_role r);
@@ -93,6 +100,33 @@ typedef struct val_cell {
     int inside;               /* measured within [pred_lo, pred_hi] */
     double constant_ms, additive_ms; /* the null baselines' predictions, same fold */
 } val_cell;
+
+/* The relative error scale of one fold's predictions: the declared per-cell measurement
+ * error (--meas-cv) and the model error the calibration cells' misfit shows beyond it. With
+ * dof = calibration cells - free parameters > 0, fit_rms = sqrt(objective / dof) estimates
+ * the scatter of one cell about the fitted model; what exceeds the declared error is model
+ * error: model_cv = sqrt(max(0, fit_rms^2 - meas_cv^2)), and cv = sqrt(meas_cv^2 +
+ * model_cv^2) = max(meas_cv, fit_rms) scales both the parameters' 95% region and one new
+ * cell's error. At dof 0 (as many parameters as cells: an exact fit) the misfit says
+ * nothing: model_cv 0, estimated 0, and the interval is the measurement error's alone.
+ * Where the misfit sets cv, it is estimated from dof cells, and the quantile is Student's t
+ * on dof (4.30 at 2) instead of z, for both parts of the interval. */
+typedef struct val_scale {
+    double meas_cv, fit_rms, model_cv, cv;
+    int dof, estimated;
+    double q;   /* the two-sided 95% quantile used: z (1.96) where cv is the declared error;
+                   Student's t on dof where the misfit sets cv (an estimated scale) */
+} val_scale;
+
+val_scale val_error_scale(double objective, int n_cal, int n_fit, double meas_cv);
+/* pred_lo, pred_hi of a prediction p whose parameters' 95% range is [fit_lo, fit_hi]: each
+ * side widened in quadrature by one new cell's error, q * cv * p. Callable alone (tpsim
+ * plan reuses it). */
+void val_pred_interval(double p, double fit_lo, double fit_hi, const val_scale *s, double *lo,
+                       double *hi);
+/* The objective a point of the parameters' 95% region may reach: objective + q^2 cv^2
+ * (q^2 = chi2(1) 95% = 3.84 with z). */
+double val_region_threshold(double objective, const val_scale *s);
 
 typedef struct val_fold {
     char label[64];           /* "all configs", or "without H100 TP-4" */
@@ -112,6 +146,9 @@ typedef struct val_fold {
      * cell the grid does not hold the same interval (tpsim plan) */
     double bound[VAL_MAX_BOUND][SCN_MAX_FIT];
     int n_bound;
+    val_scale scale;          /* the error scale of its predictions (intervals) */
+    int at_bound[SCN_MAX_FIT]; /* the fitted value sits on its min (-1) or max (+1), else 0 */
+    int on_free_bound;        /* some fitted value sits on a bound not declared physical */
 } val_fold;
 
 typedef struct val_config {
@@ -119,7 +156,7 @@ typedef struct val_config {
     long tp;
     int n, n_heldout, fold;
     double mape_pct, heldout_mape_pct; /* heldout: NAN when untested */
-    int tested, pass;         /* pass: held-out MAPE within the kill-switch (and not MISFIT) */
+    int tested, pass;         /* pass: verdict SUPPORTED or PASS_NO_SKILL */
     val_verdict verdict;
     double constant_mape_pct, additive_mape_pct, best_baseline_pct; /* NAN when untested */
     const char *best_baseline; /* "constant" or "additive" */
@@ -129,6 +166,8 @@ typedef struct val_config {
                                  (fit_lo..fit_hi) spans at most the kill-switch; otherwise
                                  the calibration cells leave it to where the fit stopped */
     double param_spread_pct;  /* the widest such range, % of the prediction (NAN without) */
+    double range_mape_pct;    /* the held-out MAPE at best within those ranges: each cell's
+                                 distance to [fit_lo, fit_hi] (NAN without intervals) */
     double residual_ms;       /* mean of measured - sim allreduce - sim compute */
     double residual_grid_ms;  /* the same from the grid's pred columns, NAN if absent */
     double measured_mean_ms, predicted_mean_ms;
@@ -173,10 +212,6 @@ int val_run(const char *scenario_path, const scn_opts *opts, const grid *g,
             double kill_switch_pct, val_report *out, tp_err *err);
 void val_free(val_report *r);
 
-/* A prediction p's 95% interval from the range [band_lo, band_hi] of its predictions over a
- * fold's accepted parameters: each side widened in quadrature by one new measurement's
- * error (z95 * meas_cv * p). */
-void val_interval(double p, double band_lo, double band_hi, double meas_cv, double *lo, double *hi);
 
 /* The objective (sum of squared relative errors on the fold's calibration cells) over an
  * n1 x n2 grid of the free parameters' boxes (n2 = 1 for one parameter), row-major,
