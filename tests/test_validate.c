@@ -166,6 +166,9 @@ static void coverage_near_nominal(void **state)
     print_message("coverage %d/%d = %.3f, mean width %.2fx one measurement's alone\n", inside,
                   heldout, cover, width / noise_width);
     assert_int_equal(heldout, 12 * N_SEEDS);
+    /* the figure the report quotes (VAL_SYNTHETIC_COVERAGE) */
+    assert_non_null(strstr(VAL_SYNTHETIC_COVERAGE, "118 of 120 "));
+    assert_int_equal(inside, 118);
     /* nominal 0.95; with 120 intervals, 3 binomial sigmas below is 0.89 */
     assert_true(cover >= 0.89);
     /* and not trivially wide: the parameters add to one measurement's own error, not swamp it */
@@ -215,7 +218,78 @@ static void coverage_with_model_error(void **state)
     print_message("model error: coverage %d/%d = %.3f; model error found in %d of %d fits\n",
                   inside, heldout, cover, estimated, 3 * N_SEEDS);
     assert_int_equal(heldout, 12 * 3 * N_SEEDS);
-    assert_true(cover >= 0.80); /* far above the 0.49 of the declared error alone */
+    assert_non_null(strstr(VAL_SYNTHETIC_COVERAGE, "341 of 360 "));
+    assert_int_equal(inside, 341);
+    /* nominal 0.95; with 360 intervals, 3 binomial sigmas below is 0.915; far above the
+     * 0.49 the declared error alone would give */
+    assert_true(cover >= 0.915);
+}
+
+/* Each threshold of the verdict rule on both sides of its boundary (kill-switch 15%): the
+ * kill-switch itself (15 passes, 15.01 fails), MISFIT above ks/3 = 5% (5.0 is not, 5.01 is;
+ * 7 is, which a rule at ks/2 would not call), SUPPORTED at skill >= 0.5, that is MAPE at
+ * most half the best baseline's (4 of 8 is, 4.01 is not; skill 0.55 is SUPPORTED, which a
+ * rule at skill 0.6 would not call), identification at spread <= ks (15 is, 15.01 is not)
+ * and on a free bound, and FAIL over UNIDENTIFIED only where even the best prediction in
+ * the parameters' range misses by more than the kill-switch. */
+static void verdict_thresholds(void **state)
+{
+    (void)state;
+    const double ks = 15.0;
+    assert_int_equal(val_misfit(5.0, ks), 0);
+    assert_int_equal(val_misfit(5.01, ks), 1);
+    assert_int_equal(val_misfit(7.0, ks), 1);
+    assert_int_equal(val_misfit(4.99, ks), 0);
+    assert_int_equal(val_identified(15.0, ks, 0), 1);
+    assert_int_equal(val_identified(15.01, ks, 0), 0);
+    assert_int_equal(val_identified(1.0, ks, 1), 0);
+    assert_int_equal(val_identified(NAN, ks, 0), 0);
+    /* the kill-switch: (ks, tested, mape, best, misfit, intervals, identified, range) */
+    assert_int_equal(val_verdict_for(ks, 1, 15.0, 20.0, 0, 1, 1, 0), VAL_PASS_NO_SKILL);
+    assert_int_equal(val_verdict_for(ks, 1, 15.01, 20.0, 0, 1, 1, 0), VAL_FAIL);
+    /* skill: mape / best = 0.5 is SUPPORTED, just above it is not; 0.45 (skill 0.55) is */
+    assert_int_equal(val_verdict_for(ks, 1, 4.0, 8.0, 0, 1, 1, 0), VAL_SUPPORTED);
+    assert_int_equal(val_verdict_for(ks, 1, 4.01, 8.0, 0, 1, 1, 0), VAL_PASS_NO_SKILL);
+    assert_int_equal(val_verdict_for(ks, 1, 3.6, 8.0, 0, 1, 1, 0), VAL_SUPPORTED);
+    assert_int_equal(val_verdict_for(ks, 1, 0.0, 0.0, 0, 1, 1, 0), VAL_PASS_NO_SKILL); /* exact baseline */
+    assert_int_equal(val_verdict_for(ks, 1, 3.0, NAN, 0, 1, 1, 0), VAL_PASS_NO_SKILL);
+    /* MISFIT and UNTESTED come first */
+    assert_int_equal(val_verdict_for(ks, 1, 1.0, 8.0, 1, 1, 1, 0), VAL_MISFIT);
+    assert_int_equal(val_verdict_for(ks, 0, NAN, NAN, 1, 1, 1, 0), VAL_UNTESTED);
+    /* not identified: never SUPPORTED nor PASS-NO-SKILL; FAIL only past ks at best */
+    assert_int_equal(val_verdict_for(ks, 1, 1.0, 8.0, 0, 1, 0, 0), VAL_UNIDENTIFIED);
+    assert_int_equal(val_verdict_for(ks, 1, 10.0, 8.0, 0, 1, 0, 0), VAL_UNIDENTIFIED);
+    assert_int_equal(val_verdict_for(ks, 1, 40.0, 8.0, 0, 1, 0, 15.0), VAL_UNIDENTIFIED);
+    assert_int_equal(val_verdict_for(ks, 1, 40.0, 8.0, 0, 1, 0, 15.01), VAL_FAIL);
+    /* without intervals identification is unknown and the rule is the kill-switch's */
+    assert_int_equal(val_verdict_for(ks, 1, 1.0, 8.0, 0, 0, 0, NAN), VAL_SUPPORTED);
+}
+
+/* The error scale: model error is what the misfit shows beyond the declared error, Student's
+ * t where it sets the scale (4 cells, 2 parameters: objective 0.0008 -> rms 0.02 per cell
+ * over 2 dof; 2% over a declared 1% leaves sqrt(3)% of model error, t(2) = 4.303); the
+ * declared error alone, with z, where the misfit is below it or cannot be estimated. */
+static void error_scale(void **state)
+{
+    (void)state;
+    val_scale s = val_error_scale(0.0008, 4, 2, 0.01);
+    assert_int_equal(s.dof, 2);
+    assert_true(s.estimated);
+    assert_true(fabs(s.fit_rms - 0.02) < 1e-15);
+    assert_true(fabs(s.model_cv - sqrt(3e-4)) < 1e-15);
+    assert_true(fabs(s.cv - 0.02) < 1e-15);
+    assert_true(fabs(s.q - 4.303) < 1e-12);
+    /* prediction 100 ms, parameters' range 98 .. 103: each side adds 4.303 * 2 ms */
+    double lo, hi;
+    val_pred_interval(100, 98, 103, &s, &lo, &hi);
+    assert_true(fabs(lo - (100 - sqrt(4 + 8.606 * 8.606))) < 1e-9);
+    assert_true(fabs(hi - (100 + sqrt(9 + 8.606 * 8.606))) < 1e-9);
+    assert_true(fabs(val_region_threshold(0.0008, &s) - (0.0008 + 4.303 * 4.303 * 4e-4)) < 1e-15);
+    s = val_error_scale(0.0001, 4, 2, 0.01); /* rms 0.707% < 1%: the declared error, z */
+    assert_true(s.model_cv == 0 && fabs(s.cv - 0.01) < 1e-15 && s.q == VAL_Z95);
+    s = val_error_scale(0.0, 1, 1, 0.01); /* an exact fit: nothing to estimate from */
+    assert_true(!s.estimated && s.dof == 0 && s.model_cv == 0 && s.cv == 0.01 && s.q == VAL_Z95);
+    assert_true(fabs(val_region_threshold(0.0, &s) - VAL_CHI2_95 * 1e-4) < 1e-18);
 }
 
 /* --scan's objective is the fit's: its smallest value on the grid is no better than the
@@ -275,6 +349,8 @@ static void scan_matches_fit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(verdict_thresholds),
+        cmocka_unit_test(error_scale),
         cmocka_unit_test_setup_teardown(coverage_near_nominal, setup, teardown),
         cmocka_unit_test_setup_teardown(coverage_with_model_error, setup, teardown),
         cmocka_unit_test_setup_teardown(scan_matches_fit, setup, teardown),

@@ -14,7 +14,7 @@ for s in paper-additive eager-host-dispatch eager-host-dispatch-kernels eager-st
 done
 printf '%s\n' "${runs[@]}" | xargs -P 2 -n 3 sh -c '"$0" validate "$3" "$4" --summary >"$1/$2.md"' "$tpsim" "$out" ||
     { echo "table.sh: a validation failed" >&2; exit 1; }
-echo "| scenario | protocol | judged config | held-out MAPE | best null baseline (MAPE) | skill | verdict | held-out inside 95% interval | identified (parameters' 95% spread) |"
+echo "| scenario | protocol | judged config | held-out MAPE | best null baseline (MAPE) | skill | verdict | held-out inside its interval | identified (parameters' 95% spread) |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for ((k = 0; k < i; k++)); do
     f=$(printf '%02d' $k)

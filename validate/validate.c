@@ -186,22 +186,26 @@ static void val_baselines(val_report *r, const double *base_all)
 
 /* ---------------------------------------------------------- aggregation ----------- */
 
-static double ks_of(const val_report *r)
+int val_misfit(double cal_max_err_pct, double ks)
 {
-    return r->kill_switch_pct;
+    return cal_max_err_pct > ks / 3.0;
 }
 
-/* The verdict of a config from its numbers (validate.h): the thresholds are the
- * pre-registered kill-switch, kill-switch/3 for the fit's own cells (val_run_with sets
- * misfit), and half the best baseline's MAPE. */
-static val_verdict val_verdict_of(const val_report *r, const val_config *c, const val_fold *fd)
+int val_identified(double param_spread_pct, double ks, int on_free_bound)
 {
-    double ks = ks_of(r), mape = c->heldout_mape_pct, best = c->best_baseline_pct;
-    if (!c->tested) return VAL_UNTESTED;
-    if (fd->misfit) return VAL_MISFIT;
+    return !isnan(param_spread_pct) && param_spread_pct <= ks && !on_free_bound;
+}
+
+/* The thresholds are the pre-registered kill-switch, kill-switch/3 for the fit's own cells
+ * (val_misfit) and half the best baseline's MAPE. */
+val_verdict val_verdict_for(double ks, int tested, double mape, double best, int misfit,
+                            int with_intervals, int identified, double range_mape)
+{
+    if (!tested) return VAL_UNTESTED;
+    if (misfit) return VAL_MISFIT;
     /* not pinned by the calibration cells: the verdict would show where the fit stopped,
      * unless no prediction within the parameters' range passes */
-    if (r->opt.intervals && !c->identified && !(c->range_mape_pct > ks)) return VAL_UNIDENTIFIED;
+    if (with_intervals && !identified && !(range_mape > ks)) return VAL_UNIDENTIFIED;
     if (mape > ks) return VAL_FAIL;
     if (best > 0 && mape <= 0.5 * best && mape < best) return VAL_SUPPORTED;
     return VAL_PASS_NO_SKILL;
@@ -258,10 +262,11 @@ static int val_aggregate(val_report *r)
         c->skill = c->tested && c->best_baseline_pct > 0 ? 1.0 - c->heldout_mape_pct / c->best_baseline_pct
                                                           : NAN;
         if (!r->opt.intervals || !c->tested) c->param_spread_pct = NAN;
-        c->identified = !isnan(c->param_spread_pct) && c->param_spread_pct <= ks_of(r) &&
-                        !fd->on_free_bound;
+        c->identified = val_identified(c->param_spread_pct, r->kill_switch_pct, fd->on_free_bound);
         c->range_mape_pct = isnan(c->param_spread_pct) ? NAN : range[k] / c->n_heldout;
-        c->verdict = val_verdict_of(r, c, fd);
+        c->verdict = val_verdict_for(r->kill_switch_pct, c->tested, c->heldout_mape_pct,
+                                     c->best_baseline_pct, fd->misfit, r->opt.intervals,
+                                     c->identified, c->range_mape_pct);
         c->pass = c->verdict == VAL_SUPPORTED || c->verdict == VAL_PASS_NO_SKILL;
         c->residual_ms /= c->n;
         c->residual_grid_ms = grid_resid_ok[k] ? grid_resid[k] / c->n : NAN;
@@ -425,7 +430,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
         if (!bad) bad = val_additive_base(bound, out, o->jobs, base + (size_t)f * g->n, err);
         free(bound);
         if (bad) goto out;
-        fd->misfit = fd->cal_max_err_pct > vo->kill_switch_pct / 3.0;
+        fd->misfit = val_misfit(fd->cal_max_err_pct, vo->kill_switch_pct);
         fd->scale = val_error_scale(fd->objective, fd->n_cal, spec->n_fit_params, vo->meas_cv);
         /* a fitted value on its bound: the fit wanted to go further; flagged unless the
          * scenario declares that bound a physical limit */
