@@ -647,8 +647,8 @@ int scenario_kernels(const scenario *s, const kcal **out, const char **how_borro
 {
     *out = s->has_kernels ? &s->kernels : NULL;
     *how_borrowed = NULL;
-    if (!*out || !strcmp(s->kernels.hardware, s->hw.name)) return 0;
-    if (s->calibration_from[0] && !strcmp(s->kernels.hardware, s->calibration_from)) {
+    if (!*out || hw_same(&s->hw, s->kernels.hardware)) return 0; /* id, name or alias */
+    if (s->calibration_from[0] && hw_name_eq(s->kernels.hardware, s->calibration_from)) {
         *how_borrowed = "calibration_from";
         return 0;
     }

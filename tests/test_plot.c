@@ -178,6 +178,20 @@ static void test_draws_all_figures(void **state)
         snprintf(p, sizeof p, "%s/%s.gp", dir, figures[i]);
         assert_true(read_head(p, head, sizeof head) > 0);
     }
+    /* the figures name each judged config's verdict as the text and JSON do (not pass/FAIL) */
+    for (int i = 0; i < 2; i++) {
+        static char text[1 << 16];
+        char p[1024], want[64];
+        snprintf(p, sizeof p, "%s/%s.gp", dir, i ? "breakdown" : "measured_vs_predicted");
+        assert_true(read_head(p, text, sizeof text) > 0);
+        for (int k = 0; k < fx->r.n_configs; k++) {
+            if (!fx->r.configs[k].n_heldout) continue;
+            snprintf(want, sizeof want, i ? "(%s)" : ", %s", val_verdict_name(fx->r.configs[k].verdict));
+            if (!strstr(text, want)) fail_msg("%s does not name the verdict %s", p, want);
+        }
+        assert_null(strstr(text, "(pass)"));
+        assert_null(strstr(text, ", pass\""));
+    }
     /* 12 files and no leftovers (no staging directory, no log, no temp images) */
     assert_int_equal(count_entries(dir), 12);
 

@@ -264,4 +264,74 @@ expect_fail2 "declared and fitted" "assumed.0.key: 'gpu.hbm_efficiency' is alrea
     "$TPSIM" validate scenarios/.test-knob-$$.yaml
 rm -f scenarios/.test-knob-$$.yaml
 
+# --- --loo: each fold's additive baseline comes from that fold's own fit. A synthetic grid at
+# large batch, where the GEMMs are FLOP-bound and gpu.flops_efficiency (the one free
+# parameter, which the additive baseline keeps) moves the step: TP-2 measured at efficiency
+# 0.5, TP-4 at 0.8, so the two folds fit different values. loo's fold for TP-4 calibrates on
+# TP-2's cells only, as --transfer 2:4 does: the same fit, so the same additive baseline.
+cat >"$TMP/flops.yaml" <<Y
+name: flops
+model: $PWD/models/llama-3.1-8b.yaml
+hardware: $PWD/models/hw/h100-sxm.yaml
+allreduce: [$PWD/models/allreduce/h100-sxm-tp2.yaml, $PWD/models/allreduce/h100-sxm-tp4.yaml]
+defaults: {tp: 2, batch: 256, ctx: 128, steps: 1, warmup: 0, seed: 1}
+gpu: {hbm_efficiency: 0.8, flops_efficiency: 0.6, kernel_fixed_us: 0, launch_latency_us: 0}
+host:
+  launch: {dist: constant, mean_us: 0}
+  collective: {dist: constant, mean_us: 0}
+fit:
+  params:
+    - {key: gpu.flops_efficiency, min: 0.2, max: 0.99}
+  cells:
+    - {tp: 2, batch: 256, ctx: 128}
+    - {tp: 4, batch: 256, ctx: 128}
+assumed:
+  - {key: gpu.hbm_efficiency, why: test}
+  - {key: gpu.kernel_fixed_us, why: test}
+  - {key: gpu.launch_latency_us, why: test}
+  - {key: host.launch.mean_us, why: test}
+  - {key: host.collective.mean_us, why: test}
+Y
+{ echo "config,tp,batch,ctx,measured_ms"
+  for tp in 2 4; do eff=$([ $tp = 2 ] && echo 0.5 || echo 0.8); for b in 256 512; do
+      "$TPSIM" run "$TMP/flops.yaml" --tp $tp --batch $b --set gpu.flops_efficiency=$eff --format json |
+          python3 -c "import json,sys; print('F TP-$tp,$tp,$b,128,' + repr(json.load(sys.stdin)['step_ms']['mean']))"
+  done; done; } >"$TMP/flops.csv"
+expect_ok "flops loo" "$TPSIM" validate "$TMP/flops.yaml" --grid "$TMP/flops.csv" --loo --format json &&
+cp "$TMP/out" "$TMP/loo.json" &&
+expect_ok "flops transfer 2:4" "$TPSIM" validate "$TMP/flops.yaml" --grid "$TMP/flops.csv" --transfer 2:4 --format json &&
+check "loo: each fold's additive baseline is its own fit's (= transfer 2:4's for TP-4)" python3 - "$TMP/loo.json" "$TMP/out" <<'PY'
+import json, sys
+loo, tr = (json.load(open(f)) for f in sys.argv[1:])
+f1, f2 = (f["fitted"]["gpu.flops_efficiency"] for f in loo["folds"])
+assert abs(f2 - 0.5) < 0.01 and abs(f1 - f2) > 0.1, (f1, f2)   # the folds fit differently
+want = {(c["tp"], c["batch"]): c["baselines_ms"]["additive"] for c in tr["cells"] if c["tp"] == 4}
+got = {(c["tp"], c["batch"]): c["baselines_ms"]["additive"] for c in loo["cells"] if c["tp"] == 4}
+assert want and all(abs(got[k] / want[k] - 1) < 1e-9 for k in want), (got, want)
+PY
+
+# --- the files a scenario names declare their assumed numbers: a copy of the H100 file with
+# kernel_fixed_us 9, its scenario no longer setting gpu.kernel_fixed_us: the 9 is printed as
+# assumed (the file's assumed: list) with its sensitivity, and a file that declares a key
+# it does not have is refused where it says so
+sed 's/^kernel_fixed_us: 1.0 /kernel_fixed_us: 9.0 /' models/hw/h100-sxm.yaml >"$TMP/hw9.yaml"
+sed -e "s#^hardware: .*#hardware: $TMP/hw9.yaml#" -e 's#\.\./models#'"$PWD"'/models#g' \
+    -e '/^  kernel_fixed_us: 1.0 /d' -e '/key: gpu.kernel_fixed_us,/d' $EHD >"$TMP/hw9-scn.yaml"
+expect_ok "hardware file's assumed number" "$TPSIM" validate "$TMP/hw9-scn.yaml" --format json &&
+check "its kernel_fixed_us 9 is an assumption with a sensitivity row naming the file" python3 - "$TMP/out" "$TMP/hw9.yaml" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [x for x in d["sensitivity"] if x["key"] == "gpu.kernel_fixed_us"]
+assert len(s) == 1 and s[0]["value"] == 9 and s[0]["why"].startswith(sys.argv[2] + ":12:"), s
+assert any(abs(c["plus_ms"] / c["predicted_ms"] - 1) > 1e-3 for c in s[0]["cells"]), s
+PY
+sed 's/^  - {key: launch_latency_us, /  - {key: no_such_key, /' models/hw/h100-sxm.yaml >"$TMP/hwbad.yaml"
+line=$(grep -n 'key: no_such_key' "$TMP/hwbad.yaml" | cut -d: -f1)
+expect_fail2 "an assumed: key the file does not have" \
+    "^tpsim: $TMP/hwbad\.yaml:$line:[0-9]+: assumed\.1\.key: 'no_such_key' is not a number of this file" \
+    "$TPSIM" validate $EHD --set "hardware=$TMP/hwbad.yaml"
+expect_fail2 "validate: a --calib for a TP degree the grid lacks" \
+    "^tpsim: --calib models/allreduce/h100-sxm-tp8\.yaml: a calibration for tp 8, but this runs tp 2, 4;" \
+    "$TPSIM" validate $EHD --calib models/allreduce/h100-sxm-tp8.yaml
+
 finish
