@@ -366,6 +366,8 @@ static void vcmd_print_json(const val_report *r)
         jw_knum(&w, "pred_hi", c->pred_hi);
         jw_knum(&w, "fit_lo", c->fit_lo);
         jw_knum(&w, "fit_hi", c->fit_hi);
+        jw_knum(&w, "param_lo", c->par_lo); /* the free parameters' part alone */
+        jw_knum(&w, "param_hi", c->par_hi);
         if (r->opt.intervals) jw_kbool(&w, "inside", c->inside);
         jw_knum(&w, "error_pct", c->error_pct);
         jw_kstr(&w, "role", val_role_name(c->role));

@@ -235,7 +235,7 @@ static int val_aggregate(val_report *r)
         }
         if (vc->role == VAL_HELDOUT && !isnan(vc->fit_lo)) {
             c->param_spread_pct = fmax(c->param_spread_pct,
-                                       100.0 * (vc->fit_hi - vc->fit_lo) / vc->predicted_ms);
+                                       100.0 * (vc->par_hi - vc->par_lo) / vc->predicted_ms);
             double gap = m < vc->fit_lo ? vc->fit_lo - m : m > vc->fit_hi ? m - vc->fit_hi : 0.0;
             range[k] += gap / m * 100.0;
         }
@@ -449,6 +449,8 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     if (vo->intervals) {
         for (int f = 0; f < out->n_folds; f++)
             if (val_interval_fold(&ctx, f, &band, preds, err)) goto out;
+        for (size_t i = 0; i < g->n; i++) /* before the kernel error widens the band */
+            out->cells[i].par_lo = band.lo[i], out->cells[i].par_hi = band.hi[i];
         /* a kernel calibration's own error reaches the band: every class moved by its
          * held-out MAPE, all one way then all the other, at each fold's fitted values */
         for (int f = 0; out->scn.has_kernels && f < out->n_folds; f++)
@@ -475,7 +477,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     } else {
         for (size_t i = 0; i < g->n; i++) {
             val_cell *vc = &out->cells[i];
-            vc->fit_lo = vc->fit_hi = vc->pred_lo = vc->pred_hi = NAN;
+            vc->fit_lo = vc->fit_hi = vc->pred_lo = vc->pred_hi = vc->par_lo = vc->par_hi = NAN;
         }
     }
     if (vo->sensitivity && val_sensitivity(&ctx, preds, err)) goto out;

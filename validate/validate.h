@@ -102,6 +102,8 @@ typedef struct val_cell {
     int calibration;          /* role == VAL_CALIBRATION */
     int fold;
     double fit_lo, fit_hi;    /* the parameters' 95% range of the prediction */
+    double par_lo, par_hi;    /* the same from the free parameters alone (no kernel error):
+                                 what identification reads */
     double pred_lo, pred_hi;  /* ... with one measurement's error added: NAN without intervals */
     int inside;               /* measured within [pred_lo, pred_hi] */
     double constant_ms, additive_ms; /* the null baselines' predictions, same fold */

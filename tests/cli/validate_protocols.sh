@@ -37,7 +37,7 @@ def check(d):
         fold = d["folds"][c["fold"] - 1]
         b = [v for v in c["baselines"].values() if v is not None]
         best = min(b) if b else None
-        spread = max([(x["fit_hi"] - x["fit_lo"]) / x["predicted_ms"] * 100 for x in held], default=None)
+        spread = max([(x["param_hi"] - x["param_lo"]) / x["predicted_ms"] * 100 for x in held], default=None)
         gap = [max(x["fit_lo"] - x["measured_ms"], x["measured_ms"] - x["fit_hi"], 0) / x["measured_ms"] * 100
                for x in held]
         at_best = sum(gap) / len(gap) if held else None
