@@ -32,7 +32,7 @@ check "text: the calibration line names the file and device" grep -q "^calibrati
 check "text: no FOREIGN mark" bash -c "! grep -q FOREIGN '$TMP/out'"
 
 # names fold case and punctuation: the file's id and name are the GPU too; another GPU is not
-for hw in h100-sxm "h100 sxm" "H100_SXM"; do
+for hw in h100-sxm "h100 sxm" "H100_SXM" "nvidia h100 80gb hbm3" "NVIDIA-H100-80GB-HBM3"; do
     sed "s/^hardware: .*/hardware: \"$hw\"/" "$TMP/my-tp8.yaml" >"$TMP/alias.yaml"
     expect_ok "hardware: '$hw' is the H100" "$TPSIM" run $SCN --tp 8 --calib "$TMP/alias.yaml" --steps 2
 done

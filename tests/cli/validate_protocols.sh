@@ -16,6 +16,10 @@ BOUNDS = {  # scenario: {key: (min, max, min physical, max physical)}, from the 
     "eager-host-dispatch": {"host.launch.mean_us": (0, 60, True, False),
                             "gpu.hbm_efficiency": (0.6, 0.98, False, False)},
     "paper-additive": {"offset_ms": (-50, 50, False, False)},
+    "eager-broadcast": {"host.driver_per_peer_us": (0, 20000, True, False),
+                        "gpu.hbm_efficiency": (0.6, 0.98, False, False)},
+    "ehd-no-physical": {"host.launch.mean_us": (0, 60, False, False),
+                        "gpu.hbm_efficiency": (0.6, 0.98, False, False)},
 }
 def check(d):
     ks = d["kill_switch_pct"]
@@ -28,6 +32,7 @@ def check(d):
             tol = 1e-3 * (hi - lo)
             hit |= (v <= lo + tol and not plo) or (v >= hi - tol and not phi)
         free_bound[i + 1] = hit
+        assert f["on_free_bound"] == hit, (f, hit)
         assert f["misfit"] == (f["calibration_max_error_pct"] > ks / 3), f
     for c in d["configs"]:
         held = [x for x in d["cells"] if x["config"] == c["config"] and x["role"] == "held-out"]
@@ -308,6 +313,38 @@ assert abs(f2 - 0.5) < 0.01 and abs(f1 - f2) > 0.1, (f1, f2)   # the folds fit d
 want = {(c["tp"], c["batch"]): c["baselines_ms"]["additive"] for c in tr["cells"] if c["tp"] == 4}
 got = {(c["tp"], c["batch"]): c["baselines_ms"]["additive"] for c in loo["cells"] if c["tp"] == 4}
 assert want and all(abs(got[k] / want[k] - 1) < 1e-9 for k in want), (got, want)
+PY
+
+# --- a fitted value on a bound: eager-broadcast within stops at HBM efficiency 0.98, a box
+# edge and no physical limit, so both configs are UNIDENTIFIED though the parameters' spread
+# of TP-2's predictions stays within the kill-switch. eager-host-dispatch fitted on TP-2 stops
+# at 0 us per launch, declared physical: not flagged; the same scenario without that
+# declaration is flagged
+expect_ok "eager-broadcast within" "$TPSIM" validate scenarios/eager-broadcast.yaml --format json &&
+check "on a box edge: UNIDENTIFIED, even where the spread is small" python3 - "$TMP/out" "$TMP/rules.py" <<'PY'
+import json, sys
+exec(open(sys.argv[2]).read())
+d = check(json.load(open(sys.argv[1])))
+f = d["folds"][0]
+assert f["fitted"]["gpu.hbm_efficiency"] > 0.98 - 0.00048 and f["at_bound"]["gpu.hbm_efficiency"] == "max", f
+assert all(c["verdict"] == "UNIDENTIFIED" for c in d["configs"]), d["configs"]
+assert any(c["param_spread_pct"] <= d["kill_switch_pct"] for c in d["configs"]), d["configs"]
+PY
+expect_ok "transfer 2:4 for the bound" "$TPSIM" validate $EHD --transfer 2:4 --format json &&
+check "a physical bound is not flagged" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["folds"][0]
+assert f["at_bound"]["host.launch.mean_us"] == "min" and f["at_bound"]["gpu.hbm_efficiency"] is None, f
+assert not f["on_free_bound"], f' "$TMP/out"
+sed -e 's/^name: .*/name: ehd-no-physical/' -e '/physical_min:/d' -e 's/min: 0, max: 60,$/min: 0, max: 60}/' \
+    -e 's#\.\./models#'"$PWD"'/models#g' $EHD >"$TMP/nophys.yaml"
+expect_ok "transfer 2:4 without physical_min" "$TPSIM" validate "$TMP/nophys.yaml" --grid $GRID --transfer 2:4 --format json &&
+check "the same bound undeclared is flagged" python3 - "$TMP/out" "$TMP/rules.py" <<'PY'
+import json, sys
+exec(open(sys.argv[2]).read())
+d = check(json.load(open(sys.argv[1])))
+f = d["folds"][0]
+assert f["at_bound"]["host.launch.mean_us"] == "min" and f["on_free_bound"], f
 PY
 
 # --- the files a scenario names declare their assumed numbers: a copy of the H100 file with
