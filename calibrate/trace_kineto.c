@@ -2,6 +2,8 @@
  * path serves .json and .json.gz. */
 #include "trace_kineto.h"
 
+#include "trace_stats.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@ typedef struct kin {
 } kin;
 
 /* Event categories the analysis reads; everything else is skipped unparsed. */
-typedef enum kin_cat { KC_SKIP, KC_KERNEL, KC_MEMCPY, KC_MEMSET, KC_CALL, KC_SPAN, KC_OP, KC_FLOW } kin_cat;
+typedef enum kin_cat { KC_SKIP, KC_KERNEL, KC_MEMCPY, KC_MEMSET, KC_CALL, KC_SPAN, KC_OP, KC_FLOW, KC_PYFN } kin_cat;
 
 static const struct { const char *name; kin_cat cat; } kin_cats[] = {
     {"kernel", KC_KERNEL},       {"gpu_memcpy", KC_MEMCPY},  {"memcpy", KC_MEMCPY},
@@ -32,6 +34,7 @@ static const struct { const char *name; kin_cat cat; } kin_cats[] = {
     {"cuda_driver", KC_CALL},    {"runtime", KC_CALL},       {"driver", KC_CALL},
     {"user_annotation", KC_SPAN}, {"cpu_op", KC_OP},         {"operator", KC_OP},
     {"ac2g", KC_FLOW},
+    {"python_function", KC_PYFN}, /* only vLLM's host-phase functions are kept (tr_phase_of) */
 };
 
 static kin_cat kin_cat_of(const char *s, size_t len)
@@ -387,6 +390,11 @@ static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
         rc = bad ? 1 : tr_push_span(kr->r, &s);
         break;
     }
+    case KC_PYFN: { /* a host phase's function: kept as a span the step analysis times */
+        tr_span s = {kin_ns(ts), kin_ns(dur), nid, kin_pid(ev, &bad)};
+        rc = bad ? 1 : tr_phase_of(name) >= 0 ? tr_push_span(kr->r, &s) : 0;
+        break;
+    }
     case KC_OP: {
         double bytes = args ? kin_input_bytes(args) : 0;
         int64_t ext = kin_int(args, "External id", &bad);
@@ -480,6 +488,8 @@ static int kin_events(kin *k, kin_rank *kr)
         } else if (v.has_cat) {
             cat = kin_cat_of(k->buf + k->pos + v.cat_off, v.cat_len);
         }
+        /* Python functions are many (with_stack): parse only the few that may time a phase */
+        if (cat == KC_PYFN && !tr_phase_maybe(k->buf + k->pos, v.len)) cat = KC_SKIP;
         if (cat != KC_SKIP && kin_event(k, kr, cat, k->pos, v.len)) return -1;
         k->pos += v.len;
         p = kin_peek(k);

@@ -58,6 +58,12 @@ void tr_out_json(FILE *f, const tr_trace *t, const tr_report *r)
     tr_json_stat(&w, "launch_interval_us", &r->launch_interval);
     tr_json_stat(&w, "host_work_us", &r->host_work);
     jw_knum(&w, "kernel_fixed_us", (double)r->kernel_fixed_ns / 1e3);
+    /* vLLM's host phases timed by Python function events (with_stack traces): only those seen */
+    jw_key(&w, "host_phases_us");
+    jw_obj(&w);
+    for (int ph = 0; ph < PHASE_N; ph++)
+        if (r->phase[ph].n) tr_json_stat(&w, phase_names[ph], &r->phase[ph]);
+    jw_end_obj(&w);
     jw_key(&w, "launch_apis");
     jw_arr(&w);
     for (size_t i = 0; i < r->n_apis; i++) {
@@ -128,6 +134,16 @@ void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r)
     }
     fprintf(f, "  %-22s %8.2f us (5th percentile of non-collective kernel durations)\n", "kernel fixed cost",
             (double)r->kernel_fixed_ns / 1e3);
+    int phases = 0;
+    for (int ph = 0; ph < PHASE_N; ph++) phases += r->phase[ph].n > 0;
+    if (phases) {
+        fprintf(f, "\nhost phases per step, from Python function events (sim/phase.h):\n");
+        for (int ph = 0; ph < PHASE_N; ph++)
+            if (r->phase[ph].n) {
+                tr_text_stat(f, phase_names[ph], &r->phase[ph]);
+                fprintf(f, "    %-20s (%s)\n", "", tr_phase_functions(ph));
+            }
+    }
     fprintf(f, "\nGPU time by class, whole trace:\n");
     for (int k = 0; k < TRC_COUNT; k++) {
         fprintf(f, "  %-12s %10.3f ms", tr_class_name((tr_class)k), (double)c->class_ns[k] / 1e6);
@@ -224,6 +240,19 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
     } else {
         fprintf(f, "    unmeasured: true   # needs two consecutive steps in one rank\n");
     }
+    int n_phases = 0;
+    for (int ph = 0; ph < PHASE_N; ph++) n_phases += r->phase[ph].n > 0;
+    if (n_phases) { /* the phases the trace timed; the others stay the scenario's */
+        fprintf(f, "  phases:\n");
+        for (int ph = 0; ph < PHASE_N; ph++) {
+            if (!r->phase[ph].n) continue;
+            fprintf(f, "    %s:\n", phase_names[ph]);
+            fprintf(f, "      dist: constant\n");
+            fprintf(f, "      mean_us: %.4f\n", r->phase[ph].mean / 1e3);
+            fprintf(f, "      source: {files: \"%s\", steps: %zu, how: \"summed durations of the step's Python function events %s, mean over steps\"}\n",
+                    src, r->phase[ph].n, tr_phase_functions(ph));
+        }
+    }
     fprintf(f, "gpu:\n");
     if (r->kernel_dur.n) {
         fprintf(f, "  kernel_fixed_us: %.4f\n", fixed_us);
@@ -261,6 +290,10 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
                     k ? "collective" : "launch", k ? "collective" : "launch", launch_us, k ? "collective" : "launch",
                     r->launch_interval.cv);
     if (have_step) fprintf(f, "  - host.step.dist=constant\n  - host.step.mean_us=%.4f\n", step_us);
+    for (int ph = 0; ph < PHASE_N; ph++)
+        if (r->phase[ph].n)
+            fprintf(f, "  - host.phases.%s.dist=constant\n  - host.phases.%s.mean_us=%.4f\n", phase_names[ph],
+                    phase_names[ph], r->phase[ph].mean / 1e3);
     if (r->kernel_dur.n) fprintf(f, "  - gpu.kernel_fixed_us=%.4f\n", fixed_us);
     if (hbm_eff > 0) fprintf(f, "  - gpu.hbm_efficiency=%.4f\n", hbm_eff);
 }

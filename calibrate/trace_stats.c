@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +183,83 @@ static long tr_step_at(const tr_step *steps, size_t first, size_t n, int64_t key
     if (lo == 0) return -1;
     const tr_step *st = &steps[first + lo - 1];
     return key <= st->end ? (long)(first + lo - 1) : -1;
+}
+
+/* The Python functions (vLLM V0 and V1) whose events time a host phase; `in` must occur in
+ * the event's file path. Names end the event name after "): ". Phase indices: phase.h. */
+static const struct {
+    const char *in, *fn;
+    int phase;
+} tr_phase_fns[] = {
+    {"sched", "schedule", 0},
+    {"", "broadcast_tensor_dict", 1},
+    {"model_runner", "_update_states", 2},
+    {"model_runner", "_prepare_inputs", 2},
+    {"model_runner", "prepare_model_input", 2},
+    {"", "_process_model_outputs", 4},
+    {"sched", "update_from_output", 4},
+};
+#define TR_PHASE_FNS (sizeof tr_phase_fns / sizeof tr_phase_fns[0])
+
+int tr_phase_of(const char *name)
+{
+    const char *sep = strstr(name, "): ");
+    if (!sep) return -1;
+    for (size_t i = 0; i < TR_PHASE_FNS; i++)
+        if (!strcmp(sep + 3, tr_phase_fns[i].fn) && strstr(name, tr_phase_fns[i].in) &&
+            strstr(name, tr_phase_fns[i].in) < sep)
+            return tr_phase_fns[i].phase;
+    return -1;
+}
+
+int tr_phase_maybe(const char *raw, size_t len)
+{
+    for (size_t i = 0; i < TR_PHASE_FNS; i++) {
+        char pat[64];
+        int n = snprintf(pat, sizeof pat, "): %s\"", tr_phase_fns[i].fn);
+        for (size_t j = 0; n > 0 && j + (size_t)n <= len; j++)
+            if (raw[j] == ')' && !memcmp(raw + j, pat, (size_t)n)) return 1;
+    }
+    return 0;
+}
+
+const char *tr_phase_functions(int phase)
+{
+    static const char *const fns[PHASE_N] = {"scheduler schedule", "broadcast_tensor_dict",
+                                             "_update_states, _prepare_inputs, prepare_model_input",
+                                             "", "_process_model_outputs, update_from_output"};
+    return phase >= 0 && phase < PHASE_N ? fns[phase] : "";
+}
+
+/* Each step's host phases: the Python function events of its rank that start inside it. */
+static int tr_step_phases(const tr_trace *t, tr_report *out)
+{
+    size_t cap = 1;
+    for (size_t s = 0; s < out->n_steps; s++) cap++;
+    double *v = malloc(cap * sizeof *v);
+    if (!v) return -1;
+    for (size_t s = 0; s < out->n_steps; s++) {
+        tr_step *st = &out->steps[s];
+        const tr_rank *r = NULL;
+        for (size_t i = 0; i < t->n_ranks && !r; i++)
+            if (t->ranks[i].rank == st->rank) r = &t->ranks[i];
+        for (size_t i = 0; r && i < r->spans.n; i++) {
+            const tr_span *sp = &r->spans.v[i];
+            if (sp->ts < st->start || sp->ts >= st->end) continue;
+            int ph = tr_phase_of(tr_name(t, sp->name));
+            if (ph < 0) continue;
+            st->phase_ns[ph] += sp->dur;
+            st->has_phase[ph] = 1;
+        }
+    }
+    for (int ph = 0; ph < PHASE_N; ph++) {
+        size_t n = 0;
+        for (size_t s = 0; s < out->n_steps; s++)
+            if (out->steps[s].has_phase[ph]) v[n++] = (double)out->steps[s].phase_ns[ph];
+        out->phase[ph] = tr_stats(v, n);
+    }
+    free(v);
+    return 0;
 }
 
 static int tr_add_step(tr_report *out, size_t *cap, long rank, long index, int64_t start, int64_t end)
@@ -533,6 +611,7 @@ int tr_analyze(tr_trace *t, const tr_options *o, tr_report *out, tp_err *err)
     out->launch_gap = tr_stats(gap_all, n_gap);
     out->launch_interval = tr_stats(interval_all, n_gap);
     out->host_work = tr_stats(host_all, n_host);
+    if (tr_step_phases(t, out)) goto out;
     /* kernel fixed cost: the 5th percentile of non-collective kernel durations in steps */
     {
         size_t nk = 0, cap_k = 0;

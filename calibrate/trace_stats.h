@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "phase.h"
 #include "trace_data.h"
 
 #define TR_GAP_MIN_NS 1000000 /* 1 ms: assumed; decode steps are separated by host work */
@@ -33,6 +34,14 @@ typedef enum tr_class {
 } tr_class;
 
 const char *tr_class_name(tr_class c);
+/* The host phase (phase.h index) a Python function event times, from its name
+ * ("vllm/v1/worker/gpu_model_runner.py(1518): _prepare_inputs"), or -1. */
+int tr_phase_of(const char *name);
+/* Whether an event's raw JSON text may be such an event (a cheap test before parsing). */
+int tr_phase_maybe(const char *raw, size_t len);
+/* The functions that time each phase, for the report: "_update_states, _prepare_inputs". */
+const char *tr_phase_functions(int phase);
+
 /* The class of a GPU activity from its kind and kernel name. */
 tr_class tr_classify(const char *name, tr_gpu_kind kind);
 
@@ -55,6 +64,10 @@ typedef struct tr_step {
     int64_t host_work;
     tr_counts c;
     tr_dstat launch_call, launch_gap;
+    /* vLLM's host phases (phase.h) timed by the Python function events inside the step
+     * (a with_stack trace): their summed durations, and whether any was there */
+    int64_t phase_ns[PHASE_N];
+    uint8_t has_phase[PHASE_N];
 } tr_step;
 
 typedef struct tr_api {
@@ -73,6 +86,7 @@ typedef struct tr_report {
     tr_dstat launch_interval; /* start to start of consecutive launches on a thread, in steps */
     int64_t kernel_fixed_ns;  /* 5th percentile of non-collective kernel durations in steps */
     tr_api *apis;             /* launch calls by API name, in steps */
+    tr_dstat phase[PHASE_N];  /* per step, over the steps where the phase's functions ran */
     size_t n_apis;
 } tr_report;
 

@@ -69,6 +69,8 @@ static void run_json_measured(jw *w, const scenario *s)
     for (int p = 0; p < MEASURED_PARTS; p++) {
         const measured_group *g = &m->parts[p];
         if (g->state == MEASURED_SET) continue;
+        /* a phase the trace did not time is not a gap: only with_stack traces time them */
+        if (p >= MEASURED_PHASE_SCHEDULE && g->state == MEASURED_ABSENT) continue;
         jw_obj(w);
         jw_kstr(w, "part", g->name);
         jw_kstr(w, "why", g->state == MEASURED_UNMEASURED ? "unmeasured" : "absent");
@@ -90,6 +92,7 @@ static void run_text_measured(const scenario *s)
                m->device[0] ? m->device : m->hardware, s->hw.name, borrowed);
     for (int p = 0; p < MEASURED_PARTS; p++) {
         const measured_group *g = &m->parts[p];
+        if (p >= MEASURED_PHASE_SCHEDULE && g->state == MEASURED_ABSENT) continue;
         if (g->state != MEASURED_SET) {
             printf("           %s: %s, the scenario's value kept\n", g->name,
                    g->state == MEASURED_UNMEASURED ? "unmeasured in the trace" : "not in the file");

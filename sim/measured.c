@@ -7,7 +7,9 @@
 #include "locate.h"
 
 static const char *const mc_root_keys[] = {"kind", "hardware", "device", "host", "gpu", "apply", NULL};
-static const char *const mc_host_keys[] = {"launch", "collective", "step", NULL};
+static const char *const mc_host_keys[] = {"launch", "collective", "step", "phases", NULL};
+static const char *const mc_phase_keys[] = {"schedule", "broadcast", "prepare_inputs", "sampler_sync",
+                                            "output_processing", NULL}; /* phase.h */
 static const char *const mc_dist_keys[] = {"dist", "mean_us", "cv", "call_mean_us", "source",
                                            "unmeasured", NULL};
 static const char *const mc_gpu_keys[] = {"kernel_fixed_us", "kernel_fixed_source",
@@ -23,9 +25,18 @@ static const char *const mc_part_keys[MEASURED_PARTS][MEASURED_MAX_KEYS] = {
     [MEASURED_STEP] = {"host.step.dist", "host.step.mean_us", "host.step.cv"},
     [MEASURED_KERNEL_FIXED] = {"gpu.kernel_fixed_us"},
     [MEASURED_HBM_EFFICIENCY] = {"gpu.hbm_efficiency"},
+#define MC_PHASE(P, N) [P] = {"host.phases." N ".dist", "host.phases." N ".mean_us", "host.phases." N ".cv"}
+    MC_PHASE(MEASURED_PHASE_SCHEDULE, "schedule"),
+    MC_PHASE(MEASURED_PHASE_BROADCAST, "broadcast"),
+    MC_PHASE(MEASURED_PHASE_PREPARE_INPUTS, "prepare_inputs"),
+    MC_PHASE(MEASURED_PHASE_SAMPLER_SYNC, "sampler_sync"),
+    MC_PHASE(MEASURED_PHASE_OUTPUT_PROCESSING, "output_processing"),
+#undef MC_PHASE
 };
 static const char *const mc_part_names[MEASURED_PARTS] = {
-    "host.launch", "host.collective", "host.step", "gpu.kernel_fixed_us", "gpu.hbm_efficiency"};
+    "host.launch", "host.collective", "host.step", "gpu.kernel_fixed_us", "gpu.hbm_efficiency",
+    "host.phases.schedule", "host.phases.broadcast", "host.phases.prepare_inputs",
+    "host.phases.sampler_sync", "host.phases.output_processing"};
 
 /* The shortest decimal that reads back as exactly v. */
 static void mc_num_text(double v, char *out, size_t cap)
@@ -181,6 +192,10 @@ int measured_load(const char *path, measured_cal *out, tp_err *err)
         cfg_expect_map(n, mc_host_keys, err) || mc_dist(n, MEASURED_LAUNCH, out, err) ||
         mc_dist(n, MEASURED_COLLECTIVE, out, err) || mc_dist(n, MEASURED_STEP, out, err))
         goto out;
+    cfg_node *ph = cfg_get(n, "phases");
+    if (ph && cfg_expect_map(ph, mc_phase_keys, err)) goto out;
+    for (int p = MEASURED_PHASE_SCHEDULE; ph && p <= MEASURED_PHASE_OUTPUT_PROCESSING; p++)
+        if (mc_dist(ph, (measured_part)p, out, err)) goto out;
     if ((n = cfg_get(r, "gpu")) && mc_gpu(n, out, err)) goto out;
     if ((n = cfg_get(r, "apply"))) { /* the same values as --set flags, for people */
         if (n->kind != CFG_SEQ) {

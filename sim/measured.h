@@ -3,8 +3,8 @@
  *
  * Contract: measured_load reads and checks the file strictly (unknown keys, another kind, a
  * value out of range: one "file:line:col: ..." line in err, -1). It reads the structured
- * values, not the file's `apply:` list: host.launch, host.collective, host.step (dist,
- * mean_us, cv), gpu.kernel_fixed_us and gpu.hbm_efficiency. A part marked `unmeasured: true`,
+ * values, not the file's `apply:` list: host.launch, host.collective, host.step and
+ * host.phases.NAME (dist, mean_us, cv), gpu.kernel_fixed_us and gpu.hbm_efficiency. A part marked `unmeasured: true`,
  * or absent, sets nothing: the scenario keeps its value and the note says so.
  * measured_open applies a file to a scenario document before the user's --set flags, so the
  * order is scenario file < measured file < --set; each value it writes keeps its position in
@@ -34,7 +34,10 @@ typedef enum measured_state {
 
 typedef enum measured_part {
     MEASURED_LAUNCH, MEASURED_COLLECTIVE, MEASURED_STEP, MEASURED_KERNEL_FIXED,
-    MEASURED_HBM_EFFICIENCY, MEASURED_PARTS
+    MEASURED_HBM_EFFICIENCY,
+    /* host.phases.NAME (phase.h's order): the phases the trace's Python functions timed */
+    MEASURED_PHASE_SCHEDULE, MEASURED_PHASE_BROADCAST, MEASURED_PHASE_PREPARE_INPUTS,
+    MEASURED_PHASE_SAMPLER_SYNC, MEASURED_PHASE_OUTPUT_PROCESSING, MEASURED_PARTS
 } measured_part;
 
 typedef struct measured_group {

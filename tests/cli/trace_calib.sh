@@ -73,7 +73,10 @@ want = {"host.launch.dist": "lognormal", "host.launch.mean_us": launch,
         "gpu.hbm_efficiency": eff}
 for key, v in want.items():
     assert got[key] == v, (key, got.get(key), v)
-assert set(got) == set(want) | {"host.launch.cv", "host.collective.cv", "gpu.kernel_fixed_us"}, got
+# the B200 trace (with_stack) also times input preparation: host.phases.prepare_inputs
+assert set(got) == set(want) | {"host.launch.cv", "host.collective.cv", "gpu.kernel_fixed_us",
+                                "host.phases.prepare_inputs.dist", "host.phases.prepare_inputs.mean_us",
+                                "host.phases.prepare_inputs.cv"}, got
 assert all("TraceLens__b200__vllm_tp8_eager_step.json.gz (rank 0)" in s["source"] for s in m["set"]), m["set"]
 assert all(s["overridden_by"] is None for s in m["set"]), m["set"]
 assert m["kept"] == [{"part": "host.step", "why": "unmeasured"}], m["kept"]
@@ -92,7 +95,9 @@ check "host time is launches x the measured mean" python3 - "$TMP/out" "$LAUNCH_
 import json, sys
 d, mean_us = json.load(open(sys.argv[1])), float(sys.argv[2])
 launches = d["kernels_per_step"] + d["collectives_per_step"]
-want = launches * mean_us / 1e3
+phase_ms = d["host_phases"]["total_ms"]          # the measured prepare_inputs, once a step
+assert abs(phase_ms - 3.597428) < 1e-9, d["host_phases"]
+want = launches * mean_us / 1e3 + phase_ms
 assert abs(d["breakdown_ms"]["host"] - want) < 1e-6, (launches, mean_us, d["breakdown_ms"])
 over = {s["key"]: s["overridden_by"] for s in d["measured"]["set"]}
 assert over["host.launch.cv"] == "--set" and over["host.launch.mean_us"] is None, over
@@ -104,7 +109,7 @@ check "a --set mean replaces the measured one" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 launches = d["kernels_per_step"] + d["collectives_per_step"]
-assert abs(d["breakdown_ms"]["host"] - launches * 0.005) < 1e-6, d["breakdown_ms"]' "$TMP/out"
+assert abs(d["breakdown_ms"]["host"] - (launches * 0.005 + 3.597428)) < 1e-6, d["breakdown_ms"]' "$TMP/out"
 # the flag replaces the scenario key's file: the synthetic trace's 10 us launches, 159 us step
 expect_ok "synthetic import" "$TPSIM" trace import "$D/trace-synth-streams.json" -o "$TMP/synth.yaml"
 expect_ok "--measured replaces measured:" "$TPSIM" run "$TMP/with-measured.yaml" --tp 2 --steps 2 --format json --measured "$TMP/synth.yaml"
