@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -21,10 +22,12 @@ static const char run_usage[] =
     "usage: tpsim run SCENARIO [--tp K] [--batch B] [--ctx C] [--steps N] [--warmup N]\n"
     "                 [--seed S] [--set key=value]... [--calib FILE]... [--mode eager|graphs]\n"
     "                 [--format text|json] [--trace FILE] [--allow-foreign-calib]\n"
-    "                 [--measured FILE]\n"
+    "                 [--measured FILE] [--quiet]\n"
     "SCENARIO is a file or a name (scenarios/NAME.yaml; --calib: models/allreduce/NAME.yaml).\n"
     "exit status: 0 done; 1 ran, but the configuration does not fit in HBM (weights + KV\n"
-    "cache per rank above the GPU's memory: the report says so); 2 bad input.\n";
+    "cache per rank above the GPU's memory: the report says so); 2 bad input.\n"
+    "A long run shows 'run: done/total steps  ETA' on stderr when it is a terminal; --quiet\n"
+    "drops it.\n";
 
 /* The trace calibration the scenario took (measured.h): each key it set, with its source:
  * and whether a --set replaced it; each part it left to the scenario, and why. */
@@ -366,11 +369,12 @@ int tpsim_cmd_run(int argc, char **argv)
     const char *path = NULL, *trace_path = NULL, *v;
     int json = 0, have_seed = 0;
     long lv;
-    enum { F_HELP, F_TP, F_BATCH, F_CTX, F_STEPS, F_WARMUP, F_SEED, F_FORMAT, F_TRACE };
+    enum { F_HELP, F_TP, F_BATCH, F_CTX, F_STEPS, F_WARMUP, F_SEED, F_FORMAT, F_TRACE, F_QUIET };
     static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},     {"batch", 0, 1},
                                      {"ctx", 0, 1},     {"steps", 0, 1},  {"warmup", 0, 1},
                                      {"seed", 0, 1},    {"format", 0, 1}, {"trace", 0, 1},
-                                     CMD_SCN_FLAGS,     {NULL, 0, 0}};
+                                     {"quiet", 0, 0},   CMD_SCN_FLAGS,    {NULL, 0, 0}};
+    int quiet = 0;
     cli_args ca;
     int f;
     if (cli_begin(&ca, "run", "tpsim run --help", flags, argc, argv, &err)) return cmd_fail(&err);
@@ -404,6 +408,8 @@ int tpsim_cmd_run(int argc, char **argv)
             json = !strcmp(v, "json");
         } else if (f == F_TRACE) {
             trace_path = v;
+        } else if (f == F_QUIET) {
+            quiet = 1;
         } else if (cmd_scn_flag(&so, flags[f].name, v, &err) < 0) {
             return cmd_fail(&err);
         }
@@ -463,7 +469,9 @@ int tpsim_cmd_run(int argc, char **argv)
         req.trace = &sink;
     }
     /* no detail: the steps are folded as they end, so memory does not grow with --steps */
-    int ran = run_cell(s, &req, &sum, NULL, &err) == 0 && run_check_step(s, &sum, &err) == 0;
+    /* a long run shows its progress on a terminal, as sweep does (--quiet: never) */
+    int ran = run_cell_progress(s, &req, &sum, !quiet && isatty(STDERR_FILENO) ? "run" : NULL, &err) == 0 &&
+              run_check_step(s, &sum, &err) == 0;
     if (tw) {
         ran = ran ? trace_end(tw, &err) == 0 : (trace_abort(tw), 0);
         free(tw);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 run_request run_defaults(const scenario *s, run_request r)
 {
@@ -50,7 +51,29 @@ typedef struct run_fold {
     run_breakdown b;
     qsketch steps;
     int oom;
+    const char *progress; /* run_cell_progress's label, NULL for none */
+    long total;           /* steps + warmup */
+    double t0, shown;     /* start, last line (monotonic s); shown 0: nothing on screen */
 } run_fold;
+
+static double fold_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The progress line (run_cell_progress), checked every 256 folded steps. */
+static void fold_progress(run_fold *f)
+{
+    if (!f->progress || f->next % 256) return;
+    double now = fold_now();
+    if (f->shown > 0 && now - f->shown < 0.25) return;
+    f->shown = now;
+    double eta = (now - f->t0) / (double)f->next * (double)(f->total - f->next);
+    fprintf(stderr, "\r%s: %ld/%ld steps  ETA %.0fs   ", f->progress, f->next, f->total, eta);
+    fflush(stderr);
+}
 
 static void fold_step(run_fold *f, long t)
 {
@@ -106,7 +129,10 @@ static void fold_on_step(void *ctx, long step, long rank, const engine_step *acc
     }
     f->slot[(size_t)(step % f->cap) * (size_t)f->k + (size_t)rank] = *acc;
     if (++f->filled[step % f->cap] < f->k) return;
-    while (f->filled[f->next % f->cap] == f->k) fold_step(f, f->next++);
+    while (f->filled[f->next % f->cap] == f->k) {
+        fold_step(f, f->next++);
+        fold_progress(f);
+    }
 }
 
 static int fold_finish(run_fold *f, long steps, uint64_t events, run_summary *out, tp_err *err)
@@ -147,8 +173,23 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
     return run_cell_on(s, req, ENGINE_AUTO, out, detail, err);
 }
 
+static int run_cell_with(const scenario *s, const run_request *req, engine_method method,
+                         run_summary *out, run_detail *detail, const char *progress, tp_err *err);
+
 int run_cell_on(const scenario *s, const run_request *req, engine_method method, run_summary *out,
                 run_detail *detail, tp_err *err)
+{
+    return run_cell_with(s, req, method, out, detail, NULL, err);
+}
+
+int run_cell_progress(const scenario *s, const run_request *req, run_summary *out,
+                      const char *progress, tp_err *err)
+{
+    return run_cell_with(s, req, ENGINE_AUTO, out, NULL, progress, err);
+}
+
+static int run_cell_with(const scenario *s, const run_request *req, engine_method method,
+                         run_summary *out, run_detail *detail, const char *progress, tp_err *err)
 {
     memset(out, 0, sizeof *out);
     out->req = *req;
@@ -181,7 +222,8 @@ int run_cell_on(const scenario *s, const run_request *req, engine_method method,
         return -1;
     }
     engine_host *hosts = calloc((size_t)req->tp, sizeof *hosts);
-    run_fold fold = {.s = s, .k = req->tp, .warmup = req->warmup};
+    run_fold fold = {.s = s, .k = req->tp, .warmup = req->warmup, .progress = progress,
+                     .total = req->steps + req->warmup, .t0 = progress ? fold_now() : 0};
     qsketch_init(&fold.steps);
     int rc = -1;
     if (!hosts || fold_grow(&fold)) {
@@ -212,6 +254,10 @@ int run_cell_on(const scenario *s, const run_request *req, engine_method method,
     if (detail) /* the kept steps, folded in order */
         for (long t = 0; t < req->steps + req->warmup; t++)
             for (long r = 0; r < req->tp; r++) fold_on_step(&fold, t, r, engine_at(&d.result, t, r));
+    if (fold.shown > 0) { /* the progress line goes, as sweep's does */
+        fputs("\r                                                            \r", stderr);
+        fflush(stderr);
+    }
     if (fold_finish(&fold, req->steps, d.result.events, out, err)) goto out;
     out->method = d.result.method;
     out->method_why = d.result.method_why;

@@ -60,6 +60,12 @@ int run_cell(const scenario *s, const run_request *req, run_summary *out, run_de
 /* run_cell on a chosen engine back end (run_cell uses ENGINE_AUTO): for tests and bench. */
 int run_cell_on(const scenario *s, const run_request *req, engine_method method, run_summary *out,
                 run_detail *detail, tp_err *err);
+/* run_cell with a progress line for long runs: `progress` (a label, NULL for none; the caller
+ * decides it is wanted, e.g. stderr is a terminal) shows "label: done/total steps  ETA Ns" on
+ * stderr, from step 256 on at most every 0.25 s, and clears it at the end (a run of fewer steps
+ * prints nothing). */
+int run_cell_progress(const scenario *s, const run_request *req, run_summary *out,
+                      const char *progress, tp_err *err);
 void run_release(run_detail *detail);
 /* The time of one layer all-reduce (batch x hidden x dtype bytes) at the summary's cell. */
 double run_allreduce_call_s(const scenario *s, const run_summary *r);

@@ -65,6 +65,19 @@ else
 fi
 tty_run "$TMP/tty.csv" "$TMP/tty.err" "$TPSIM" sweep $SCN "${GRID[@]}" --quiet
 check "--quiet: nothing on the terminal" test ! -s "$TMP/tty.err"
+# a long run shows its progress on a terminal like sweep (issue 18: a 200,000-step run was
+# silent), never off one or with --quiet, and the report on stdout is the same
+LONG=(run $SCN --tp 8 --steps 4000 "${JIT[@]}")
+if tty_run "$TMP/run-tty.txt" "$TMP/run-tty.err" "$TPSIM" "${LONG[@]}"; then
+    check "run progress on a terminal" grep -Eq 'run: 256/4[0-9]{3} steps  ETA [0-9]+s' "$TMP/run-tty.err"
+    expect_ok "the same run off a terminal" "$TPSIM" "${LONG[@]}"
+    check "off a terminal: no progress" test ! -s "$TMP/err"
+    check "run on a terminal: the same report" cmp -s "$TMP/out" "$TMP/run-tty.txt"
+else
+    bad "long run on a pty failed"
+fi
+tty_run "$TMP/run-tty.txt" "$TMP/run-tty.err" "$TPSIM" "${LONG[@]}" --quiet
+check "run --quiet: nothing on the terminal" test ! -s "$TMP/run-tty.err"
 tty_run "$TMP/tty.txt" "$TMP/tty.err" "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 2
 check "validate progress on a terminal" grep -Eq 'validate: [0-9]+/[0-9]+' "$TMP/tty.err"
 
