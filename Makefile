@@ -36,8 +36,16 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # (fit-allreduce; the GPU tools there are built by calibrate/calibrate.mk, not into tpsim).
 CAL_GPU_SRC := calibrate/cal_common.c calibrate/nccl_sweep.c calibrate/probe.c calibrate/probe_gemv.c
 SIM_SRC  := $(sort $(wildcard sim/*.c validate/*.c) $(filter-out $(CAL_GPU_SRC),$(wildcard calibrate/*.c)))
-LIB_SRC  := $(filter-out sim/main.c,$(SIM_SRC))
-INC      := -Isim -Ivalidate -Icalibrate
+LIB_SRC  := $(filter-out validate/main.c,$(SIM_SRC))
+# Layers, bottom to top (docs/DESIGN.md): sim/ (engine, inputs, run/sweep/merge) <- calibrate/
+# (measurements into inputs) <- validate/ (judging, plan, the dispatcher main.c). Each folder
+# compiles with the include paths of its own layer and those below it, so an upward #include
+# does not build (tests/cli/layers.sh says which line); tests and fuzzers see every layer.
+INC_sim       := -Isim
+INC_calibrate := -Isim -Icalibrate
+INC_validate  := -Isim -Icalibrate -Ivalidate
+INC           := $(INC_validate)
+layer_inc = $(or $(INC_$(firstword $(subst /, ,$(1)))),$(INC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(patsubst tests/%.c,%,$(TEST_SRC))
 
@@ -79,11 +87,11 @@ $(BUILD)/.cmocka-ok:
 
 $(BUILD)/obj/%.o: %.c | $(BUILD)/.headers-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(INC) -c $< -o $@
+	$(CC) $(CFLAGS) $(call layer_inc,$<) -c $< -o $@
 
 $(BUILD)/asan/%.o: %.c | $(BUILD)/.headers-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) $(INC) -c $< -o $@
+	$(CC) $(CFLAGS) $(SAN) $(call layer_inc,$<) -c $< -o $@
 
 $(BUILD)/tpsim: $(OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -304,7 +312,7 @@ FOBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC))
 $(BUILD)/fuzz/obj/sim/locate.o: FUZZ_FLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CSTD) $(WARN) -MMD -MP $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(INC) -c $< -o $@
+	$(FUZZ_CC) $(CSTD) $(WARN) -MMD -MP $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(call layer_inc,$<) -c $< -o $@
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_file.h $(FOBJ)
 	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer $(INC) $< $(FOBJ) -o $@ $(LDLIBS)
@@ -340,7 +348,7 @@ GPU_TOOLS := tpsim-nccl-sweep tpsim-probe
 
 install: $(filter-out $(BUILD)/obj/sim/locate.o,$(OBJ))
 	@mkdir -p $(BUILD)/install
-	$(CC) $(CFLAGS) $(INC) -DTPSIM_SHARE='"$(INST_SHARE)"' -c sim/locate.c -o $(BUILD)/install/locate.o
+	$(CC) $(CFLAGS) $(INC_sim) -DTPSIM_SHARE='"$(INST_SHARE)"' -c sim/locate.c -o $(BUILD)/install/locate.o
 	$(CC) $(CFLAGS) $^ $(BUILD)/install/locate.o -o $(BUILD)/install/tpsim $(LDLIBS)
 	@# folders this install creates are listed, so uninstall removes those and never a
 	@# standard folder (an empty /usr/local/bin) that was there before

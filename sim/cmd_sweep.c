@@ -14,7 +14,6 @@
 #include "run.h"
 #include "shard.h"
 #include "sweeprow.h"
-#include "validate.h"
 
 #define SWEEP_MAX 64
 
@@ -143,41 +142,6 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
     return 0;
 }
 
-/* Append the fitted values as overrides, so every sweep cell uses them; `shown` collects
- * them for stderr once the sweep has succeeded. */
-static int sweep_fit(const char *path, scn_opts *so, const char *grid_path, char (*store)[192],
-                     char *shown, size_t shown_cap, tp_err *err)
-{
-    grid g;
-    if (grid_load(grid_path, &g, err)) return -1;
-    val_report *rep = malloc(sizeof *rep);
-    int rc = -1;
-    if (!rep) {
-        tp_err_set(err, "out of memory");
-    } else if (val_run(path, so, &g, 15.0, rep, err) == 0) {
-        int n = 0;
-        size_t used = 0;
-        rc = 0;
-        for (int i = 0; i < rep->n_fit && rc == 0; i++)
-            for (int j = 0; j < rep->scn.fit_params[i].n_keys; j++) {
-                if (so->n_sets == SCN_OPTS_MAX_SETS) {
-                    rc = tp_err_set(err, "sweep: --fit needs %d more --set slots, at most %d in all",
-                                    rep->scn.fit_params[i].n_keys - j, SCN_OPTS_MAX_SETS);
-                    break;
-                }
-                snprintf(store[n], sizeof store[n], "%s=%.17g", rep->scn.fit_params[i].keys[j],
-                         rep->fitted[i]);
-                so->sets[so->n_sets++] = store[n];
-                int w = snprintf(shown + used, shown_cap - used, "sweep: fitted %s\n", store[n++]);
-                if (w > 0 && (size_t)w < shown_cap - used) used += (size_t)w;
-            }
-        val_free(rep);
-    }
-    free(rep);
-    grid_free(&g);
-    return rc;
-}
-
 /* The rows as CSV (RFC 4180 quoting, a header line) or as a JSON array of objects. */
 static void sweep_write(FILE *f, int json, const scenario *s, const int *row_mode,
                         const run_summary *rows, size_t n_rows)
@@ -224,7 +188,7 @@ static int sweep_cell(void *ctx, size_t i, tp_err *err)
     return run_cell(s, &req, &j->rows[i], NULL, err) || run_check_step(s, &j->rows[i], err) ? -1 : 0;
 }
 
-int tpsim_cmd_sweep(int argc, char **argv)
+int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit)
 {
     tp_err err = {{0}};
     sweep_opts o;
@@ -264,7 +228,11 @@ int tpsim_cmd_sweep(int argc, char **argv)
     if (scenario_check_flag_calibs(s, o.tps, (int)o.n_tp, &err)) goto out;
     so.jobs = o.jobs; /* the fit's simulations run on the same threads, quietly */
     so.quiet = 1;
-    if (o.fit_grid && sweep_fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;
+    if (o.fit_grid && !fit) {
+        tp_err_set(&err, "sweep: --fit: this build has no fitter (validate/)");
+        goto out;
+    }
+    if (o.fit_grid && fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;
     for (int m = 0; m < o.n_modes; m++) { /* the mode applies after the --set flags */
         snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s", o.modes[m] ? "graphs" : "eager");
         if (scn_opts_load(path, &so, &s[m], &err)) goto out;

@@ -1,4 +1,6 @@
-/* main.c: the tpsim command line: dispatch to a subcommand. */
+/* main.c: the tpsim command line: dispatch to a subcommand. It lives in validate/, the top
+ * layer (docs/DESIGN.md), since it is the one file that links every command; it includes only
+ * cmd.h, whose entry points each layer defines. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
