@@ -1,5 +1,5 @@
-/* par.c: see par.h. A shared counter hands out indices under one mutex; jobs are whole
- * simulations (milliseconds to minutes), so contention is nil. */
+/* par.c: see par.h. A shared counter hands out indices under the team's one mutex; jobs
+ * are whole simulations (milliseconds to minutes), so contention is nil. */
 #include "par.h"
 
 #include <pthread.h>
@@ -9,16 +9,29 @@
 #include <time.h>
 #include <unistd.h>
 
+/* One batch of jobs (one par_team_map call). */
 typedef struct par_pool {
     size_t n, next, done;
     par_fn fn;
     void *ctx;
-    pthread_mutex_t lock;
     size_t failed_at; /* lowest failing index, n if none */
     tp_err failed_err;
     const char *progress;
     double t0;
 } par_pool;
+
+/* The threads, started once: they sleep on `wake` between batches. A batch is published
+ * under the lock with a new generation number; each thread works it, then counts itself in
+ * `idle`; the caller (the last worker) waits on `rest` until every thread is back. */
+struct par_team {
+    pthread_mutex_t lock;
+    pthread_cond_t wake, rest;
+    pthread_t *th;
+    int n_threads, idle;
+    unsigned long gen;
+    int quit;
+    par_pool *pool; /* the batch being worked, NULL between batches */
+};
 
 static double par_now(void)
 {
@@ -46,48 +59,93 @@ static void par_show(par_pool *p)
     fflush(stderr);
 }
 
-static void *par_worker(void *arg)
+/* Work the batch until its indices run out; called with the team's lock held, returns with
+ * it held. */
+static void par_work(par_team *t, par_pool *p)
 {
-    par_pool *p = arg;
     tp_err err;
     for (;;) {
-        pthread_mutex_lock(&p->lock);
         size_t i = p->next;
-        if (i >= p->n || i > p->failed_at) { /* done, or a lower index already failed */
-            pthread_mutex_unlock(&p->lock);
-            return NULL;
-        }
+        if (i >= p->n || i > p->failed_at) return; /* done, or a lower index already failed */
         p->next++;
-        pthread_mutex_unlock(&p->lock);
+        pthread_mutex_unlock(&t->lock);
         memset(&err, 0, sizeof err);
         int rc = p->fn(p->ctx, i, &err);
-        pthread_mutex_lock(&p->lock);
+        pthread_mutex_lock(&t->lock);
         if (rc && i < p->failed_at) {
             p->failed_at = i;
             p->failed_err = err;
         }
         p->done++;
         par_show(p);
-        pthread_mutex_unlock(&p->lock);
     }
 }
 
-int par_map(size_t n, int jobs, par_fn fn, void *ctx, const char *progress, tp_err *err)
+static void *par_thread(void *arg)
+{
+    par_team *t = arg;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&t->lock);
+    for (;;) {
+        while (!t->quit && t->gen == seen) pthread_cond_wait(&t->wake, &t->lock);
+        if (t->quit) break;
+        seen = t->gen;
+        par_work(t, t->pool);
+        if (++t->idle == t->n_threads) pthread_cond_signal(&t->rest);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
+}
+
+par_team *par_team_new(int jobs)
+{
+    if (jobs <= 0) jobs = par_cores();
+    par_team *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    if (pthread_mutex_init(&t->lock, NULL)) {
+        free(t);
+        return NULL;
+    }
+    pthread_cond_init(&t->wake, NULL);
+    pthread_cond_init(&t->rest, NULL);
+    t->th = calloc((size_t)jobs, sizeof *t->th);
+    if (t->th)
+        for (; t->n_threads < jobs - 1; t->n_threads++) /* the caller is the last worker */
+            if (pthread_create(&t->th[t->n_threads], NULL, par_thread, t)) break;
+    return t;
+}
+
+void par_team_free(par_team *t)
+{
+    if (!t) return;
+    pthread_mutex_lock(&t->lock);
+    t->quit = 1;
+    pthread_cond_broadcast(&t->wake);
+    pthread_mutex_unlock(&t->lock);
+    for (int i = 0; i < t->n_threads; i++) pthread_join(t->th[i], NULL);
+    free(t->th);
+    pthread_cond_destroy(&t->wake);
+    pthread_cond_destroy(&t->rest);
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+}
+
+int par_team_map(par_team *t, size_t n, par_fn fn, void *ctx, const char *progress, tp_err *err)
 {
     par_pool p = {.n = n, .fn = fn, .ctx = ctx, .failed_at = n, .t0 = par_now()};
     p.progress = progress && isatty(2) ? progress : NULL;
-    if (jobs <= 0) jobs = par_cores();
-    if ((size_t)jobs > n) jobs = n ? (int)n : 1;
-    if (pthread_mutex_init(&p.lock, NULL)) return tp_err_set(err, "cannot create a lock");
-    pthread_t *th = calloc((size_t)jobs, sizeof *th);
-    int started = 0;
-    if (th)
-        for (; started < jobs - 1; started++) /* the caller's thread is the last worker */
-            if (pthread_create(&th[started], NULL, par_worker, &p)) break;
-    par_worker(&p);
-    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-    free(th);
-    pthread_mutex_destroy(&p.lock);
+    pthread_mutex_lock(&t->lock);
+    int helpers = n > 1 && t->n_threads; /* one job: the caller alone, no wake-up */
+    if (helpers) {
+        t->pool = &p;
+        t->idle = 0;
+        t->gen++;
+        pthread_cond_broadcast(&t->wake);
+    }
+    par_work(t, &p);
+    while (helpers && t->idle < t->n_threads) pthread_cond_wait(&t->rest, &t->lock);
+    t->pool = NULL;
+    pthread_mutex_unlock(&t->lock);
     if (p.progress) {
         fprintf(stderr, "\r%60s\r", ""); /* clear the line: results follow on stdout */
         fflush(stderr);
@@ -97,4 +155,15 @@ int par_map(size_t n, int jobs, par_fn fn, void *ctx, const char *progress, tp_e
         return -1;
     }
     return 0;
+}
+
+int par_map(size_t n, int jobs, par_fn fn, void *ctx, const char *progress, tp_err *err)
+{
+    if (jobs <= 0) jobs = par_cores();
+    if ((size_t)jobs > n) jobs = n ? (int)n : 1;
+    par_team *t = par_team_new(jobs);
+    if (!t) return tp_err_set(err, "cannot create a thread pool");
+    int rc = par_team_map(t, n, fn, ctx, progress, err);
+    par_team_free(t);
+    return rc;
 }

@@ -20,6 +20,14 @@ typedef int (*par_fn)(void *ctx, size_t i, tp_err *err);
 
 /* progress: NULL for none; shown only when stderr is a terminal */
 int par_map(size_t n, int jobs, par_fn fn, void *ctx, const char *progress, tp_err *err);
+/* A team: jobs - 1 threads (jobs <= 0: one per core) started once and kept asleep between
+ * batches, for callers that map many small batches (validate's fit evaluations); the caller's
+ * thread is the last worker. par_team_map is par_map on the team (same order, same errors,
+ * same results); one batch at a time, from one caller thread. NULL when out of memory. */
+typedef struct par_team par_team;
+par_team *par_team_new(int jobs);
+int par_team_map(par_team *t, size_t n, par_fn fn, void *ctx, const char *progress, tp_err *err);
+void par_team_free(par_team *t);
 /* The number of online cores (at least 1): the default for --jobs. */
 int par_cores(void);
 

@@ -8,6 +8,7 @@
 #ifndef TPSIM_VAL_IMPL_H
 #define TPSIM_VAL_IMPL_H
 
+#include "par.h"
 #include "validate.h"
 
 /* The study's compute column is a roofline at 75.6% of the H100's 3.35 TB/s (docs/sources.md
@@ -29,6 +30,7 @@ typedef struct val_ctx {
     tp_err *err;
     int kernel_err_sign;      /* predictions with every kernel class moved by its calibration
                                  error, -1 or +1 (0: as calibrated); see scenario.h */
+    par_team *team;           /* --jobs threads, started once per run (par.h) */
 } val_ctx;
 
 typedef struct val_band {

@@ -60,7 +60,7 @@ double val_objective(const double *x, void *vctx, int *fail)
     } else {
         for (size_t i = 0; i < n; i++) cells[i] = &c->g->cells[c->fold->cal[i]];
         val_cells_job job = {bound, cells, ms, NULL};
-        if (par_map(n, c->opts->jobs, val_cell_job, &job, NULL, c->err)) *fail = 1;
+        if (par_team_map(c->team, n, val_cell_job, &job, NULL, c->err)) *fail = 1;
         for (size_t i = 0; i < n && !*fail; i++) {
             double rel = ms[i] / cells[i]->measured_ms - 1.0;
             sse += rel * rel;
@@ -104,7 +104,7 @@ int val_predict_fold(val_ctx *c, int fold, const double *x, const char *set,
     bound->kernel_err_sign = c->kernel_err_sign;
     for (size_t i = 0; i < n; i++) cells[i] = c->r->cells[i].fold == fold ? c->r->cells[i].g : NULL;
     val_cells_job job = {bound, cells, preds, sums};
-    rc = par_map(n, c->opts->jobs, val_cell_job, &job, c->opts->quiet ? NULL : progress, err);
+    rc = par_team_map(c->team, n, val_cell_job, &job, c->opts->quiet ? NULL : progress, err);
 out:
     free(bound);
     free(cells);
@@ -374,10 +374,16 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     double *preds = NULL, *base = NULL;
     run_summary *sums = NULL;
     val_band band = {NULL, NULL};
+    par_team *team = NULL;
     int rc = -1;
     if (val_open(path, o, vo, &doc, &spec, &out->protocol, err) || val_setup_cells(out, err) ||
         val_make_folds(out, spec, err) || val_check_calib_tps(spec, o, g, err))
         goto out;
+    /* the threads for every fit evaluation and prediction of this run, created once */
+    if (!(team = par_team_new(o->jobs))) {
+        tp_err_set(err, "cannot create a thread pool");
+        goto out;
+    }
     preds = calloc(g->n, sizeof *preds);
     base = calloc(g->n * (size_t)out->n_folds, sizeof *base);
     sums = calloc(g->n, sizeof *sums);
@@ -396,7 +402,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
         vc->role = val_role_of(out, vc->fold, i);
         vc->calibration = vc->role == VAL_CALIBRATION;
     }
-    val_ctx ctx = {doc, o, g, spec, out, NULL, err, 0};
+    val_ctx ctx = {doc, o, g, spec, out, NULL, err, 0, team};
     out->n_fit = spec->n_fit_params;
     for (int f = 0; f < out->n_folds; f++) {
         val_fold *fd = &out->folds[f];
@@ -492,6 +498,7 @@ out:
     free(sums);
     free(band.lo);
     free(band.hi);
+    par_team_free(team);
     if (rc) val_free(out);
     return rc;
 }
@@ -530,13 +537,18 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
     scenario *spec = NULL;
     cfg_doc *doc = NULL;
     val_protocol proto;
+    par_team *team = NULL;
     int rc = -1;
     if (val_open(path, o, &r->opt, &doc, &spec, &proto, err)) goto out;
+    if (!(team = par_team_new(o->jobs))) {
+        tp_err_set(err, "cannot create a thread pool");
+        goto out;
+    }
     if (spec->n_fit_params == 0) {
         tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
         goto out;
     }
-    val_ctx ctx = {doc, o, r->g, spec, (val_report *)r, &r->folds[fold], err, 0};
+    val_ctx ctx = {doc, o, r->g, spec, (val_report *)r, &r->folds[fold], err, 0, team};
     for (int i = 0; i < n1; i++)
         for (int j = 0; j < n2; j++) {
             double x[SCN_MAX_FIT];
@@ -549,6 +561,7 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
         }
     rc = 0;
 out:
+    par_team_free(team);
     cfg_free(doc);
     free(spec);
     return rc;

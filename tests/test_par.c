@@ -1,0 +1,104 @@
+/* test_par.c: the thread pool (sim/par.h): every index runs once, a failure reports the lowest
+ * failing index as a serial run would, and a team started once serves many batches with the
+ * same results as par_map. Expected values are the indices themselves (i * i, by hand). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "par.h"
+
+typedef struct sq_job {
+    long out[200];
+    int runs[200];
+    size_t fail_from; /* indices >= this fail (SIZE_MAX: none) */
+    int fail_every;   /* with fail_from: only multiples of it fail */
+} sq_job;
+
+static int sq(void *ctx, size_t i, tp_err *err)
+{
+    sq_job *j = ctx;
+    j->runs[i]++;
+    j->out[i] = (long)(i * i);
+    if (i >= j->fail_from && (j->fail_every <= 1 || i % (size_t)j->fail_every == 0))
+        return tp_err_set(err, "job %zu failed", i);
+    return 0;
+}
+
+static void check_all(const sq_job *j, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(j->runs[i], 1);
+        assert_int_equal(j->out[i], (long)(i * i));
+    }
+}
+
+static void test_map_every_index_once(void **state)
+{
+    (void)state;
+    for (int jobs = 1; jobs <= 4; jobs++) {
+        sq_job j;
+        memset(&j, 0, sizeof j);
+        j.fail_from = SIZE_MAX;
+        tp_err err = {0};
+        assert_int_equal(par_map(200, jobs, sq, &j, NULL, &err), 0);
+        check_all(&j, 200);
+    }
+}
+
+static void test_map_lowest_failure(void **state)
+{
+    (void)state;
+    sq_job j;
+    memset(&j, 0, sizeof j);
+    j.fail_from = 30;
+    j.fail_every = 7; /* 35, 42, ... fail: 35 is the lowest */
+    tp_err err = {0};
+    assert_int_equal(par_map(200, 3, sq, &j, NULL, &err), -1);
+    assert_string_equal(err.msg, "job 35 failed");
+}
+
+/* One team, many batches of different sizes (0, 1, fewer and more jobs than threads): each
+ * batch runs every index once, and a failure in one batch does not leak into the next. */
+static void test_team_many_batches(void **state)
+{
+    (void)state;
+    par_team *t = par_team_new(3);
+    assert_non_null(t);
+    static const size_t sizes[] = {5, 0, 1, 2, 200, 3, 17};
+    for (int rep = 0; rep < 50; rep++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            sq_job j;
+            memset(&j, 0, sizeof j);
+            j.fail_from = SIZE_MAX;
+            tp_err err = {0};
+            assert_int_equal(par_team_map(t, sizes[s], sq, &j, NULL, &err), 0);
+            check_all(&j, sizes[s]);
+        }
+    sq_job j;
+    memset(&j, 0, sizeof j);
+    j.fail_from = 10;
+    tp_err err = {0};
+    assert_int_equal(par_team_map(t, 100, sq, &j, NULL, &err), -1);
+    assert_string_equal(err.msg, "job 10 failed");
+    memset(&j, 0, sizeof j);
+    j.fail_from = SIZE_MAX;
+    assert_int_equal(par_team_map(t, 100, sq, &j, NULL, &err), 0);
+    check_all(&j, 100);
+    par_team_free(t);
+    par_team_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_map_every_index_once),
+        cmocka_unit_test(test_map_lowest_failure),
+        cmocka_unit_test(test_team_many_batches),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
