@@ -5,7 +5,8 @@
 #                   trace tests under clang's ASan+UBSan with float-cast-overflow (csan-test)
 #   make bench      events/s, rank-ops/s and steps/s of the engine on TP-8 70B steps with
 #                   jitter (fast path and event engine), peak RSS at 10^6 steps; trace writer
-#                   speed (before/after) and trace import MB/s; the wall time of make run
+#                   speed (before/after) and trace import MB/s; validate --jobs 1 vs 2 on
+#                   eager-straggler (scripts/bench-jobs.sh); the wall time of make run
 #                   (budget 60 s); tpsim plan's full default search on one core (budget 10 s;
 #                   make bench-plan runs that line alone)
 #   make test-slurm scripts/slurm-sweep.sh on a real single-node Slurm (root; installs it)
@@ -263,6 +264,7 @@ bench: deps
 	$(BUILD)/bench --scenario tests/bench/peer-tp8.yaml --steps 1000000 --reps 1
 	$(BUILD)/bench-trace
 	@$(MAKE) --no-print-directory all
+	scripts/bench-jobs.sh $(BUILD)/tpsim
 	@t0=$$(date +%s.%N); $(MAKE) --no-print-directory run >$(BUILD)/bench-run.log 2>&1 || \
 	  { echo "make run failed, see $(BUILD)/bench-run.log"; exit 1; }; t1=$$(date +%s.%N); \
 	  awk -v a=$$t0 -v b=$$t1 'BEGIN { s = b - a; printf "make_run_s: %.1f (budget 60 s: %s)\n", s, s < 60 ? "within" : "OVER" }'
