@@ -64,6 +64,11 @@ int coll_check(const coll_setup *s, tp_err *err)
         return tp_err_set(err, "%s: collective.allreduce is vllm-custom but vLLM's custom all-reduce "
                           "runs at tp 2, 4, 6 or 8, not %ld; use nccl-fit, nccl-tuner or auto",
                           c->named_at, c->tp);
+    if (s->model == COLL_AUTO && coll_vllm_ws(c->tp) && !s->sm)
+        return tp_err_set(err, "%s: collective.allreduce is auto, whose custom all-reduce size "
+                          "limit depends on the GPU, but its hardware file has no "
+                          "compute_capability; expected e.g. compute_capability: 9.0",
+                          c->named_at);
     if (custom && (!c->custom[0].valid || (c->tp > 2 && !c->custom[1].valid)))
         return tp_err_set(err, "%s: collective.allreduce is %s, which runs vLLM's custom all-reduce "
                           "at tp %ld, but the calibration has no custom %s {latency_us, gbps}",

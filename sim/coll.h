@@ -45,7 +45,8 @@ typedef struct coll_cost {
 } coll_cost;
 
 /* Compute capability from a hardware name (H100/H200/H800/H20 90, B200/GB200 100, B300 103,
- * A100/A800 80), 0 if unknown. */
+ * A100/A800 80), 0 if unknown. A guess from a display name: run_coll_setup takes the
+ * hardware file's compute_capability key instead (hw.h); this is for callers with a name only. */
 int coll_sm_of(const char *hardware);
 /* 0 if the calibration carries what the model needs at its k; else -1 with one line. */
 int coll_check(const coll_setup *s, tp_err *err);

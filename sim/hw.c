@@ -2,6 +2,7 @@
 #include "hw.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +11,8 @@
 static const char *const hw_keys[] = {
     "kind",         "name",          "sms",          "hbm_gb",          "hbm_gbps",
     "bf16_tflops",  "fp8_tflops",    "pcie_gbps",     "kernel_fixed_us", "launch_latency_us",
-    "hbm_efficiency", "flops_efficiency", "measured", "source", "aliases", "assumed", NULL};
+    "hbm_efficiency", "flops_efficiency", "measured", "source", "aliases", "assumed",
+    "compute_capability", NULL};
 
 int hw_load(const char *path, hw_spec *out, tp_err *err)
 {
@@ -22,6 +24,7 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
     int kind = 0, rc = -1;
     static const char *const kinds[] = {"hardware", NULL};
     double hbm_gb = 0, hbm_gbps = 0, tflops = 0, fp8_tflops = 0, pcie = 0, fixed_us = 0, lat_us = 0;
+    double cc = 0;
     cfg_node *kn = cfg_need(r, "kind", err);
     if (cfg_expect_map(r, hw_keys, err) || !kn || cfg_as_choice(kn, kinds, &kind, err) ||
         cfg_string_fits(r, "name", 1, sizeof h.name, &name, err) || cfg_long(r, "sms", 1, 1, 100000, &h.sms, err) ||
@@ -34,8 +37,10 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
         cfg_double(r, "launch_latency_us", 1, 0, 1e6, &lat_us, err) ||
         cfg_double(r, "hbm_efficiency", 0, 1e-3, 1, &h.hbm_efficiency, err) ||
         cfg_double(r, "flops_efficiency", 0, 1e-3, 1, &h.flops_efficiency, err) ||
+        cfg_double(r, "compute_capability", 0, 1, 99, &cc, err) ||
         cfg_source(r, 1, err) || decl_read(r, &h.assumed, err))
         goto out;
+    h.compute_capability = (int)lround(cc * 10);
     cfg_node *al = cfg_get(r, "aliases");
     if (al) {
         if (al->kind != CFG_SEQ || al->n == 0 || al->n > HW_MAX_ALIASES) {

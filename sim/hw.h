@@ -33,6 +33,8 @@ typedef struct hw_spec {
     double launch_latency_s;  /* enqueue on an idle stream -> start */
     double hbm_efficiency;    /* (0,1], or -1 if the file does not say */
     double flops_efficiency;  /* (0,1], or -1 */
+    int compute_capability;   /* CUDA compute capability x 10 (9.0: 90); 0 when the file has
+                                 no compute_capability: key (vLLM's all-reduce limits need it) */
     char id[64];              /* canonical id: the file's name, "h100-sxm" */
     char aliases[HW_MAX_ALIASES][64];
     int n_aliases;

@@ -164,7 +164,7 @@ static void fold_free(run_fold *f)
 
 coll_setup run_coll_setup(const scenario *s, const arcal *cal)
 {
-    return (coll_setup){s->allreduce_model, cal, coll_sm_of(s->hw.name)};
+    return (coll_setup){s->allreduce_model, cal, s->hw.compute_capability};
 }
 
 int run_cell(const scenario *s, const run_request *req, run_summary *out, run_detail *detail,

@@ -96,4 +96,16 @@ check "atlas: 64 rows + header" test "$(wc -l <"$TMP/atlas/atlas.csv")" -eq 65
 check "atlas: no 405B on H100" test "$(grep -c '^405B,H100' "$TMP/atlas/atlas.csv")" -eq 0
 check "atlas: 405B on H200 at TP-8 only" test "$(grep -c '^405B,H200,[a-z]*,8,' "$TMP/atlas/atlas.csv")" -eq 2
 check "atlas: a figure" test -s "$TMP/atlas/atlas.png"
+# --- compute capability is the hardware file's key (vLLM's size limits depend on it) --------
+grep -v '^compute_capability' models/hw/h100-sxm.yaml > "$TMP/h100-nocc.yaml"
+expect_fail2 "auto without compute_capability" \
+    "collective.allreduce is auto, whose custom all-reduce size limit depends on the GPU, but its hardware file has no compute_capability; expected e.g. compute_capability: 9.0$" \
+    "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --set hardware="$TMP/h100-nocc.yaml" \
+    --set collective.allreduce=auto
+expect_ok "nccl-fit needs no compute_capability" "$TPSIM" run scenarios/eager-host-dispatch.yaml \
+    --tp 2 --set hardware="$TMP/h100-nocc.yaml"
+sed 's/^compute_capability: 9.0/compute_capability: 0.5/' models/hw/h100-sxm.yaml > "$TMP/h100-badcc.yaml"
+expect_fail2 "compute_capability out of range" "h100-badcc.yaml:16:21: .*" \
+    "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --set hardware="$TMP/h100-badcc.yaml"
+
 finish
