@@ -245,7 +245,8 @@ int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
         if (val_sens_add(r, key, "set on the command line", c->doc, NAN, err)) return -1;
     }
     /* the hardware file's assumed numbers that reach the prediction: those the scenario's
-     * gpu: does not replace (a replaced one is the scenario's, declared there) */
+     * gpu: does not replace (a replaced one is the scenario's, declared there); with
+     * kernels: every GPU op's time is the calibration's, so only the launch latency reaches it */
     static const char *const hw_keys[][2] = {{"kernel_fixed_us", "gpu.kernel_fixed_us"},
                                              {"launch_latency_us", "gpu.launch_latency_us"},
                                              {"hbm_efficiency", "gpu.hbm_efficiency"},
@@ -255,6 +256,7 @@ int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
         for (size_t k = 0; k < sizeof hw_keys / sizeof hw_keys[0]; k++) {
             if (strcmp(hd->items[i].key, hw_keys[k][0]) || cfg_find(cfg_root(c->doc), hw_keys[k][1]))
                 continue;
+            if (spec->has_kernels && strcmp(hw_keys[k][0], "launch_latency_us")) continue;
             char note[400];
             snprintf(note, sizeof note, "%s:%d:%d: %s", hd->file, hd->items[i].line,
                      hd->items[i].col, hd->items[i].why);

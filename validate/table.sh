@@ -1,13 +1,13 @@
 #!/bin/bash
 # table.sh TPSIM OUTDIR: the validation table (README, `make run`): every hypothesis under the
-# within, transfer 2:4 and transfer 4:2 protocols on the study's grid, one markdown row per
-# judged config (tpsim validate --summary), two runs at a time; OUTDIR keeps each run's rows.
+# within, transfer 2:4, transfer 4:2 and leave-one-out protocols on the study's grid, one
+# markdown row per judged config (tpsim validate --summary), two runs at a time; OUTDIR keeps each run's rows.
 set -euo pipefail
 tpsim=$1 out=$2
 mkdir -p "$out"
 runs=() i=0
-for s in paper-additive eager-host-dispatch eager-host-dispatch-kernels eager-straggler eager-broadcast cuda-graphs; do
-    for p in --within --transfer=2:4 --transfer=4:2; do
+for s in paper-additive eager-host-dispatch eager-straggler eager-broadcast cuda-graphs; do
+    for p in --within --transfer=2:4 --transfer=4:2 --loo; do
         runs+=("$(printf '%02d' $i)" "scenarios/$s.yaml" "$p")
         i=$((i + 1))
     done

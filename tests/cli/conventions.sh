@@ -204,8 +204,9 @@ check "the scenario's folder beats \$TPSIM_PATH" test "$(model_of "$TMP/out")" =
 rm -r "$TMP/away/models"
 sed 's#^model: .*#model: my-model#' "$TMP/away/named.yaml" >"$TMP/away/mine.yaml"
 mkdir -p "$TMP/empty"
+mline=$(grep -n '^model: ' "$TMP/away/mine.yaml" | cut -d: -f1)
 expect_fail2 "an unknown name lists where it looked" \
-    "^tpsim: $TMP/away/mine\.yaml:14:8: model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $TMP/empty, $PWD \(models there: llama-3\.1-405b, llama-3\.1-70b, llama-3\.1-8b\)$" \
+    "^tpsim: $TMP/away/mine\.yaml:$mline:8: model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $TMP/empty, $PWD \(models there: llama-3\.1-405b, llama-3\.1-70b, llama-3\.1-8b\)$" \
     env TPSIM_PATH="$TMP/empty" "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2 --format json
 TPSIM_PATH="$TMP/lib" "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2 --format json >"$TMP/out" 2>/dev/null
 check "a name only \$TPSIM_PATH has" test "$(model_of "$TMP/out")" = '"Only-in-TPSIM_PATH"'

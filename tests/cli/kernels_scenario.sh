@@ -2,12 +2,21 @@
 # kernels_scenario.sh: a scenario naming a kernel calibration (kernels:): every GPU op from
 # it, nothing declared about efficiency, other hardware's refused unless borrowed.
 . tests/cli/lib.sh
-SK=scenarios/eager-host-dispatch-kernels.yaml
+SK=scenarios/eager-host-dispatch.yaml
 GRID=validate/h100-ctx2048.csv
+
+# the hypothesis and graph scenarios take their GPU side from the bundled H100 calibration and
+# fit host-side parameters only; paper-additive keeps the study's own compute model
+for s in eager-host-dispatch eager-straggler eager-broadcast cuda-graphs; do
+    check "$s names the H100 kernel calibration" grep -qx 'kernels: ../models/kernels/h100-sxm.yaml' "scenarios/$s.yaml"
+    check "$s fits and declares no GPU efficiency" bash -c "! grep -v '^ *#' scenarios/$s.yaml | grep -Eq 'hbm_efficiency|kernel_fixed_us|flops_efficiency'"
+done
+check "paper-additive keeps its own compute model" bash -c "! grep -q '^kernels:' scenarios/paper-additive.yaml"
 
 expect_ok "run with kernels" "$TPSIM" run "$SK" --tp 4 --format json
 k=$(grep -o '"compute": *[0-9.e+-]*' "$TMP/out" | head -1 | tr -d ' ' | cut -d: -f2)
-expect_ok "run without" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --format json
+sed -e '/^kernels: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.8941\n  flops_efficiency: 0.7/' "$SK" > "$TMP/nokernels.yaml"
+expect_ok "run without" "$TPSIM" run "$TMP/nokernels.yaml" --tp 4 --format json
 a=$(grep -o '"compute": *[0-9.e+-]*' "$TMP/out" | head -1 | tr -d ' ' | cut -d: -f2)
 check "kernels change the GPU compute ($k vs $a)" test "$k" != "$a"
 # the undeclared-number check passes with no gpu efficiency declared
@@ -18,7 +27,7 @@ sed "s#^kernels: .*#kernels: $TMP/a100k.yaml#" "$SK" > "$TMP/foreign.yaml"
 expect_fail2 "foreign kernels refused" 'kernel calibration was measured on A100 SXM4 80GB, the scenario runs on H100 SXM' \
     "$TPSIM" run "$TMP/foreign.yaml" --tp 4
 expect_ok "foreign kernels borrowed" "$TPSIM" run "$TMP/foreign.yaml" --tp 4 --allow-foreign-calib
-sed -e 's/^    - {key: host.launch.mean_us.*/&\n    - {key: gpu.hbm_efficiency, min: 0.6, max: 0.98}/' \
+sed -e 's/^  params:$/&\n    - {key: gpu.hbm_efficiency, min: 0.6, max: 0.98}/' \
     -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.9/' "$SK" > "$TMP/dead.yaml"
 expect_fail2 "dead gpu knob refused" 'gpu.hbm_efficiency has no effect with kernels:' \
     "$TPSIM" validate "$TMP/dead.yaml" --grid "$GRID"

@@ -32,8 +32,10 @@ expect_fail2 "sweep refuses it too" "measured on NVIDIA B200" \
 expect_ok "borrowed by calibration_from" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 \
     --measured "$CAL" --set "calibration_from=NVIDIA B200"
 check "text: FOREIGN, borrowed by calibration_from" grep -qx '           \*\* FOREIGN: measured on NVIDIA B200, used for H100 SXM (calibration_from) \*\*' "$TMP/out"
+# (the scenario's H100 kernel calibration borrowed by name: it is the trace calibration's
+# own hardware that is checked here)
 expect_ok "on a B200 scenario it is its own" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 1 --steps 2 \
-    --measured "$CAL" --set hardware=b200 --format json
+    --measured "$CAL" --set hardware=b200 --set "calibration_from=H100 SXM" --format json
 check "json: not foreign on B200" python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))["measured"]
