@@ -123,7 +123,8 @@ int plot_step_vs_tp(plot_ctx *c)
 
     snprintf(name, sizeof name, "%s.gp", fig);
     if (!(f = plot_open(c, name))) goto out;
-    plot_gp_head(f, fig, "decode step vs TP degree per batch (the study's figure c)", 1100, 760);
+    plot_gp_head(f, "validate", fig, "decode step vs TP degree per batch (the study's figure c)",
+                 1100, 760);
     char title[600], sub[300];
     if (r->shrink_from_tp)
         snprintf(sub, sizeof sub,
@@ -296,7 +297,7 @@ int plot_breakdown(plot_ctx *c)
     snprintf(name, sizeof name, "%s.gp", fig);
     if (!(f = plot_open(c, name))) goto out;
     int wide = r->n_cells > 12;
-    plot_gp_head(f, fig, "simulated step breakdown per cell, with the measured step",
+    plot_gp_head(f, "validate", fig, "simulated step breakdown per cell, with the measured step",
                  wide ? 1500 : 1200, 760);
     char title[700], sub[300];
     int offset_fitted = 0;

@@ -59,7 +59,7 @@ int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig);
 FILE *plot_open(plot_ctx *c, const char *name);
 
 /* plot_mvp.c */
-void plot_gp_head(FILE *f, const char *fig, const char *about, int w, int h);
+void plot_gp_head(FILE *f, const char *cmd, const char *fig, const char *about, int w, int h);
 void plot_gp_tail(FILE *f, const char *fig);
 int plot_measured_vs_predicted(plot_ctx *c);
 

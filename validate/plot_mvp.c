@@ -21,11 +21,13 @@
 
 /* ------------------------------------------------------------- scripts ------------ */
 
-void plot_gp_head(FILE *f, const char *fig, const char *about, int w, int h)
+/* The head every gnuplot script of ours starts with; cmd is the command that wrote it
+ * ("validate", "plan"), named in the script so a reader knows how to remake it. */
+void plot_gp_head(FILE *f, const char *cmd, const char *fig, const char *about, int w, int h)
 {
     fprintf(f,
             "# %s.gp: %s\n"
-            "# Written by tpsim validate --plot with %s.dat. Re-draw or restyle in this "
+            "# Written by tpsim %s --plot with %s.dat. Re-draw or restyle in this "
             "directory:\n"
             "#   gnuplot %s.gp\n"
             "set encoding utf8\n"
@@ -40,7 +42,7 @@ void plot_gp_head(FILE *f, const char *fig, const char *about, int w, int h)
             "set border lw 1.2\n"
             "set grid back lt 1 lc rgb \"#e3e3e3\" lw 1\n"
             "set tics nomirror out\n",
-            fig, about, fig, fig, w, h, fig);
+            fig, about, cmd, fig, fig, w, h, fig);
 }
 
 void plot_gp_tail(FILE *f, const char *fig)
@@ -185,7 +187,8 @@ int plot_measured_vs_predicted(plot_ctx *c)
 
     snprintf(name, sizeof name, "%s.gp", fig);
     if (!(f = plot_open(c, name))) return -1;
-    plot_gp_head(f, fig, "measured vs predicted decode step per cell (the study's figure b)",
+    plot_gp_head(f, "validate", fig,
+                 "measured vs predicted decode step per cell (the study's figure b)",
                  900, 900);
     char title[700], fit[300]; /* what (256) + fit + the kill-switch line */
     plot_fit_note(c, fit, sizeof fit);

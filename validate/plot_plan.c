@@ -15,27 +15,6 @@
 #include "ofile.h"
 #include "plot_impl.h"
 
-static void plot_plan_head(FILE *f, const char *fig, const char *about, int w, int h)
-{
-    fprintf(f,
-            "# %s.gp: %s\n"
-            "# Written by tpsim plan --plot with %s.dat. Re-draw or restyle in this directory:\n"
-            "#   gnuplot %s.gp\n"
-            "set encoding utf8\n"
-            "W = %d; H = %d\n"
-            "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-            "    set terminal pngcairo size W,H noenhanced font \"DejaVu Sans,11\" "
-            "background rgb \"white\"\n"
-            "} else {\n"
-            "    set terminal png size W,H noenhanced background rgb \"white\"\n"
-            "}\n"
-            "set output \"%s.png\"\n"
-            "set border lw 1.2\n"
-            "set grid back lt 1 lc rgb \"#e3e3e3\" lw 1\n"
-            "set tics nomirror out\n",
-            fig, about, fig, fig, w, h, fig);
-}
-
 /* one block per curve (two blank lines apart: gnuplot's index), "step_ms tok_s_gpu batch" */
 static int plot_plan_pareto(plot_ctx *c, const plot_plan_data *d, const char *fig)
 {
@@ -56,7 +35,7 @@ static int plot_plan_pareto(plot_ctx *c, const plot_plan_data *d, const char *fi
     if (plot_close(c, f, name)) return -1;
     snprintf(name, sizeof name, "%s.gp", fig);
     if (!(f = plot_open(c, name))) return -1;
-    plot_plan_head(f, fig, "per-token latency vs tokens/s per GPU, one curve per configuration",
+    plot_gp_head(f, "plan", fig, "per-token latency vs tokens/s per GPU, one curve per configuration",
                    1000, 680);
     fputs("set title ", f);
     plot_qs(f, d->title);
@@ -109,7 +88,7 @@ static int plot_plan_bars(plot_ctx *c, const plot_plan_data *d, const char *fig)
     if (plot_close(c, f, name)) return -1;
     snprintf(name, sizeof name, "%s.gp", fig);
     if (!(f = plot_open(c, name))) return -1;
-    plot_plan_head(f, fig, "where the chosen configurations' decode step goes", 1000, 600);
+    plot_gp_head(f, "plan", fig, "where the chosen configurations' decode step goes", 1000, 600);
     char title[512];
     snprintf(title, sizeof title, "where the step goes\n%s", d->title);
     fputs("set title ", f);
