@@ -48,6 +48,7 @@ static void run_json_measured(jw *w, const scenario *s)
     jw_arr(w);
     for (int p = 0; p < MEASURED_PARTS; p++) {
         const measured_group *g = &m->parts[p];
+        if (g->state == MEASURED_PRICED) continue; /* listed under kept */
         for (int k = 0; k < g->n_keys; k++) {
             double v;
             jw_obj(w);
@@ -76,7 +77,9 @@ static void run_json_measured(jw *w, const scenario *s)
         if (p >= MEASURED_PHASE_SCHEDULE && g->state == MEASURED_ABSENT) continue;
         jw_obj(w);
         jw_kstr(w, "part", g->name);
-        jw_kstr(w, "why", g->state == MEASURED_UNMEASURED ? "unmeasured" : "absent");
+        jw_kstr(w, "why", g->state == MEASURED_UNMEASURED ? "unmeasured"
+                          : g->state == MEASURED_PRICED   ? "kernels"
+                                                          : "absent");
         jw_end_obj(w);
     }
     jw_end_arr(w);
@@ -96,6 +99,11 @@ static void run_text_measured(const scenario *s)
     for (int p = 0; p < MEASURED_PARTS; p++) {
         const measured_group *g = &m->parts[p];
         if (p >= MEASURED_PHASE_SCHEDULE && g->state == MEASURED_ABSENT) continue;
+        if (g->state == MEASURED_PRICED) {
+            printf("           %s: not applied, the kernels: calibration prices every GPU op\n",
+                   g->name);
+            continue;
+        }
         if (g->state != MEASURED_SET) {
             printf("           %s: %s, the scenario's value kept\n", g->name,
                    g->state == MEASURED_UNMEASURED ? "unmeasured in the trace" : "not in the file");

@@ -217,6 +217,14 @@ out:
     return rc;
 }
 
+/* The parts that set the analytic GPU cost (gpu.kernel_fixed_us, gpu.hbm_efficiency): with a
+ * kernel calibration (scenario key kernels:) every GPU op's time is measured, so these would
+ * change nothing, and are reported instead of set. */
+static int measured_is_gpu_knob(int part)
+{
+    return part == MEASURED_KERNEL_FIXED || part == MEASURED_HBM_EFFICIENCY;
+}
+
 int measured_open(cfg_doc *doc, const char *flag_path, const char *const *sets, int n_sets,
                   tp_err *err)
 {
@@ -253,8 +261,10 @@ int measured_open(cfg_doc *doc, const char *flag_path, const char *const *sets, 
         }
         return -1;
     }
+    int priced = cfg_get(cfg_root(doc), "kernels") != NULL;
     for (int p = 0; p < MEASURED_PARTS; p++) {
         const measured_group *g = &m.parts[p];
+        if (priced && measured_is_gpu_knob(p)) continue; /* measured_bind reports it */
         for (int k = 0; k < g->n_keys; k++) {
             snprintf(assign, sizeof assign, "%s=%s", g->keys[k], g->values[k]);
             if (cfg_set_at(doc, assign, m.path, g->line[k], g->col[k], err)) return -1;
@@ -275,8 +285,13 @@ int measured_bind(cfg_doc *doc, measured_cal *out, tp_err *err)
         snprintf(out->named_by, sizeof out->named_by, "--measured");
     else
         snprintf(out->named_by, sizeof out->named_by, "%s:%d:%d", key->file, key->line, key->col);
+    int priced = cfg_get(root, "kernels") != NULL;
     for (int p = 0; p < MEASURED_PARTS; p++) {
         measured_group *g = &out->parts[p];
+        if (priced && measured_is_gpu_knob(p) && g->state == MEASURED_SET) {
+            g->state = MEASURED_PRICED; /* measured_open did not set it */
+            continue;
+        }
         for (int k = 0; k < g->n_keys; k++) {
             const cfg_node *n = cfg_find(root, g->keys[k]);
             if (n && strcmp(n->file, out->path))

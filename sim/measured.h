@@ -29,7 +29,8 @@
 typedef enum measured_state {
     MEASURED_SET,        /* the file measured it: its keys are set */
     MEASURED_UNMEASURED, /* the file says unmeasured: true */
-    MEASURED_ABSENT      /* the file does not have it */
+    MEASURED_ABSENT,     /* the file does not have it */
+    MEASURED_PRICED      /* a GPU knob the scenario's kernels: calibration makes moot: not set */
 } measured_state;
 
 typedef enum measured_part {

@@ -384,6 +384,16 @@ static int scenario_bind_gpu(const cfg_node *gpu, scenario *s, tp_err *err)
     s->kernel_fixed_s = s->hw.kernel_fixed_s;
     s->launch_latency_s = s->hw.launch_latency_s;
     double fixed_us = s->kernel_fixed_s * 1e6, lat_us = s->launch_latency_s * 1e6;
+    /* with a kernel calibration every GPU op's time is measured, so an analytic knob set in
+     * the scenario, a measured file or --set would change nothing: refused, never ignored */
+    static const char *const dead[] = {"hbm_efficiency", "flops_efficiency", "kernel_fixed_us"};
+    for (size_t i = 0; gpu && s->has_kernels && i < sizeof dead / sizeof dead[0]; i++) {
+        const cfg_node *k = cfg_get(gpu, dead[i]);
+        if (k)
+            return tp_err_at(err, k->file, k->line, k->col,
+                             "gpu.%s has no effect with kernels: (every GPU op's time comes from "
+                             "%s), expected it removed", dead[i], s->kernels.path);
+    }
     if (gpu && (cfg_expect_map(gpu, gpu_keys, err) ||
                 cfg_double(gpu, "hbm_efficiency", 0, 1e-3, 1, &s->hbm_eff, err) ||
                 cfg_double(gpu, "flops_efficiency", 0, 1e-3, 1, &s->flops_eff, err) ||

@@ -8,7 +8,13 @@
 D=tests/data
 B200="$D/TraceLens__b200__vllm_tp8_eager_step.json.gz"
 # the trace is of a B200, the scenario an H100: every run borrows it explicitly (section 0)
-RUN=(run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --format json --allow-foreign-calib)
+# Sections 0-2 test how a measured file's values apply, including its GPU knobs, so they run
+# a copy of the scenario without its kernel calibration (with one, the GPU knobs are moot and
+# reported, not set: section 4)
+SCN="$TMP/eager-host-dispatch.yaml"
+sed -e '/^kernels: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.8941\n  flops_efficiency: 0.7/' \
+    scenarios/eager-host-dispatch.yaml >"$SCN"
+RUN=(run "$SCN" --tp 2 --steps 2 --format json --allow-foreign-calib)
 
 expect_ok "import with hardware" "$TPSIM" trace import "$B200" --hardware models/hw/b200.yaml -o "$TMP/b200.yaml"
 CAL="$TMP/b200.yaml"
@@ -26,15 +32,15 @@ check "step host work is unmeasured in a one-step trace" grep -q "^    unmeasure
 check "the file names the trace's GPU" grep -q '^device: "NVIDIA B200"' "$CAL"
 expect_fail2 "a B200 trace on the H100 scenario is refused" \
     "^tpsim: $CAL:[0-9]+:[0-9]+: the trace calibration was measured on NVIDIA B200, the scenario runs on H100 SXM \(h100-sxm, .*--allow-foreign-calib$" \
-    "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$CAL"
+    "$TPSIM" run "$SCN" --tp 2 --steps 2 --measured "$CAL"
 expect_fail2 "sweep refuses it too" "measured on NVIDIA B200" \
-    "$TPSIM" sweep scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$CAL"
-expect_ok "borrowed by calibration_from" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 \
+    "$TPSIM" sweep "$SCN" --tp 2 --steps 2 --measured "$CAL"
+expect_ok "borrowed by calibration_from" "$TPSIM" run "$SCN" --tp 2 --steps 2 \
     --measured "$CAL" --set "calibration_from=NVIDIA B200"
 check "text: FOREIGN, borrowed by calibration_from" grep -qx '           \*\* FOREIGN: measured on NVIDIA B200, used for H100 SXM (calibration_from) \*\*' "$TMP/out"
 # (the scenario's H100 kernel calibration borrowed by name: it is the trace calibration's
 # own hardware that is checked here)
-expect_ok "on a B200 scenario it is its own" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 1 --steps 2 \
+expect_ok "on a B200 scenario it is its own" "$TPSIM" run "$SCN" --tp 1 --steps 2 \
     --measured "$CAL" --set hardware=b200 --set "calibration_from=H100 SXM" --format json
 check "json: not foreign on B200" python3 -c '
 import json, sys
@@ -46,7 +52,7 @@ assert m["foreign"] is False and m["device"] == "NVIDIA B200" and "borrowed_by" 
 mapfile -t SETS < <(sed -n 's/^  - /--set\n/p' "$CAL")
 expect_ok "run with the apply: flags" "$TPSIM" "${RUN[@]}" "${SETS[@]}" && cp "$TMP/out" "$TMP/apply.json"
 expect_ok "run with --measured" "$TPSIM" "${RUN[@]}" --measured "$CAL" && cp "$TMP/out" "$TMP/flag.json"
-sed 's#^name: .*#&\nmeasured: b200.yaml\ncalibration_from: NVIDIA B200#' scenarios/eager-host-dispatch.yaml >"$TMP/with-measured.yaml"
+sed 's#^name: .*#&\nmeasured: b200.yaml\ncalibration_from: NVIDIA B200#' "$SCN" >"$TMP/with-measured.yaml"
 KEY_LINE=$(grep -n '^measured:' "$TMP/with-measured.yaml" | cut -d: -f1)
 expect_ok "run with measured: in the scenario" "$TPSIM" run "$TMP/with-measured.yaml" --tp 2 --steps 2 --format json \
     && cp "$TMP/out" "$TMP/key.json"
@@ -84,7 +90,7 @@ assert all(s["overridden_by"] is None for s in m["set"]), m["set"]
 assert m["kept"] == [{"part": "host.step", "why": "unmeasured"}], m["kept"]
 PY
 # the step host work the trace could not measure: the scenario's own 0 us stays
-expect_ok "text report" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$CAL" --allow-foreign-calib
+expect_ok "text report" "$TPSIM" run "$SCN" --tp 2 --steps 2 --measured "$CAL" --allow-foreign-calib
 check "text report names the file" grep -q "^measured   $CAL (named by --measured), a trace calibration:" "$TMP/out"
 check "text report keeps the step, says why" grep -q "host.step: unmeasured in the trace, the scenario's value kept" "$TMP/out"
 check "text report gives the launch keys" grep -q " host.launch.mean_us=$LAUNCH_US " "$TMP/out"
@@ -122,7 +128,7 @@ launches = d["kernels_per_step"] + d["collectives_per_step"]
 # 10 us launch to launch, cv 0; 159 us of per-step host work (tests/cli/trace_import.sh)
 assert abs(d["breakdown_ms"]["host"] - (launches * 0.010 + 0.159)) < 1e-6, d["breakdown_ms"]
 assert d["measured"]["kept"] == [{"part": "gpu.hbm_efficiency", "why": "absent"}], d["measured"]' "$TMP/out"
-expect_ok "sweep takes --measured" "$TPSIM" sweep scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 --measured "$TMP/synth.yaml" --format json -o -
+expect_ok "sweep takes --measured" "$TPSIM" sweep "$SCN" --tp 2 --steps 2 --measured "$TMP/synth.yaml" --format json -o -
 check "sweep's host time from the file" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))[0]
@@ -155,9 +161,31 @@ expect_fail2 "--set measured refused" "--set:1:1: measured: .*--measured FILE" "
 # validate fits host.launch.mean_us and host.step.mean_us: a measured value there would be lost
 expect_fail2 "validate refuses a measured fit parameter" \
     "synth.yaml:[0-9]+:[0-9]+: host.launch.mean_us: measured, but a free parameter of .*eager-host-dispatch.yaml's fit" \
-    "$TPSIM" validate scenarios/eager-host-dispatch.yaml --quiet --measured "$TMP/synth.yaml"
+    "$TPSIM" validate "$SCN" --quiet --measured "$TMP/synth.yaml"
 # a measured value is sourced (by the file): validate takes it without a sourced:/assumed: entry
 # (cuda-graphs fits nothing; host.launch.cv and host.step come only from the file)
 expect_ok "validate takes measured values as sourced" "$TPSIM" validate scenarios/cuda-graphs.yaml --quiet --measured "$TMP/synth.yaml" --format json
 expect_fail2 "two --measured" "a second measured file" "$TPSIM" "${RUN[@]}" --measured "$CAL" --measured "$CAL"
+# 4. with the scenario's kernel calibration every GPU op's time is measured: the file's GPU
+#    knobs (gpu.hbm_efficiency, gpu.kernel_fixed_us) are reported as not applied, its host
+#    values still set; the same knobs as --set are refused, never ignored
+expect_ok "kernels: run with --measured" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 \
+    --format json --allow-foreign-calib --measured "$CAL"
+check "kernels: GPU knobs kept, why kernels; host launch set" python3 - "$TMP/out" "$LAUNCH_US" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["measured"]
+got = {s["key"]: s["value"] for s in m["set"]}
+assert got["host.launch.mean_us"] == float(sys.argv[2]), got
+assert not any(k.startswith("gpu.") for k in got), got
+kept = {k["part"]: k["why"] for k in m["kept"]}
+assert kept["gpu.hbm_efficiency"] == "kernels" and kept["gpu.kernel_fixed_us"] == "kernels", kept
+PY
+expect_ok "kernels: text report" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 \
+    --allow-foreign-calib --measured "$CAL"
+check "kernels: text says the knob is not applied" \
+    grep -qx '           gpu.hbm_efficiency: not applied, the kernels: calibration prices every GPU op' "$TMP/out"
+expect_fail2 "kernels: --set gpu.hbm_efficiency refused" \
+    "^tpsim: --set:1:[0-9]+: gpu.hbm_efficiency has no effect with kernels: .*expected it removed$" \
+    "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --set gpu.hbm_efficiency=0.5
+
 finish
