@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dist.h"
+#include "memo.h"
 #include "run.h"
 #include "scnopt.h"
 #include "validate.h"
@@ -346,6 +347,60 @@ static void scan_matches_fit(void **state)
     grid_free(&g);
 }
 
+/* A report's numbers, bit for bit (the memo must change none of them). */
+static void same_report(const val_report *a, const val_report *b)
+{
+    assert_int_equal(a->n_cells, b->n_cells);
+    assert_int_equal(a->fit_evaluations, b->fit_evaluations);
+    assert_memory_equal(a->fitted, b->fitted, sizeof a->fitted);
+    assert_memory_equal(&a->fit_objective, &b->fit_objective, sizeof a->fit_objective);
+    for (size_t i = 0; i < a->n_cells; i++) {
+        const val_cell *x = &a->cells[i], *y = &b->cells[i];
+        const double ax[5] = {x->predicted_ms, x->fit_lo, x->fit_hi, x->pred_lo, x->pred_hi};
+        const double bx[5] = {y->predicted_ms, y->fit_lo, y->fit_hi, y->pred_lo, y->pred_hi};
+        assert_memory_equal(ax, bx, sizeof ax);
+        assert_int_equal(x->role, y->role);
+    }
+}
+
+/* Protocols that share a memo (cmd_validate, validate/table.sh) give the reports they give
+ * apart, and a second fit on the same calibration cells is answered from it. */
+static void memo_changes_nothing(void **state)
+{
+    fixture *fx = *state;
+    double truth[2][N_BATCH];
+    true_steps(fx, truth);
+    write_grid(fx, truth, 5);
+    scn_opts opts;
+    memset(&opts, 0, sizeof opts);
+    grid g;
+    tp_err err = {{0}};
+    assert_int_equal(grid_load(fx->grid, &g, &err), 0);
+    val_report *apart = malloc(sizeof *apart), *shared = malloc(sizeof *shared);
+    assert_non_null(apart);
+    assert_non_null(shared);
+    vmemo *m = vmemo_new();
+    assert_non_null(m);
+    const char *protos[3] = {"within", "within", "transfer 4:2"};
+    for (int p = 0; p < 3; p++) {
+        val_options vo = val_default_options();
+        vo.protocol_given = 1;
+        assert_int_equal(val_protocol_parse(protos[p], &vo.protocol, &err), 0);
+        assert_int_equal(val_run_with(fx->scenario, &opts, &g, &vo, apart, &err), 0);
+        size_t hits = vmemo_hits(m);
+        vo.memo = m;
+        assert_int_equal(val_run_with(fx->scenario, &opts, &g, &vo, shared, &err), 0);
+        if (p == 1) assert_true(vmemo_hits(m) - hits >= 4 * (size_t)shared->fit_evaluations);
+        same_report(apart, shared);
+        val_free(apart);
+        val_free(shared);
+    }
+    vmemo_free(m);
+    free(apart);
+    free(shared);
+    grid_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +409,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(coverage_near_nominal, setup, teardown),
         cmocka_unit_test_setup_teardown(coverage_with_model_error, setup, teardown),
         cmocka_unit_test_setup_teardown(scan_matches_fit, setup, teardown),
+        cmocka_unit_test_setup_teardown(memo_changes_nothing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,8 +10,12 @@
 #include "cmd.h"
 #include "jw.h"
 #include "locate.h"
+#include "memo.h"
 #include "plot.h"
 #include "validate.h"
+
+/* protocols one invocation runs in turn (--summary) */
+#define VCMD_MAX_PROTOCOLS 8
 
 static const char validate_usage[] =
     "usage: tpsim validate SCENARIO [--grid FILE] [--kill-switch PCT] [--format text|json]\n"
@@ -25,7 +29,9 @@ static const char validate_usage[] =
     "  compute/k + comm + R0, R0 fitted on the same cells).\n"
     "  protocols: within (the scenario's fit.cells; default unless fit.protocol says\n"
     "  otherwise), --transfer A:B (fit on TP degrees A only, judge every cell of B, e.g.\n"
-    "  2:4), --loo (leave each config out in turn).\n"
+    "  2:4), --loo (leave each config out in turn). With --summary several may be given:\n"
+    "  each runs in turn, its rows in the order given; a fit on the same calibration cells\n"
+    "  reuses the cells already simulated (the rows are those of one run each).\n"
     "  verdicts: SUPPORTED (within the kill-switch and at most half the best baseline's\n"
     "  MAPE), PASS-NO-SKILL, FAIL, MISFIT (the fit misses a calibration cell by more than\n"
     "  kill-switch/3), UNIDENTIFIED (the parameters' 95% range moves a held-out prediction\n"
@@ -529,7 +535,9 @@ int tpsim_cmd_validate(int argc, char **argv)
     const char *path = NULL, *grid_path = NULL, *plot_dir = NULL, *v;
     val_options vo = val_default_options();
     int json = 0, summary = 0, strict = 0, n_protocols = 0;
+    val_protocol protocols[VCMD_MAX_PROTOCOLS];
     const char *scan_dir = NULL;
+    char second_shown[80] = ""; /* the flag that gave a second protocol (ca.shown is reused) */
     double cv_pct = 100 * vo.meas_cv;
     enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT, F_WITHIN, F_TRANSFER, F_LOO, F_CV, F_STRICT,
            F_SUMMARY, F_SCAN, F_JOBS, F_QUIET };
@@ -561,12 +569,13 @@ int tpsim_cmd_validate(int argc, char **argv)
         } else if (f == F_KILL) {
             if (cli_double(ca.shown, v, 0.001, 1000, &vo.kill_switch_pct, &err)) return cmd_fail(&err);
         } else if (f == F_WITHIN || f == F_TRANSFER || f == F_LOO) {
-            if (n_protocols++)
-                return tp_err_set(&err, "%s: a second protocol, expected one of --within, "
-                                  "--transfer A:B, --loo", ca.shown), cmd_fail(&err);
+            if (n_protocols == VCMD_MAX_PROTOCOLS)
+                return tp_err_set(&err, "%s: a protocol past the %dth, expected at most %d",
+                                  ca.shown, VCMD_MAX_PROTOCOLS, VCMD_MAX_PROTOCOLS), cmd_fail(&err);
+            if (n_protocols && !second_shown[0]) snprintf(second_shown, sizeof second_shown, "%s", ca.shown);
             vo.protocol_given = 1;
-            if (val_protocol_parse(f == F_WITHIN ? "within" : f == F_LOO ? "loo" : v, &vo.protocol,
-                                   &err)) {
+            if (val_protocol_parse(f == F_WITHIN ? "within" : f == F_LOO ? "loo" : v,
+                                   &protocols[n_protocols++], &err)) {
                 char msg[TP_ERR_MAX];
                 snprintf(msg, sizeof msg, "%s", err.msg);
                 return tp_err_set(&err, "%s: %s", ca.shown, msg), cmd_fail(&err);
@@ -596,6 +605,12 @@ int tpsim_cmd_validate(int argc, char **argv)
     }
     if (!path)
         return tp_err_set(&err, "validate: missing SCENARIO (see tpsim validate --help)"), cmd_fail(&err);
+    /* several protocols: one table row per judged config of each, in the order given (the
+     * validation table's use); a report, JSON or figures describe one */
+    if (second_shown[0] && (!summary || json || plot_dir || scan_dir))
+        return tp_err_set(&err, "%s: a second protocol, expected one of --within, --transfer A:B, "
+                          "--loo (several only with --summary, without --format json, --plot "
+                          "or --scan)", second_shown), cmd_fail(&err);
     char scn_buf[1024], grid_buf[4096];
     if (!(path = locate_arg("scenarios", ".yaml", path, scn_buf, sizeof scn_buf, &err)))
         return cmd_fail(&err);
@@ -610,32 +625,45 @@ int tpsim_cmd_validate(int argc, char **argv)
     grid g;
     val_report *rep = malloc(sizeof *rep);
     if (!rep) return tp_err_set(&err, "out of memory"), cmd_fail(&err);
-    int status = 2;
+    int status = 2, unsupported = 0;
     if (grid_load(grid_path, &g, &err)) {
         free(rep);
         return cmd_fail(&err);
     }
     /* the figures are installed last, after the report reached stdout (plot.h) */
     if ((plot_dir && plot_check(plot_dir, &err)) || (scan_dir && plot_check(scan_dir, &err))) goto out;
-    if (val_run_with(path, &so, &g, &vo, rep, &err)) goto out;
-    if (scan_dir && rep->n_fit == 0) { /* refused before the report is printed */
-        tp_err_set(&err, "--scan: %s has no free parameters, nothing to scan", path);
+    /* the protocols of one invocation share one scenario, options and grid, so a fit on the
+     * same calibration cells reuses the cells already simulated (memo.h) */
+    vo.memo = vmemo_new(); /* NULL (no memory) only loses the reuse */
+    int failed = 0;
+    for (int p = 0; p < (n_protocols ? n_protocols : 1) && !failed; p++) {
+        if (n_protocols) vo.protocol = protocols[p];
+        if (val_run_with(path, &so, &g, &vo, rep, &err)) {
+            failed = 1;
+            break;
+        }
+        if (scan_dir && rep->n_fit == 0) { /* refused before the report is printed */
+            tp_err_set(&err, "--scan: %s has no free parameters, nothing to scan", path);
+            val_free(rep);
+            failed = 1;
+            break;
+        }
+        if (json) vcmd_print_json(rep);
+        else if (summary) vcmd_print_summary(rep);
+        else vcmd_print_text(rep);
+        if ((plot_dir && plot_validation(rep, plot_dir, &err)) ||
+            (scan_dir && vcmd_write_scan(path, &so, rep, scan_dir, &err))) {
+            val_free(rep);
+            failed = 1;
+            break;
+        }
+        for (int k = 0; strict && k < rep->n_configs; k++)
+            if (vcmd_judged(rep, &rep->configs[k]) && rep->configs[k].verdict != VAL_SUPPORTED)
+                unsupported = 1;
         val_free(rep);
-        goto out;
     }
-    if (json) vcmd_print_json(rep);
-    else if (summary) vcmd_print_summary(rep);
-    else vcmd_print_text(rep);
-    if ((plot_dir && plot_validation(rep, plot_dir, &err)) ||
-        (scan_dir && vcmd_write_scan(path, &so, rep, scan_dir, &err))) {
-        val_free(rep);
-        goto out;
-    }
-    status = 0;
-    for (int k = 0; strict && k < rep->n_configs; k++)
-        if (vcmd_judged(rep, &rep->configs[k]) && rep->configs[k].verdict != VAL_SUPPORTED)
-            status = 1;
-    val_free(rep);
+    if (!failed) status = unsupported ? 1 : 0;
+    vmemo_free(vo.memo);
 out:
     if (status == 2) cmd_fail(&err);
     grid_free(&g);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fit.h"
+#include "memo.h"
 #include "par.h"
 #include "val_impl.h"
 
@@ -22,11 +23,11 @@ static int val_predict(const scenario *s, long tp, long batch, long ctx, run_sum
     return run_cell(s, &req, sum, NULL, err);
 }
 
-/* One simulated cell per job (par_map): each writes only its own slot. */
+/* One simulated cell per job (par_map, par_team_map): each writes only its own slot. */
 typedef struct val_cells_job {
     const scenario *bound;
-    const grid_cell *const *cells; /* the cells to simulate, NULL entries skipped */
-    double *ms;                    /* their step, ms (NAN where skipped) */
+    const grid_cell *const *cells; /* the cells to simulate, NULL entries skipped (left as set) */
+    double *ms;                    /* their step, ms */
     run_summary *sums;             /* or NULL */
 } val_cells_job;
 
@@ -35,38 +36,68 @@ static int val_cell_job(void *ctx, size_t i, tp_err *err)
     val_cells_job *j = ctx;
     const grid_cell *gc = j->cells[i];
     run_summary sum;
-    j->ms[i] = NAN;
     if (!gc) return 0;
+    j->ms[i] = NAN;
     if (val_predict(j->bound, gc->tp, gc->batch, gc->ctx, &sum, err)) return -1;
     j->ms[i] = sum.step_mean * 1e3;
     if (j->sums) j->sums[i] = sum;
     return 0;
 }
 
+/* The step (ms) of the n cells (grid indices idx[], NULL-free cells[]) at parameters x into
+ * ms[]: from the memo where the same x and cell were simulated before (another protocol
+ * whose fit visits the same points; memo.h), the rest simulated on --jobs threads and kept.
+ * cells[i] is set to NULL for each cell the memo answered. Returns 0, or -1 (err set). */
+static int val_cells_at(val_ctx *c, const double *x, size_t n, const size_t *idx,
+                        const grid_cell **cells, double *ms, run_summary *sums,
+                        const char *progress, tp_err *err)
+{
+    /* a full summary is not kept; a prediction with the kernel classes moved by their
+     * error (kernel_err_sign) is another scenario than the fit's */
+    struct vmemo *memo = sums || c->kernel_err_sign ? NULL : c->r->opt.memo;
+    const int n_x = c->spec->n_fit_params;
+    size_t todo = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!cells[i]) continue;
+        if (vmemo_get(memo, x, n_x, &idx[i], 1, &ms[i])) cells[i] = NULL;
+        else todo++;
+    }
+    if (!todo) return 0;
+    scenario *bound = malloc(sizeof *bound);
+    int rc = -1;
+    if (!bound) {
+        tp_err_set(err, "out of memory");
+    } else if (!val_bind(c->doc, c->opts, c->spec, x, bound, err)) {
+        bound->kernel_err_sign = c->kernel_err_sign;
+        val_cells_job job = {bound, cells, ms, sums};
+        rc = par_team_map(c->team, n, val_cell_job, &job, progress, err);
+        for (size_t i = 0; i < n && rc == 0; i++)
+            if (cells[i]) vmemo_put(memo, x, n_x, &idx[i], 1, ms[i]); /* no memory: no reuse */
+    }
+    free(bound);
+    return rc;
+}
+
 /* Sum of squared relative errors of the fold's calibration cells at parameters x, the cells
- * simulated on --jobs threads and summed in cell order (the same whatever the threads). */
+ * simulated on --jobs threads (or known from the memo) and summed in the fold's cell order
+ * (the same whatever the threads). */
 double val_objective(const double *x, void *vctx, int *fail)
 {
     val_ctx *c = vctx;
     size_t n = (size_t)c->fold->n_cal;
-    scenario *bound = malloc(sizeof *bound);
     const grid_cell **cells = calloc(n ? n : 1, sizeof *cells);
     double *ms = calloc(n ? n : 1, sizeof *ms), sse = 0;
-    if (!bound || !cells || !ms) {
+    if (!cells || !ms) {
         tp_err_set(c->err, "out of memory");
-        *fail = 1;
-    } else if (val_bind(c->doc, c->opts, c->spec, x, bound, c->err)) {
         *fail = 1;
     } else {
         for (size_t i = 0; i < n; i++) cells[i] = &c->g->cells[c->fold->cal[i]];
-        val_cells_job job = {bound, cells, ms, NULL};
-        if (par_team_map(c->team, n, val_cell_job, &job, NULL, c->err)) *fail = 1;
+        if (val_cells_at(c, x, n, c->fold->cal, cells, ms, NULL, NULL, c->err)) *fail = 1;
         for (size_t i = 0; i < n && !*fail; i++) {
-            double rel = ms[i] / cells[i]->measured_ms - 1.0;
+            double rel = ms[i] / c->g->cells[c->fold->cal[i]].measured_ms - 1.0;
             sse += rel * rel;
         }
     }
-    free(bound);
     free(cells);
     free(ms);
     return sse;
@@ -92,22 +123,37 @@ int val_predict_fold(val_ctx *c, int fold, const double *x, const char *set,
                             run_summary *sums, const char *progress, tp_err *err)
 {
     size_t n = c->r->n_cells;
-    scenario *bound = malloc(sizeof *bound);
+    scenario *bound = NULL;
     const grid_cell **cells = calloc(n, sizeof *cells);
+    size_t *idx = calloc(n, sizeof *idx);
     int rc = -1;
-    if (!bound || !cells) {
+    if (!cells || !idx) {
         tp_err_set(err, "out of memory");
         goto out;
     }
-    if (set && cfg_set_at(c->doc, set, set_src, set_line, set_col, err)) goto out;
+    for (size_t i = 0; i < n; i++) {
+        preds[i] = NAN;
+        cells[i] = c->r->cells[i].fold == fold ? c->r->cells[i].g : NULL;
+        idx[i] = i; /* val_report.cells are in grid order */
+    }
+    if (c->opts->quiet) progress = NULL;
+    if (!set) { /* the fit's own scenario at x: the memo's cells */
+        rc = val_cells_at(c, x, n, idx, cells, preds, sums, progress, err);
+        goto out;
+    }
+    if (!(bound = malloc(sizeof *bound))) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
+    if (cfg_set_at(c->doc, set, set_src, set_line, set_col, err)) goto out;
     if (val_bind(c->doc, c->opts, c->spec, x, bound, err)) goto out;
     bound->kernel_err_sign = c->kernel_err_sign;
-    for (size_t i = 0; i < n; i++) cells[i] = c->r->cells[i].fold == fold ? c->r->cells[i].g : NULL;
     val_cells_job job = {bound, cells, preds, sums};
-    rc = par_team_map(c->team, n, val_cell_job, &job, c->opts->quiet ? NULL : progress, err);
+    rc = par_team_map(c->team, n, val_cell_job, &job, progress, err);
 out:
     free(bound);
     free(cells);
+    free(idx);
     return rc;
 }
 

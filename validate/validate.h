@@ -82,6 +82,8 @@ typedef struct val_options {
     double meas_cv;         /* relative measurement error of one grid cell (0.01 = 1%) */
     int intervals;          /* compute pred_lo/pred_hi */
     int sensitivity;        /* the +-20% moves of each assumed number */
+    struct vmemo *memo;     /* objective values to reuse (memo.h), shared only by runs of one
+                               scenario, options and grid; NULL: none. Not owned */
 } val_options;
 
 /* kill-switch 15%, within (or the scenario's), meas_cv 1%, intervals and sensitivity on */

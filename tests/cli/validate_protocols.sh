@@ -252,6 +252,21 @@ expect_fail2 "--transfer not degrees" "--transfer: '2,x' is not a list of TP deg
 expect_fail2 "--transfer not a protocol" "--transfer: protocol 'sideways', expected within, loo or transfer A:B" "$TPSIM" validate $EHD --transfer sideways
 expect_fail2 "--transfer absent degree" "transfer 2:8: the grid .* has no cell of the TP degree\(s\) judged" "$TPSIM" validate $EHD --transfer 2:8
 expect_fail2 "two protocols" "--loo: a second protocol" "$TPSIM" validate $EHD --transfer 2:4 --loo
+expect_fail2 "two protocols, json" "--within: a second protocol.*only with --summary" \
+    "$TPSIM" validate $EHD --transfer 2:4 --within --summary --format json
+expect_fail2 "two protocols, plot" "--loo: a second protocol" "$TPSIM" validate $EHD --within --loo --summary --plot "$TMP/p"
+expect_fail2 "nine protocols" "--within: a protocol past the 8th, expected at most 8" \
+    "$TPSIM" validate $EHD --summary --within --within --within --within --within --within --within --within --within
+
+# --- several protocols with --summary (validate/table.sh): the rows of each, in the order
+# given, byte for byte those of one run per protocol (the shared objective values change
+# nothing); --strict counts every protocol's rows
+PA=scenarios/paper-additive.yaml
+for p in --within --transfer=4:2 --transfer=2:4; do "$TPSIM" validate $PA $p --summary; done >"$TMP/apart.md"
+expect_ok "three protocols, one run" "$TPSIM" validate $PA --within --transfer=4:2 --transfer=2:4 --summary &&
+check "three protocols: the rows of three runs" cmp -s "$TMP/out" "$TMP/apart.md"
+"$TPSIM" validate $PA --within --transfer=2:4 --summary --strict >/dev/null 2>&1
+check "--strict over several protocols: 1 (paper-additive fails TP-4)" test $? -eq 1
 expect_fail2 "--meas-cv range" "--meas-cv" "$TPSIM" validate $EHD --meas-cv 0
 
 # --- no undeclared knobs: a number neither fitted, sourced nor assumed is refused where it is
