@@ -413,57 +413,19 @@ static int pcmd_fit(pcmd_setup *ps, const grid *g, char *note, size_t cap, tp_er
     return rc;
 }
 
-/* Each configuration's marks: what of it the validation grid and the scenario's fit did not
- * cover. */
-static void pcmd_marks(const pcmd_setup *ps, const grid *g, const plan_spec *sp, const int *graphs,
-                       const plan_result *r, char (*marks)[PLAN_MARKS_MAX])
+/* Each configuration's own mark beyond domain.h's (plan_out_marks adds those per row): an
+ * all-reduce calibration borrowed from other hardware. */
+static void pcmd_marks(const plan_spec *sp, const plan_result *r, char (*marks)[PLAN_MARKS_MAX])
 {
     for (size_t i = 0; i < r->n_cfgs; i++) {
         const plan_cfg *c = &r->cfgs[i];
         const scenario *s = &sp->scn[c->scn];
-        char *m = marks[i];
-        size_t used = 0;
-        int tp_seen = 0, ctx_seen = 0;
-        char tps[64] = "", ctxs[64] = "";
-        size_t tu = 0, cu = 0;
-        for (size_t k = 0; k < g->n; k++) {
-            int dup_tp = 0, dup_ctx = 0;
-            for (size_t j = 0; j < k; j++) {
-                dup_tp |= g->cells[j].tp == g->cells[k].tp;
-                dup_ctx |= g->cells[j].ctx == g->cells[k].ctx;
-            }
-            if (!dup_tp && tu < sizeof tps - 12)
-                tu += (size_t)snprintf(tps + tu, sizeof tps - tu, "%s%ld", tu ? ", " : "",
-                                       g->cells[k].tp);
-            if (!dup_ctx && cu < sizeof ctxs - 12)
-                cu += (size_t)snprintf(ctxs + cu, sizeof ctxs - cu, "%s%ld", cu ? ", " : "",
-                                       g->cells[k].ctx);
-            tp_seen |= g->cells[k].tp == c->tp;
-            ctx_seen |= g->cells[k].ctx == c->ctx;
-        }
-        m[0] = '\0';
-#define PLAN_MARK(...)                                                                             \
-    do {                                                                                           \
-        if (used < PLAN_MARKS_MAX - 1) {                                                           \
-            if (used) used += (size_t)snprintf(m + used, PLAN_MARKS_MAX - used, "; ");             \
-            if (used < PLAN_MARKS_MAX - 1)                                                         \
-                used += (size_t)snprintf(m + used, PLAN_MARKS_MAX - used, __VA_ARGS__);            \
-        }                                                                                          \
-    } while (0)
-        if (strcmp(s->hw.name, ps->base->hw.name))
-            PLAN_MARK("%s: the scenario's numbers are from %s", s->hw.name, ps->base->hw.name);
-        if (!tp_seen) PLAN_MARK("TP-%ld outside the validated TP {%s}", c->tp, tps);
-        if (!ctx_seen) PLAN_MARK("ctx %ld outside the validated ctx {%s}", c->ctx, ctxs);
-        if (graphs[c->scn] != ps->base->graphs)
-            PLAN_MARK("%s mode: the scenario is %s", graphs[c->scn] ? "graphs" : "eager",
-                      ps->base->graphs ? "graphs" : "eager");
         const arcal *cal;
         const char *how;
         tp_err ignored = {{0}};
+        marks[i][0] = '\0';
         if (c->tp > 1 && scenario_calibration(s, c->tp, &cal, &how, &ignored) == 0 && how)
-            PLAN_MARK("all-reduce from %s (%s)", cal->hardware, how);
-#undef PLAN_MARK
-        if (used >= PLAN_MARKS_MAX - 1) snprintf(m + PLAN_MARKS_MAX - 4, 4, "...");
+            snprintf(marks[i], PLAN_MARKS_MAX, "all-reduce from %s (%s)", cal->hardware, how);
     }
 }
 
@@ -728,13 +690,8 @@ int tpsim_cmd_plan(int argc, char **argv)
         goto out;
     }
     for (size_t i = 0; i < r.n_rows; i++) lo[i] = hi[i] = NAN;
-    long blo = g.n ? g.cells[0].batch : 1, bhi = blo;
-    for (size_t k = 0; k < g.n; k++) {
-        if (g.cells[k].batch < blo) blo = g.cells[k].batch;
-        if (g.cells[k].batch > bhi) bhi = g.cells[k].batch;
-    }
-    pcmd_marks(ps, &g, &sp, graphs, &r, marks);
-    plan_view view = {&sp, &r, graphs, lo, hi, marks, blo, bhi, note, o.top};
+    pcmd_marks(&sp, &r, marks);
+    plan_view view = {&sp, &r, graphs, lo, hi, marks, note, o.top};
     if (!o.no_intervals && o.format != 1 && pcmd_intervals(ps, &view, scn_hw, lo, hi, &err))
         goto out;
     /* the figures before any output: a failed draw leaves stdout and -o FILE untouched */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "domain.h"
 #include "jw.h"
 #include "sweeprow.h"
 
@@ -26,13 +27,17 @@ void plan_out_name(const plan_view *v, size_t cfg, char *out, size_t cap)
 void plan_out_marks(const plan_view *v, size_t row, char *out, size_t cap)
 {
     const plan_row *w = &v->r->rows[row];
+    const plan_cfg *g = &v->r->cfgs[w->cfg];
+    const scenario *s = plan_out_scn(v, w->cfg);
+    /* the same words as run and sweep (domain.h), then what only plan knows */
+    domain_cell dc = {w->sum.req.tp, w->sum.req.batch, w->sum.req.ctx, v->graphs[g->scn],
+                      s->hw.name};
+    domain_report dr;
+    char dm[SWEEPROW_MARKS_MAX];
+    domain_check(s, &dc, &dr);
+    domain_join(&dr, dm, sizeof dm);
     const char *m = v->marks[w->cfg];
-    long b = w->sum.req.batch;
-    if (b >= v->batch_lo && b <= v->batch_hi)
-        snprintf(out, cap, "%s", m);
-    else
-        snprintf(out, cap, "%s%sbatch %ld outside the validated %ld..%ld", m, m[0] ? "; " : "", b,
-                 v->batch_lo, v->batch_hi);
+    snprintf(out, cap, "%s%s%s", dm, dm[0] && m[0] ? "; " : "", m);
 }
 
 long plan_out_closest(const plan_result *r, long ctx)
@@ -133,7 +138,7 @@ static void plan_out_csv_row(FILE *f, const plan_view *v, size_t i)
             g->max_batch);
     csv_put(f, plan_bound_name(plan_bound_of(&w->sum)));
     fputc(',', f);
-    char marks[PLAN_MARKS_MAX + 64];
+    char marks[PLAN_ROW_MARKS_MAX];
     plan_out_marks(v, i, marks, sizeof marks);
     csv_put(f, marks);
     fputc('\n', f);
@@ -196,7 +201,7 @@ static void plan_out_text_row(FILE *f, const plan_view *v, size_t i, const char 
 {
     const plan_row *w = &v->r->rows[i];
     const plan_cfg *g = &v->r->cfgs[w->cfg];
-    char iv[48] = "", tiv[48] = "", marks[PLAN_MARKS_MAX + 64];
+    char iv[48] = "", tiv[48] = "", marks[PLAN_ROW_MARKS_MAX];
     plan_out_marks(v, i, marks, sizeof marks);
     if (!isnan(v->pred_lo[i])) {
         double lo, hi;
@@ -309,7 +314,7 @@ static void plan_out_text_ctx(FILE *f, const plan_view *v, long ctx)
         plan_out_name(v, cfg, name, sizeof name);
         plan_out_why_bound(w, why, sizeof why);
         plan_out_why_cap(v, cfg, cap_why, sizeof cap_why);
-        char marks[PLAN_MARKS_MAX + 64];
+        char marks[PLAN_ROW_MARKS_MAX];
         plan_out_marks(v, (size_t)r->cfgs[cfg].pick, marks, sizeof marks);
         fprintf(f, "  %-10s %s batch %ld: %s; %s%s%s\n", i ? "runner-up:" : "winner:", name,
                 w->sum.req.batch, why, cap_why, marks[0] ? "; " : "", marks);
@@ -363,7 +368,7 @@ static void plan_out_json_row(jw *w, const plan_view *v, size_t i, long rank)
     jw_knum(w, "kv_gb_per_rank", row->sum.kv_bytes / PLAN_GB);
     jw_kint(w, "max_batch", g->max_batch);
     jw_kstr(w, "bound", plan_bound_name(plan_bound_of(&row->sum)));
-    char marks[PLAN_MARKS_MAX + 64];
+    char marks[PLAN_ROW_MARKS_MAX];
     plan_out_marks(v, i, marks, sizeof marks);
     jw_kstr(w, "marks", marks);
     if (rank > 0) jw_kint(w, "rank", rank);

@@ -3,8 +3,9 @@
  * intervals, winner and runner-up with why, whether they separate, the Pareto frontier).
  *
  * Contract: a plan_view borrows everything it points to. pred_lo/pred_hi are per row, NAN
- * where no interval was computed; marks are per configuration ("" when inside the validated
- * domain). The writers only write to f; plan_out_status says what the exit status is.
+ * where no interval was computed; marks are per configuration, the ones domain.h does not
+ * make (a borrowed calibration); plan_out_marks joins them with the row's domain marks. The
+ * writers only write to f; plan_out_status says what the exit status is.
  */
 #ifndef TPSIM_PLAN_OUT_H
 #define TPSIM_PLAN_OUT_H
@@ -12,16 +13,18 @@
 #include <stdio.h>
 
 #include "plan.h"
+#include "sweeprow.h"
 
 #define PLAN_MARKS_MAX 256
+/* a row's marks: its domain marks (sweeprow.h) and its configuration's */
+#define PLAN_ROW_MARKS_MAX (SWEEPROW_MARKS_MAX + PLAN_MARKS_MAX)
 
 typedef struct plan_view {
     const plan_spec *sp;
     const plan_result *r;
     const int *graphs; /* per scenario of sp: its execution mode */
     const double *pred_lo, *pred_hi;
-    char (*marks)[PLAN_MARKS_MAX]; /* per configuration: hardware, TP, ctx, mode, calibration */
-    long batch_lo, batch_hi;       /* the validated batches; a row outside is marked */
+    char (*marks)[PLAN_MARKS_MAX]; /* per configuration: a borrowed calibration ("" if none) */
     const char *intervals_note;    /* how the intervals were made */
     int top;                       /* ranked rows shown per context */
 } plan_view;
