@@ -95,7 +95,14 @@ expect_fail2 "bad hardware file" "nope.yaml" "$TPSIM" trace import "$D/trace-syn
 check "no calibration written on a bad hardware file" test ! -e "$TMP/never2.yaml"
 # a scenario takes it: the apply: list as --set flags
 mapfile -t SETS < <(sed -n 's/^  - /--set\n/p' "$TMP/calib.yaml")
-expect_ok "scenario runs on the calibration" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 "${SETS[@]}" --format json
+# (on a copy without the kernel calibration: with kernels: the list's gpu.kernel_fixed_us would
+# change nothing and is refused, below)
+sed -e '/^kernels: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.8941\n  flops_efficiency: 0.7/' \
+    scenarios/eager-host-dispatch.yaml >"$TMP/nokernels.yaml"
+expect_fail2 "the apply: list on a kernels: scenario" \
+    "^tpsim: --set:[0-9]+:[0-9]+: gpu.kernel_fixed_us has no effect with kernels: .*expected it removed$" \
+    "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 "${SETS[@]}"
+expect_ok "scenario runs on the calibration" "$TPSIM" run "$TMP/nokernels.yaml" --tp 2 --steps 2 "${SETS[@]}" --format json
 check "the run used the calibrated launch cost" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
