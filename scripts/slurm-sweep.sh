@@ -9,9 +9,10 @@
 # with I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN and N = SLURM_ARRAY_TASK_COUNT, then a
 # merge job, held until every task succeeded (--dependency=afterok), that runs
 #   tpsim merge OUT.csv PARTS_DIR/part-0.csv ... part-(N-1).csv
-# so OUT.csv is byte for byte what `tpsim sweep SCENARIO FLAGS -o OUT.csv` writes on one
+# so OUT.csv is byte for byte what `tpsim sweep /ABS/SCENARIO FLAGS -o OUT.csv` writes on one
 # machine. Prints "array JOBID" and "merge JOBID". PARTS_DIR (default OUT.csv.parts) and
-# OUT must be on a file system every node sees; paths are made absolute before submitting.
+# OUT must be on a file system every node sees; paths are made absolute before submitting
+# (so the rows' calibration column names its file by an absolute path too).
 # Extra sbatch options (partition, time limit, account) go in -s, word-split.
 set -euo pipefail
 

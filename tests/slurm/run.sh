@@ -102,7 +102,8 @@ wait_for 60 "the node to come up idle" node_idle
 echo "slurm up: node $HOST, $CPUS CPUs, port $PORT"
 
 # the sweep: 3 array tasks and a merge held on them
-SCN=scenarios/eager-host-dispatch.yaml
+# absolute, as slurm-sweep.sh makes it: the rows' calibration column names files by path
+SCN=$PWD/scenarios/eager-host-dispatch.yaml
 FLAGS=(--tp 2,4,8 --batch 1,8 --mode eager,graphs --steps 6 --set host.launch.dist=lognormal
        --set host.launch.cv=0.3)
 "$TPSIM" sweep "$SCN" "${FLAGS[@]}" -o "$D/want.csv"
