@@ -39,6 +39,23 @@ int cli_double(const char *flag, const char *text, double lo, double hi, double 
     return 0;
 }
 
+int cli_modes(const char *text, int modes[2], int *n, tp_err *err)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", text);
+    *n = 0;
+    for (char *p = buf, *comma; p; p = comma) {
+        comma = strchr(p, ',');
+        if (comma) *comma++ = '\0';
+        int m = !strcmp(p, "eager") ? 0 : !strcmp(p, "graphs") ? 1 : -1;
+        if (m < 0) return tp_err_set(err, "--mode: '%s', expected eager, graphs or eager,graphs", p);
+        for (int i = 0; i < *n; i++)
+            if (modes[i] == m) return tp_err_set(err, "--mode: '%s' listed twice", p);
+        modes[(*n)++] = m; /* two distinct values at most: a third repeats one */
+    }
+    return 0;
+}
+
 int cli_list(const char *flag, const char *text, long lo, long hi, long *out, size_t cap,
              size_t *n, tp_err *err)
 {

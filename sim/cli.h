@@ -11,7 +11,8 @@
  * Values: each parser takes the flag name (for the message) and its text, and either
  * stores a fully-parsed, in-range value or fills err with one line
  * ("--tp: 'x' is not an integer, expected 1..1024") and returns -1. cli_list parses a
- * comma-separated list of integers ("1,2,4,8") into a caller array.
+ * comma-separated list of integers ("1,2,4,8") into a caller array; cli_modes a --mode
+ * list ("eager,graphs") into modes[0..1] (0 eager, 1 graphs), each at most once.
  */
 #ifndef TPSIM_CLI_H
 #define TPSIM_CLI_H
@@ -27,6 +28,7 @@ int cli_u64(const char *flag, const char *text, uint64_t *out, tp_err *err);
 int cli_double(const char *flag, const char *text, double lo, double hi, double *out, tp_err *err);
 int cli_list(const char *flag, const char *text, long lo, long hi, long *out, size_t cap,
              size_t *n, tp_err *err);
+int cli_modes(const char *text, int modes[2], int *n, tp_err *err);
 /* A message size: whole bytes, or with a K/M/G suffix in powers of 1024 ("32K", "256MiB"). */
 int cli_size(const char *what, const char *text, double *bytes, tp_err *err);
 

@@ -49,24 +49,6 @@ typedef struct sweep_opts {
     uint64_t fp;          /* the sweep's fingerprint (shard.h): flags here, scenario later */
 } sweep_opts;
 
-static int sweep_modes(const char *text, sweep_opts *o, tp_err *err)
-{
-    o->n_modes = 0;
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", text);
-    for (char *p = buf, *comma; p; p = comma) {
-        comma = strchr(p, ',');
-        if (comma) *comma++ = '\0';
-        int m = !strcmp(p, "eager") ? 0 : !strcmp(p, "graphs") ? 1 : -1;
-        if (m < 0) return tp_err_set(err, "--mode: '%s', expected eager, graphs or eager,graphs", p);
-        for (int i = 0; i < o->n_modes; i++)
-            if (o->modes[i] == m) return tp_err_set(err, "--mode: '%s' listed twice", p);
-        if (o->n_modes == 2) return tp_err_set(err, "--mode: at most eager,graphs");
-        o->modes[o->n_modes++] = m;
-    }
-    return 0;
-}
-
 /* 1 when --help was asked for, 0 when the command line is complete, -1 on error. */
 static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const char **path,
                        tp_err *err)
@@ -99,7 +81,7 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
         } else if (f == F_HELP) {
             return 1;
         } else if (f == F_MODE) {
-            if (sweep_modes(v, o, err)) return -1;
+            if (cli_modes(v, o->modes, &o->n_modes, err)) return -1;
         } else if (f == F_TP || f == F_BATCH || f == F_CTX) {
             long *dst = f == F_TP ? o->tps : f == F_BATCH ? o->batches : o->ctxs;
             size_t *n = f == F_TP ? &o->n_tp : f == F_BATCH ? &o->n_batch : &o->n_ctx;

@@ -114,24 +114,6 @@ static int pcmd_parse_hw(const char *text, pcmd_opts *o, tp_err *err)
     return 0;
 }
 
-static int pcmd_parse_modes(const char *text, pcmd_opts *o, tp_err *err)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", text);
-    o->n_modes = 0;
-    for (char *p = buf, *comma; p; p = comma) {
-        comma = strchr(p, ',');
-        if (comma) *comma++ = '\0';
-        int m = !strcmp(p, "eager") ? 0 : !strcmp(p, "graphs") ? 1 : -1;
-        if (m < 0)
-            return tp_err_set(err, "--mode: '%s', expected eager, graphs or eager,graphs", p);
-        if (o->n_modes == 2 || (o->n_modes == 1 && o->modes[0] == m))
-            return tp_err_set(err, "--mode: '%s' listed twice", p);
-        o->modes[o->n_modes++] = m;
-    }
-    return 0;
-}
-
 /* "A..B": five contexts A .. B evenly spaced in log, rounded, repeats dropped */
 static int pcmd_ctx_range(const char *flag, const char *text, pcmd_opts *o, tp_err *err)
 {
@@ -225,7 +207,7 @@ static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const c
         } else if (f == F_TP) {
             if (cli_list(ca.shown, v, 1, 1024, o->tps, PLAN_MAX_TP, &o->n_tp, err)) return -1;
         } else if (f == F_MODE) {
-            if (pcmd_parse_modes(v, o, err)) return -1;
+            if (cli_modes(v, o->modes, &o->n_modes, err)) return -1;
         } else if (f == F_CTX || f == F_CTX_RANGE) {
             if (o->ctx_given)
                 return tp_err_set(
