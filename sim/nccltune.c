@@ -1,5 +1,5 @@
 /* nccltune.c: see nccltune.h. Constants: docs/sources.md#nccl-tuner (read from
- * NVIDIA/nccl src/graph/tuning.cc at the tags named); formulas: section 3.2 (v2.27.3, same
+ * NVIDIA/nccl src/graph/tuning.cc at the tags named); formulas: the same entry (v2.27.3, same
  * structure in v2.30.7). Bandwidth caps are the Hopper row, identical in every version held
  * (single node): llMaxBw 141.0, perChMaxRingLL128Bw 36.7, perChMaxTreeLL128Bw 36.7,
  * perChMaxTreeBw 38.7 GB/s. */

@@ -530,16 +530,6 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;
     s.offset_s = offset_ms * 1e-3;
     if ((n = cfg_get(r, "fit")) && scenario_bind_fit(r, n, &s, err)) return -1;
-    /* with a kernel calibration every GPU op's time is measured: the analytic knobs do nothing */
-    for (int i = 0; s.has_kernels && i < s.n_fit_params; i++)
-        for (int j = 0; j < s.fit_params[i].n_keys; j++) {
-            const char *k = s.fit_params[i].keys[j];
-            if (!strcmp(k, "gpu.hbm_efficiency") || !strcmp(k, "gpu.kernel_fixed_us") ||
-                !strcmp(k, "gpu.flops_efficiency"))
-                return tp_err_at(err, s.path, s.fit_params[i].key_line[j], s.fit_params[i].key_col[j],
-                                 "fit.params: %s has no effect with kernels: (every GPU op's time "
-                                 "comes from %s), expected it not fitted", k, s.kernels.path);
-        }
     if ((n = cfg_get(r, "validated")) && scenario_bind_domain(n, &s.domain, err)) return -1;
     if ((n = cfg_get(r, "collective"))) {
         cfg_node *m;

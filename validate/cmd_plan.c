@@ -323,12 +323,15 @@ static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *poin
     char store[1 + SCN_MAX_FIT * SCN_MAX_FIT_KEYS][192];
     int n = 0;
     if (h >= 0) {
+        if (so.n_sets >= SCN_OPTS_MAX_SETS)
+            return tp_err_set(err, "plan: the fit needs more --set slots, at most %d in all",
+                              SCN_OPTS_MAX_SETS);
         snprintf(store[n], sizeof store[n], "hardware=%s", ps->o->hws[h]->file);
         so.sets[so.n_sets++] = store[n++];
     }
     for (int i = 0; i < ps->n_fit; i++)
         for (int j = 0; j < ps->params[i].n_keys; j++) {
-            if (so.n_sets == SCN_OPTS_MAX_SETS)
+            if (so.n_sets >= SCN_OPTS_MAX_SETS)
                 return tp_err_set(err, "plan: the fit needs more --set slots, at most %d in all",
                                   SCN_OPTS_MAX_SETS);
             snprintf(store[n], sizeof store[n], "%s=%.17g", ps->params[i].keys[j],
@@ -354,11 +357,11 @@ static int pcmd_fit(pcmd_setup *ps, const grid *g, char *note, size_t cap, tp_er
 {
     val_options vo = val_default_options();
     ps->scale = val_error_scale(0, 0, 0, vo.meas_cv); /* the declared error alone */
-    if (ps->o->no_intervals) {
-        snprintf(note, cap, "none (--no-intervals)");
-        return 0;
-    }
+    /* --no-intervals skips only the intervals (pcmd_intervals), never the fit: without it
+     * every cell would run at the YAML's starting values and the answer would change */
+    if (ps->o->no_intervals) snprintf(note, cap, "none (--no-intervals)");
     if (ps->base->n_fit_params == 0) {
+        if (ps->o->no_intervals) return 0;
         snprintf(note, cap,
                  "95%%: the scenario has no free parameters, so one measurement's error "
                  "alone (+-%.2f%%, meas_cv %.0f%%), as tpsim validate gives it",
@@ -381,14 +384,14 @@ static int pcmd_fit(pcmd_setup *ps, const grid *g, char *note, size_t cap, tp_er
         ps->scale = fd->scale;
         char proto[64];
         val_protocol_name(&rep->protocol, proto, sizeof proto);
-        snprintf(
-            note, cap,
-            "95%%, tpsim validate's: %d free parameter%s fitted on %.400s (protocol %s, "
-            "%d calibration cells), their profile-likelihood range (%d boundary points) plus one "
-            "cell's error at the fit's error scale (%.2f%%: meas_cv %.0f%% and the model error "
-            "the calibration cells' misfit shows)",
-            ps->n_fit, ps->n_fit == 1 ? "" : "s", g->path, proto, fd->n_cal, ps->n_bound,
-            100 * fd->scale.cv, 100 * vo.meas_cv);
+        if (!ps->o->no_intervals)
+            snprintf(note, cap,
+                     "95%%, tpsim validate's: %d free parameter%s fitted on %.400s (protocol %s, "
+                     "%d calibration cells), their profile-likelihood range (%d boundary points) "
+                     "plus one cell's error at the fit's error scale (%.2f%%: meas_cv %.0f%% and "
+                     "the model error the calibration cells' misfit shows)",
+                     ps->n_fit, ps->n_fit == 1 ? "" : "s", g->path, proto, fd->n_cal,
+                     ps->n_bound, 100 * fd->scale.cv, 100 * vo.meas_cv);
         val_free(rep);
     }
     free(rep);

@@ -111,7 +111,8 @@ int main(int argc, char **argv)
     int bad = fflush(stdout) != 0 || ferror(stdout);
     int e = errno;
     if (fclose(stdout) != 0 && !bad) bad = 1, e = errno;
-    if (bad && status == 0) { /* a failed command has said why already */
+    if (bad && status != 2) { /* a refused command has said why already; status 1 (ran, but
+                                 * nothing fits / meets) still had a report to deliver */
         fprintf(stderr, "tpsim: cannot write to stdout%s%s\n", e ? ": " : "", e ? strerror(e) : "");
         return 2;
     }
