@@ -20,9 +20,10 @@
 #include "prec.h"
 #include "prog.h"
 
-#define SHARED_70B "../shared/data/hf-configs/aiconfigurator__meta-llama--Meta-Llama-3.1-70B_config.json"
-#define SHARED_MIXTRAL "../shared/data/hf-configs/aiconfigurator__mistralai--Mixtral-8x7B-v0.1_config.json"
-#define SHARED_DSV3 "../shared/data/hf-configs/aiconfigurator__deepseek-ai--DeepSeek-V3_config.json"
+/* the shipped config.json files: the repository's byte-identical copies (tests/cli/models.sh) */
+#define SHARED_70B "models/hf/Llama-3.1-70B.json"
+#define SHARED_MIXTRAL "models/hf/Mixtral-8x7B-v0.1.json"
+#define SHARED_DSV3 "models/hf/DeepSeek-V3.json"
 
 static void assert_near(double got, double want)
 {
