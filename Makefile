@@ -385,3 +385,11 @@ clean:
 # header dependencies of every object, tests and bench included (a stale test object built
 # against an old struct layout corrupts memory rather than failing to link)
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d $(BUILD)/csan/*/*.d $(BUILD)/fuzz/obj/*/*.d)
+
+# CONTRIBUTING.md's commit-message rule as a git commit-msg hook (tests/cli/commits.sh checks
+# the history since the rule was first checked).
+.PHONY: hooks
+hooks:
+	@hooks=$$(git rev-parse --git-path hooks) && mkdir -p "$$hooks" && \
+	  printf '#!/bin/sh\nexec "%s/scripts/check-commits.sh" --msg "$$1"\n' "$(CURDIR)" >"$$hooks/commit-msg" && \
+	  chmod +x "$$hooks/commit-msg" && echo "installed $$hooks/commit-msg"
