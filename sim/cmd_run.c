@@ -194,6 +194,34 @@ static void run_text_domain(const scenario *s, const run_summary *r)
            v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->grid, v->verdict);
 }
 
+/* The calibration that priced the all-reduce, and one call's cost. */
+static void run_json_allreduce(jw *w, const scenario *s, const run_summary *r, const arcal *cal)
+{
+    const coll_cost *cc = &r->allreduce_call;
+    jw_kstr(w, "allreduce_calibration", cal->path);
+    jw_knum(w, "allreduce_us_per_call", 1e6 * run_allreduce_call_s(s, r));
+    jw_key(w, "calibration");
+    jw_obj(w);
+    jw_kstr(w, "hardware", cal->hardware);
+    jw_kint(w, "tp", cal->tp);
+    jw_kstr(w, "model", coll_model_names[s->allreduce_model]);
+    jw_kstr(w, "source", cal->path);
+    jw_kbool(w, "foreign", r->calibration_borrowed != NULL);
+    if (r->calibration_borrowed) jw_kstr(w, "borrowed_by", r->calibration_borrowed);
+    jw_end_obj(w);
+    jw_key(w, "allreduce");
+    jw_obj(w);
+    jw_kstr(w, "model", cc->model);
+    jw_kstr(w, "algo", cc->algo);
+    jw_kstr(w, "proto", cc->proto);
+    jw_kbool(w, "copy_in", cc->copy_in);
+    jw_knum(w, "latency_us", cc->latency_s * 1e6);
+    jw_knum(w, "body_us", cc->body_s * 1e6);
+    jw_knum(w, "us", cc->total_s * 1e6);
+    jw_kbool(w, "eager_in_graph", cc->eager_in_graph);
+    jw_end_obj(w);
+}
+
 static void run_print_json(const scenario *s, const run_summary *r)
 {
     const arcal *cal = r->calibration;
@@ -224,31 +252,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_knum(&w, "weights_gb_per_rank", r->weight_bytes / 1e9);
     jw_knum(&w, "kv_cache_gb_per_rank", r->kv_bytes / 1e9);
     jw_kbool(&w, "fits_in_hbm", r->fits_in_hbm);
-    if (cal) {
-        const coll_cost *cc = &r->allreduce_call;
-        jw_kstr(&w, "allreduce_calibration", cal->path);
-        jw_knum(&w, "allreduce_us_per_call", 1e6 * run_allreduce_call_s(s, r));
-        jw_key(&w, "calibration");
-        jw_obj(&w);
-        jw_kstr(&w, "hardware", cal->hardware);
-        jw_kint(&w, "tp", cal->tp);
-        jw_kstr(&w, "model", coll_model_names[s->allreduce_model]);
-        jw_kstr(&w, "source", cal->path);
-        jw_kbool(&w, "foreign", r->calibration_borrowed != NULL);
-        if (r->calibration_borrowed) jw_kstr(&w, "borrowed_by", r->calibration_borrowed);
-        jw_end_obj(&w);
-        jw_key(&w, "allreduce");
-        jw_obj(&w);
-        jw_kstr(&w, "model", cc->model);
-        jw_kstr(&w, "algo", cc->algo);
-        jw_kstr(&w, "proto", cc->proto);
-        jw_kbool(&w, "copy_in", cc->copy_in);
-        jw_knum(&w, "latency_us", cc->latency_s * 1e6);
-        jw_knum(&w, "body_us", cc->body_s * 1e6);
-        jw_knum(&w, "us", cc->total_s * 1e6);
-        jw_kbool(&w, "eager_in_graph", cc->eager_in_graph);
-        jw_end_obj(&w);
-    }
+    if (cal) run_json_allreduce(&w, s, r, cal);
     jw_key(&w, "step_ms");
     jw_obj(&w);
     jw_knum(&w, "mean", r->step_mean * 1e3);
@@ -281,9 +285,68 @@ static void run_line(const char *what, double s, double step, const char *note)
     printf("  %-22s %9.3f ms %6.1f%%  %s\n", what, s * 1e3, step > 0 ? 100.0 * s / step : 0.0, note);
 }
 
-static void run_print_text(const scenario *s, const run_summary *r)
+/* The all-reduce line and the calibration that priced it. */
+static void run_text_allreduce(const scenario *s, const run_summary *r, const arcal *cal)
+{
+    const coll_cost *cc = &r->allreduce_call;
+    int has_proto = strcmp(cc->proto, "-") != 0;
+    printf("all-reduce %.2f us per layer call (collective.allreduce %s: %s %s%s%s; %s)\n",
+           cc->total_s * 1e6, coll_model_names[s->allreduce_model], cc->model, cc->algo,
+           has_proto ? "/" : "", has_proto ? cc->proto : "",
+           cc->copy_in ? "eager copy-in launched as its own op" : "no copy-in op");
+    double msg = (double)r->req.batch * (double)s->model.hidden * (double)s->model.dtype_bytes;
+    if (!strcmp(cc->model, "nccl-fit") && cal->min_bytes > 0 &&
+        (msg < cal->min_bytes || (cal->max_bytes > 0 && msg > cal->max_bytes)))
+        printf("           (%.0f bytes is outside the fit's range %.0f..%.0f: extrapolated)\n",
+               msg, cal->min_bytes, cal->max_bytes);
+    if (cc->eager_in_graph)
+        printf("           (no graph-mode NCCL data in the calibration: its eager latency is "
+               "used under the graph)\n");
+    printf("calibration %s: %s, tp %ld", cal->path, cal->hardware, cal->tp);
+    if (cal->has_linear)
+        printf(", lambda %.2f us, beta %.1f GB/s%s", cal->lambda_s * 1e6, cal->beta / 1e9,
+               cal->piecewise ? ", piecewise fit used" : "");
+    printf("\n");
+    if (r->calibration_borrowed)
+        printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n", cal->hardware,
+               s->hw.name, r->calibration_borrowed);
+}
+
+/* Where one step goes, and the verdict: host-, straggler- or GPU-bound. */
+static void run_text_breakdown(const run_summary *r)
 {
     const run_breakdown *b = &r->breakdown;
+    double step = r->step_mean;
+    printf("\nwhere one step goes (mean over steps and %ld rank%s):\n", r->req.tp,
+           r->req.tp > 1 ? "s" : "");
+    run_line("GPU compute", b->compute, step, "kernels and copies on the stream");
+    run_line(r->collectives_per_step > r->allreduces_per_step ? "all-reduce + gather" : "all-reduce",
+             b->allreduce, step, "collective transfers, from the calibration for this k");
+    run_line("wait for peers", b->wait_peers, step, "collective started, slowest rank not there yet");
+    run_line("GPU idle", b->gpu_idle, step, "stream empty: waiting on the host");
+    if (b->offset != 0) run_line("offset", b->offset, step, "scenario constant (the study's R0)");
+    printf("  %-22s %9.3f ms\n", "= step", step * 1e3);
+    run_line("host busy", b->host, step, "launches + per-step work (overlaps the GPU)");
+    double gpu_busy = b->compute + b->allreduce;
+    double raw = step - b->offset;
+    printf("\n");
+    if (raw <= 0)
+        printf("verdict: empty step\n");
+    else if (b->gpu_idle > 0.05 * raw)
+        printf("verdict: host-bound: the GPU sits idle %.0f%% of the step waiting for launches and "
+               "host work; a faster GPU would not help, fewer launches (CUDA graphs) would.\n",
+               100.0 * b->gpu_idle / raw);
+    else if (b->wait_peers > 0.05 * raw)
+        printf("verdict: straggler-bound: ranks wait %.0f%% of the step for the slowest peer.\n",
+               100.0 * b->wait_peers / raw);
+    else
+        printf("verdict: GPU-bound: the stream is busy %.0f%% of the step (%.0f%% compute, %.0f%% "
+               "all-reduce).\n",
+               100.0 * gpu_busy / raw, 100.0 * b->compute / raw, 100.0 * b->allreduce / raw);
+}
+
+static void run_print_text(const scenario *s, const run_summary *r)
+{
     const arcal *cal = r->calibration;
     double step = r->step_mean;
     printf("tpsim run %s: %s on %s, TP-%ld, batch %ld, ctx %ld, %s mode\n", s->name, s->model.name,
@@ -314,58 +377,100 @@ static void run_print_text(const scenario *s, const run_summary *r)
                    phase_at(&s->phases, i, r->req.batch).mean * 1e3);
         printf(" = %.3f\n", phase_total_s(&s->phases, r->req.batch) * 1e3);
     }
-    if (cal) {
-        const coll_cost *cc = &r->allreduce_call;
-        int has_proto = strcmp(cc->proto, "-") != 0;
-        printf("all-reduce %.2f us per layer call (collective.allreduce %s: %s %s%s%s; %s)\n",
-               cc->total_s * 1e6, coll_model_names[s->allreduce_model], cc->model, cc->algo,
-               has_proto ? "/" : "", has_proto ? cc->proto : "",
-               cc->copy_in ? "eager copy-in launched as its own op" : "no copy-in op");
-        double msg = (double)r->req.batch * (double)s->model.hidden * (double)s->model.dtype_bytes;
-        if (!strcmp(cc->model, "nccl-fit") && cal->min_bytes > 0 &&
-            (msg < cal->min_bytes || (cal->max_bytes > 0 && msg > cal->max_bytes)))
-            printf("           (%.0f bytes is outside the fit's range %.0f..%.0f: extrapolated)\n",
-                   msg, cal->min_bytes, cal->max_bytes);
-        if (cc->eager_in_graph)
-            printf("           (no graph-mode NCCL data in the calibration: its eager latency is "
-                   "used under the graph)\n");
-        printf("calibration %s: %s, tp %ld", cal->path, cal->hardware, cal->tp);
-        if (cal->has_linear)
-            printf(", lambda %.2f us, beta %.1f GB/s%s", cal->lambda_s * 1e6, cal->beta / 1e9,
-                   cal->piecewise ? ", piecewise fit used" : "");
-        printf("\n");
-        if (r->calibration_borrowed)
-            printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n", cal->hardware,
-                   s->hw.name, r->calibration_borrowed);
-    }
+    if (cal) run_text_allreduce(s, r, cal);
     run_text_domain(s, r);
     if (s->measured.path[0]) run_text_measured(s);
-    printf("\nwhere one step goes (mean over steps and %ld rank%s):\n", r->req.tp,
-           r->req.tp > 1 ? "s" : "");
-    run_line("GPU compute", b->compute, step, "kernels and copies on the stream");
-    run_line(r->collectives_per_step > r->allreduces_per_step ? "all-reduce + gather" : "all-reduce",
-             b->allreduce, step, "collective transfers, from the calibration for this k");
-    run_line("wait for peers", b->wait_peers, step, "collective started, slowest rank not there yet");
-    run_line("GPU idle", b->gpu_idle, step, "stream empty: waiting on the host");
-    if (b->offset != 0) run_line("offset", b->offset, step, "scenario constant (the study's R0)");
-    printf("  %-22s %9.3f ms\n", "= step", step * 1e3);
-    run_line("host busy", b->host, step, "launches + per-step work (overlaps the GPU)");
-    double gpu_busy = b->compute + b->allreduce;
-    double raw = step - b->offset;
-    printf("\n");
-    if (raw <= 0)
-        printf("verdict: empty step\n");
-    else if (b->gpu_idle > 0.05 * raw)
-        printf("verdict: host-bound: the GPU sits idle %.0f%% of the step waiting for launches and "
-               "host work; a faster GPU would not help, fewer launches (CUDA graphs) would.\n",
-               100.0 * b->gpu_idle / raw);
-    else if (b->wait_peers > 0.05 * raw)
-        printf("verdict: straggler-bound: ranks wait %.0f%% of the step for the slowest peer.\n",
-               100.0 * b->wait_peers / raw);
-    else
-        printf("verdict: GPU-bound: the stream is busy %.0f%% of the step (%.0f%% compute, %.0f%% "
-               "all-reduce).\n",
-               100.0 * gpu_busy / raw, 100.0 * b->compute / raw, 100.0 * b->allreduce / raw);
+    run_text_breakdown(r);
+}
+
+/* What one run command line asks for (run_parse). */
+typedef struct run_opts {
+    run_request req;
+    const char *path, *trace_path;
+    int json, have_seed, quiet;
+} run_opts;
+
+/* The command line into o and so: 0, 1 when --help was printed, -1 with err set. */
+static int run_parse(int argc, char **argv, run_opts *o, scn_opts *so, tp_err *err)
+{
+    const char *v;
+    long lv;
+    enum { F_HELP, F_TP, F_BATCH, F_CTX, F_STEPS, F_WARMUP, F_SEED, F_FORMAT, F_TRACE, F_QUIET };
+    static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},     {"batch", 0, 1},
+                                     {"ctx", 0, 1},     {"steps", 0, 1},  {"warmup", 0, 1},
+                                     {"seed", 0, 1},    {"format", 0, 1}, {"trace", 0, 1},
+                                     {"quiet", 0, 0},   CMD_SCN_FLAGS,    {NULL, 0, 0}};
+    cli_args ca;
+    int f;
+    run_request *req = &o->req;
+    if (cli_begin(&ca, "run", "tpsim run --help", flags, argc, argv, err)) return -1;
+    while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
+        long *target = f == F_TP ? &req->tp : f == F_BATCH ? &req->batch : f == F_CTX ? &req->ctx
+                     : f == F_STEPS ? &req->steps : f == F_WARMUP ? &req->warmup : NULL;
+        if (f == CLI_ERROR) {
+            return -1;
+        } else if (f == CLI_OPERAND) {
+            if (o->path) return tp_err_set(err, "run: a second scenario '%s', expected one", v);
+            o->path = v;
+        } else if (f == F_HELP) {
+            fputs(run_usage, stdout);
+            return 1;
+        } else if (target) {
+            long lo = f == F_WARMUP ? 0 : 1;
+            long hi = f == F_TP ? 1024 : f == F_CTX ? (1L << 24) : 1000000;
+            if (cli_long(ca.shown, v, lo, hi, &lv, err)) return -1;
+            *target = lv;
+        } else if (f == F_SEED) {
+            if (cli_u64(ca.shown, v, &req->seed, err)) return -1;
+            o->have_seed = 1;
+        } else if (f == F_FORMAT) {
+            if (strcmp(v, "text") && strcmp(v, "json"))
+                return tp_err_set(err, "--format: '%s', expected text or json", v);
+            o->json = !strcmp(v, "json");
+        } else if (f == F_TRACE) {
+            o->trace_path = v;
+        } else if (f == F_QUIET) {
+            o->quiet = 1;
+        } else if (cmd_scn_flag(so, flags[f].name, v, err) < 0) {
+            return -1;
+        }
+    }
+    if (!o->path) return tp_err_set(err, "run: missing SCENARIO (see tpsim run --help)");
+    return 0;
+}
+
+/* --trace: opens the file first, so a bad path fails before any work or output; slices stream
+ * into it as the engine makes them. *tw the writer (malloc'd), req->trace its sink. */
+static int run_open_trace(const scenario *s, const char *trace_path, run_request *req,
+                          ofile *tf, trace_writer **tw, engine_sink *sink, tp_err *err)
+{
+    char title[256];
+    snprintf(title, sizeof title, "%s tp=%ld batch=%ld ctx=%ld seed=%llu", s->name, req->tp,
+             req->batch, req->ctx, (unsigned long long)req->seed);
+    if (ofile_open(tf, trace_path, err)) return -1;
+    if (!(*tw = malloc(sizeof **tw))) {
+        ofile_abort(tf);
+        return tp_err_set(err, "out of memory");
+    }
+    trace_init(*tw, tf->f, title);
+    /* the collectives' kernel names follow the model that prices them (trace.h) */
+    const arcal *cal = NULL;
+    const char *borrowed = NULL;
+    if (req->tp > 1 && scenario_calibration(s, req->tp, &cal, &borrowed, err) == 0) {
+        coll_setup cs = run_coll_setup(s, cal);
+        trace_collectives(*tw, &cs, prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes));
+    }
+    err->msg[0] = '\0'; /* run_cell reports a missing calibration itself */
+    size_t pl = strlen(trace_path);
+    if (pl > 3 && !strcmp(trace_path + pl - 3, ".gz") && trace_gzip(*tw)) {
+        ofile_abort(tf);
+        free(*tw);
+        *tw = NULL;
+        return tp_err_set(err, "out of memory");
+    }
+    *sink = (engine_sink){trace_start, trace_slice, *tw};
+    req->trace = sink;
+    return 0;
 }
 
 int tpsim_cmd_run(int argc, char **argv)
@@ -373,59 +478,11 @@ int tpsim_cmd_run(int argc, char **argv)
     tp_err err = {{0}};
     scn_opts so;
     memset(&so, 0, sizeof so);
-    run_request req = {-1, -1, -1, -1, -1, 0, 0};
-    const char *path = NULL, *trace_path = NULL, *v;
-    int json = 0, have_seed = 0;
-    long lv;
-    enum { F_HELP, F_TP, F_BATCH, F_CTX, F_STEPS, F_WARMUP, F_SEED, F_FORMAT, F_TRACE, F_QUIET };
-    static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},     {"batch", 0, 1},
-                                     {"ctx", 0, 1},     {"steps", 0, 1},  {"warmup", 0, 1},
-                                     {"seed", 0, 1},    {"format", 0, 1}, {"trace", 0, 1},
-                                     {"quiet", 0, 0},   CMD_SCN_FLAGS,    {NULL, 0, 0}};
-    int quiet = 0;
-    cli_args ca;
-    int f;
-    if (cli_begin(&ca, "run", "tpsim run --help", flags, argc, argv, &err)) return cmd_fail(&err);
-    while ((f = cli_next(&ca, &v, &err)) != CLI_DONE) {
-        long *target = f == F_TP ? &req.tp : f == F_BATCH ? &req.batch : f == F_CTX ? &req.ctx
-                     : f == F_STEPS ? &req.steps : f == F_WARMUP ? &req.warmup : NULL;
-        if (f == CLI_ERROR) {
-            return cmd_fail(&err);
-        } else if (f == CLI_OPERAND) {
-            if (path) {
-                tp_err_set(&err, "run: a second scenario '%s', expected one", v);
-                return cmd_fail(&err);
-            }
-            path = v;
-        } else if (f == F_HELP) {
-            fputs(run_usage, stdout);
-            return 0;
-        } else if (target) {
-            long lo = f == F_WARMUP ? 0 : 1;
-            long hi = f == F_TP ? 1024 : f == F_CTX ? (1L << 24) : 1000000;
-            if (cli_long(ca.shown, v, lo, hi, &lv, &err)) return cmd_fail(&err);
-            *target = lv;
-        } else if (f == F_SEED) {
-            if (cli_u64(ca.shown, v, &req.seed, &err)) return cmd_fail(&err);
-            have_seed = 1;
-        } else if (f == F_FORMAT) {
-            if (strcmp(v, "text") && strcmp(v, "json")) {
-                tp_err_set(&err, "--format: '%s', expected text or json", v);
-                return cmd_fail(&err);
-            }
-            json = !strcmp(v, "json");
-        } else if (f == F_TRACE) {
-            trace_path = v;
-        } else if (f == F_QUIET) {
-            quiet = 1;
-        } else if (cmd_scn_flag(&so, flags[f].name, v, &err) < 0) {
-            return cmd_fail(&err);
-        }
-    }
-    if (!path) {
-        tp_err_set(&err, "run: missing SCENARIO (see tpsim run --help)");
-        return cmd_fail(&err);
-    }
+    run_opts o = {{-1, -1, -1, -1, -1, 0, 0}, NULL, NULL, 0, 0, 0};
+    int parsed = run_parse(argc, argv, &o, &so, &err);
+    if (parsed) return parsed > 0 ? 0 : cmd_fail(&err);
+    run_request req = o.req;
+    const char *path = o.path, *trace_path = o.trace_path;
     char scn_buf[1024]; /* a scenario by name: scenarios/NAME.yaml (locate.h) */
     if (!(path = locate_arg("scenarios", ".yaml", path, scn_buf, sizeof scn_buf, &err)))
         return cmd_fail(&err);
@@ -435,7 +492,7 @@ int tpsim_cmd_run(int argc, char **argv)
     run_summary sum;
     ofile tf = {0};
     if (scn_opts_load(path, &so, s, &err)) goto out;
-    if (!have_seed) req.seed = s->seed;
+    if (!o.have_seed) req.seed = s->seed;
     req = run_defaults(s, req);
     if (scenario_check_flag_calibs(s, &req.tp, 1, &err)) goto out;
     /* a trace is for looking at: the cap counts measured steps (warm-up is not written) */
@@ -443,42 +500,12 @@ int tpsim_cmd_run(int argc, char **argv)
         tp_err_set(&err, "--trace: %ld steps, expected at most 100 with a trace (use --steps)", req.steps);
         goto out;
     }
-    /* open the trace first, so a bad path fails before any work or output; slices stream
-     * into it as the engine makes them */
     trace_writer *tw = NULL;
     engine_sink sink;
-    if (trace_path) {
-        char title[256];
-        snprintf(title, sizeof title, "%s tp=%ld batch=%ld ctx=%ld seed=%llu", s->name, req.tp,
-                 req.batch, req.ctx, (unsigned long long)req.seed);
-        if (ofile_open(&tf, trace_path, &err)) goto out;
-        if (!(tw = malloc(sizeof *tw))) {
-            ofile_abort(&tf);
-            tp_err_set(&err, "out of memory");
-            goto out;
-        }
-        trace_init(tw, tf.f, title);
-        /* the collectives' kernel names follow the model that prices them (trace.h) */
-        const arcal *cal = NULL;
-        const char *borrowed = NULL;
-        if (req.tp > 1 && scenario_calibration(s, req.tp, &cal, &borrowed, &err) == 0) {
-            coll_setup cs = run_coll_setup(s, cal);
-            trace_collectives(tw, &cs, prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes));
-        }
-        err.msg[0] = '\0'; /* run_cell reports a missing calibration itself */
-        size_t pl = strlen(trace_path);
-        if (pl > 3 && !strcmp(trace_path + pl - 3, ".gz") && trace_gzip(tw)) {
-            ofile_abort(&tf);
-            free(tw);
-            tp_err_set(&err, "out of memory");
-            goto out;
-        }
-        sink = (engine_sink){trace_start, trace_slice, tw};
-        req.trace = &sink;
-    }
+    if (trace_path && run_open_trace(s, trace_path, &req, &tf, &tw, &sink, &err)) goto out;
     /* no detail: the steps are folded as they end, so memory does not grow with --steps */
     /* a long run shows its progress on a terminal, as sweep does (--quiet: never) */
-    int ran = run_cell_progress(s, &req, &sum, !quiet && isatty(STDERR_FILENO) ? "run" : NULL, &err) == 0 &&
+    int ran = run_cell_progress(s, &req, &sum, !o.quiet && isatty(STDERR_FILENO) ? "run" : NULL, &err) == 0 &&
               run_check_step(s, &sum, &err) == 0;
     if (tw) {
         ran = ran ? trace_end(tw, &err) == 0 : (trace_abort(tw), 0);
@@ -486,7 +513,7 @@ int tpsim_cmd_run(int argc, char **argv)
         if (!ran) ofile_abort(&tf);
     }
     if (!ran) goto out;
-    if (json)
+    if (o.json)
         run_print_json(s, &sum);
     else
         run_print_text(s, &sum);

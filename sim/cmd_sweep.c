@@ -170,6 +170,47 @@ static int sweep_cell(void *ctx, size_t i, tp_err *err)
     return run_cell(s, &req, &j->rows[i], NULL, err) || run_check_step(s, &j->rows[i], err) ? -1 : 0;
 }
 
+/* The cells in grid order (mode, tp, batch, ctx), each with its request; a shard keeps
+ * every n_shards-th. Returns how many; row_mode[i] is the index of row i's mode. */
+static size_t sweep_cells(const sweep_opts *o, const scenario *s, size_t total, run_summary *rows,
+                          int *row_mode)
+{
+    size_t n_rows = 0;
+    for (size_t cell = 0; cell < total; cell++) {
+        if (o->n_shards && (long)(cell % (size_t)o->n_shards) != o->shard) continue;
+        size_t c = cell % o->n_ctx, b = cell / o->n_ctx % o->n_batch;
+        size_t a = cell / (o->n_ctx * o->n_batch) % o->n_tp;
+        size_t m = cell / (o->n_ctx * o->n_batch * o->n_tp);
+        run_request req = o->req;
+        req.tp = o->tps[a], req.batch = o->batches[b], req.ctx = o->ctxs[c];
+        if (!o->have_seed) req.seed = s[m].seed;
+        rows[n_rows].req = run_defaults(&s[m], req);
+        row_mode[n_rows++] = (int)m;
+    }
+    return n_rows;
+}
+
+/* The rows to stdout or -o FILE (installed only once whole), after a shard's header. */
+static int sweep_output(sweep_opts *o, const char *path, const scenario *s, const int *row_mode,
+                        const run_summary *rows, size_t n_rows, size_t total, ofile *of,
+                        tp_err *err)
+{
+    FILE *out = stdout;
+    if (o->out) {
+        if (ofile_open(of, o->out, err)) return -1;
+        out = of->f;
+    }
+    if (o->n_shards) {
+        /* the scenario's bytes complete the fingerprint (another file of the same name on
+         * another machine is another sweep) */
+        if (shard_fp_file(&o->fp, path, err)) return -1;
+        shard_header(out, o->shard, o->n_shards, total, o->fp);
+    }
+    sweep_write(out, o->json, s, row_mode, rows, n_rows);
+    if (o->out && ofile_commit(of, err)) return -1;
+    return 0;
+}
+
 int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit)
 {
     tp_err err = {{0}};
@@ -189,7 +230,6 @@ int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit)
     size_t n_rows = 0, total;
     char shown[2048] = "";
     ofile of = {0};
-    FILE *out = stdout;
     if (!s || !rows || !row_mode) {
         tp_err_set(&err, "out of memory");
         goto out;
@@ -219,32 +259,11 @@ int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit)
         snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s", o.modes[m] ? "graphs" : "eager");
         if (scn_opts_load(path, &so, &s[m], &err)) goto out;
     }
-    /* the cells in grid order (mode, tp, batch, ctx); a shard keeps every n_shards-th */
-    for (size_t cell = 0; cell < total; cell++) {
-        if (o.n_shards && (long)(cell % (size_t)o.n_shards) != o.shard) continue;
-        size_t c = cell % o.n_ctx, b = cell / o.n_ctx % o.n_batch;
-        size_t a = cell / (o.n_ctx * o.n_batch) % o.n_tp, m = cell / (o.n_ctx * o.n_batch * o.n_tp);
-        run_request req = o.req;
-        req.tp = o.tps[a], req.batch = o.batches[b], req.ctx = o.ctxs[c];
-        if (!o.have_seed) req.seed = s[m].seed;
-        rows[n_rows].req = run_defaults(&s[m], req);
-        row_mode[n_rows++] = (int)m;
-    }
+    n_rows = sweep_cells(&o, s, total, rows, row_mode);
     sweep_job job = {s, rows, row_mode};
     if (par_map(n_rows, o.jobs, sweep_cell, &job, o.quiet ? NULL : "sweep", &err)) goto out;
     for (size_t i = 0; i < n_rows; i++) row_mode[i] = o.modes[row_mode[i]]; /* now: graphs? */
-    if (o.out) {
-        if (ofile_open(&of, o.out, &err)) goto out;
-        out = of.f;
-    }
-    if (o.n_shards) {
-        /* the scenario's bytes complete the fingerprint (another file of the same name on
-         * another machine is another sweep) */
-        if (shard_fp_file(&o.fp, path, &err)) goto out;
-        shard_header(out, o.shard, o.n_shards, total, o.fp);
-    }
-    sweep_write(out, o.json, s, row_mode, rows, n_rows);
-    if (o.out && ofile_commit(&of, &err)) goto out;
+    if (sweep_output(&o, path, s, row_mode, rows, n_rows, total, &of, &err)) goto out;
     fputs(shown, stderr);
     status = 0;
 out:

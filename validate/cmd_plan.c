@@ -138,127 +138,10 @@ static int pcmd_ctx_range(const char *flag, const char *text, pcmd_opts *o, tp_e
 }
 
 /* 1 when --help was asked for, 0 when the command line is complete, -1 on error. */
-static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const char **path,
-                      tp_err *err)
+/* The parsed flags together: required ones, --shard's and --tp's constraints; then the
+ * scenario and the grid located. 0, or -1 with err set. */
+static int pcmd_check(pcmd_opts *o, const char **path, tp_err *err)
 {
-    enum {
-        F_HELP,
-        F_GPUS,
-        F_TPOT,
-        F_HW,
-        F_TP,
-        F_MODE,
-        F_CTX,
-        F_CTX_RANGE,
-        F_BATCH_MAX,
-        F_UTIL,
-        F_RESERVE,
-        F_TOP,
-        F_GRID,
-        F_NO_IV,
-        F_FORMAT,
-        F_OUT,
-        F_STEPS,
-        F_WARMUP,
-        F_SEED,
-        F_JOBS,
-        F_QUIET,
-        F_SHARD,
-        F_PLOT
-    };
-    static const cli_flag flags[] = {{"help", 'h', 0},      {"gpus", 0, 1},
-                                     {"tpot-ms", 0, 1},     {"hardware", 0, 1},
-                                     {"tp", 0, 1},          {"mode", 0, 1},
-                                     {"ctx", 0, 1},         {"ctx-range", 0, 1},
-                                     {"batch-max", 0, 1},   {"gpu-memory-utilization", 0, 1},
-                                     {"reserve-gib", 0, 1}, {"top", 0, 1},
-                                     {"grid", 0, 1},        {"no-intervals", 0, 0},
-                                     {"format", 0, 1},      {"output", 'o', 1},
-                                     {"steps", 0, 1},       {"warmup", 0, 1},
-                                     {"seed", 0, 1},        {"jobs", 0, 1},
-                                     {"quiet", 0, 0},       {"shard", 0, 1},
-                                     {"plot", 0, 1},        {"set", 0, 1},
-                                     {"calib", 0, 1},       {"measured", 0, 1},
-                                     {"allow-foreign-calib", 0, 0}, {NULL, 0, 0}};
-    const char *v;
-    long lv;
-    cli_args ca;
-    int f;
-    if (cli_begin(&ca, "plan", "tpsim plan --help", flags, argc, argv, err)) return -1;
-    o->fp = SHARD_FP_INIT;
-    shard_fp_flag(&o->fp, "plan", NULL); /* a plan's parts are not a sweep's */
-    while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
-        if (f == CLI_ERROR) return -1;
-        /* every flag that shapes the rows goes into the fingerprint, in order (shard.h) */
-        if (f >= 0 && f != F_OUT && f != F_JOBS && f != F_QUIET && f != F_SHARD)
-            shard_fp_flag(&o->fp, flags[f].name, v);
-        if (f == CLI_OPERAND) {
-            if (*path) return tp_err_set(err, "plan: a second scenario '%s', expected one", v);
-            *path = v;
-        } else if (f == F_HELP) {
-            return 1;
-        } else if (f == F_GPUS) {
-            if (cli_long(ca.shown, v, 1, 1 << 20, &o->gpus, err)) return -1;
-        } else if (f == F_TPOT) {
-            /* a target at or below zero is impossible, not merely unmet */
-            if (cli_double(ca.shown, v, 1e-6, 1e6, &o->tpot_ms, err)) return -1;
-        } else if (f == F_HW) {
-            if (pcmd_parse_hw(v, o, err)) return -1;
-        } else if (f == F_TP) {
-            if (cli_list(ca.shown, v, 1, 1024, o->tps, PLAN_MAX_TP, &o->n_tp, err)) return -1;
-        } else if (f == F_MODE) {
-            if (cli_modes(v, o->modes, &o->n_modes, err)) return -1;
-        } else if (f == F_CTX || f == F_CTX_RANGE) {
-            if (o->ctx_given)
-                return tp_err_set(
-                    err, "%s: the contexts are already given, expected one of --ctx, --ctx-range",
-                    ca.shown);
-            o->ctx_given = 1;
-            if (f == F_CTX
-                    ? cli_list(ca.shown, v, 1, 1L << 24, o->ctxs, PLAN_MAX_CTX, &o->n_ctx, err)
-                    : pcmd_ctx_range(ca.shown, v, o, err))
-                return -1;
-        } else if (f == F_BATCH_MAX) {
-            if (cli_long(ca.shown, v, 1, 1L << 16, &o->batch_max, err)) return -1;
-        } else if (f == F_UTIL) {
-            if (cli_double(ca.shown, v, 0.01, 1.0, &o->util, err)) return -1;
-        } else if (f == F_RESERVE) {
-            if (cli_double(ca.shown, v, 0, 1e4, &o->reserve_gib, err)) return -1;
-        } else if (f == F_TOP) {
-            if (cli_long(ca.shown, v, 1, 1000, &lv, err)) return -1;
-            o->top = (int)lv;
-        } else if (f == F_GRID) {
-            o->grid = v;
-        } else if (f == F_NO_IV) {
-            o->no_intervals = 1;
-        } else if (f == F_FORMAT) {
-            o->format = !strcmp(v, "text")   ? 0
-                        : !strcmp(v, "csv")  ? 1
-                        : !strcmp(v, "json") ? 2
-                                             : -1;
-            if (o->format < 0)
-                return tp_err_set(err, "--format: '%s', expected text, csv or json", v);
-        } else if (f == F_OUT) {
-            o->out = cli_is_stdout(v) ? NULL : v;
-        } else if (f == F_STEPS || f == F_WARMUP) {
-            if (cli_long(ca.shown, v, f == F_STEPS, 1000000, &lv, err)) return -1;
-            *(f == F_STEPS ? &o->req.steps : &o->req.warmup) = lv;
-        } else if (f == F_SEED) {
-            if (cli_u64(ca.shown, v, &o->req.seed, err)) return -1;
-            o->have_seed = 1;
-        } else if (f == F_JOBS) {
-            if (cli_long(ca.shown, v, 1, 1024, &lv, err)) return -1;
-            o->jobs = (int)lv;
-        } else if (f == F_QUIET) {
-            o->quiet = 1;
-        } else if (f == F_PLOT) {
-            o->plot = v;
-        } else if (f == F_SHARD) {
-            if (shard_parse(v, &o->shard, &o->n_shards, err)) return -1;
-        } else if (cmd_scn_flag(so, flags[f].name, v, err) < 0) {
-            return -1;
-        }
-    }
     if (!*path) return tp_err_set(err, "plan: missing SCENARIO (see tpsim plan --help)");
     if (!o->gpus) return tp_err_set(err, "plan: missing --gpus N (the GPUs to deploy on)");
     if (!o->tpot_ms)
@@ -297,6 +180,118 @@ static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const c
         o->grid = o->grid_buf;
     }
     return 0;
+}
+
+/* plan's flags (pcmd_flag reads them by index) */
+enum { F_HELP, F_GPUS, F_TPOT, F_HW, F_TP, F_MODE, F_CTX, F_CTX_RANGE, F_BATCH_MAX, F_UTIL,
+       F_RESERVE, F_TOP, F_GRID, F_NO_IV, F_FORMAT, F_OUT, F_STEPS, F_WARMUP, F_SEED,
+       F_JOBS, F_QUIET, F_SHARD, F_PLOT };
+static const cli_flag pcmd_flags[] = {{"help", 'h', 0},      {"gpus", 0, 1},
+                                     {"tpot-ms", 0, 1},     {"hardware", 0, 1},
+                                     {"tp", 0, 1},          {"mode", 0, 1},
+                                     {"ctx", 0, 1},         {"ctx-range", 0, 1},
+                                     {"batch-max", 0, 1},   {"gpu-memory-utilization", 0, 1},
+                                     {"reserve-gib", 0, 1}, {"top", 0, 1},
+                                     {"grid", 0, 1},        {"no-intervals", 0, 0},
+                                     {"format", 0, 1},      {"output", 'o', 1},
+                                     {"steps", 0, 1},       {"warmup", 0, 1},
+                                     {"seed", 0, 1},        {"jobs", 0, 1},
+                                     {"quiet", 0, 0},       {"shard", 0, 1},
+                                     {"plot", 0, 1},        {"set", 0, 1},
+                                     {"calib", 0, 1},       {"measured", 0, 1},
+                                     {"allow-foreign-calib", 0, 0}, {NULL, 0, 0}};
+
+/* One flag or operand into o and so: 0, 1 for --help, -1 with err set. */
+static int pcmd_flag(pcmd_opts *o, scn_opts *so, const char **path, int f, const char *shown,
+                     const char *v, tp_err *err)
+{
+    long lv;
+    if (f == CLI_OPERAND) {
+        if (*path) return tp_err_set(err, "plan: a second scenario '%s', expected one", v);
+        *path = v;
+    } else if (f == F_HELP) {
+        return 1;
+    } else if (f == F_GPUS) {
+        if (cli_long(shown, v, 1, 1 << 20, &o->gpus, err)) return -1;
+    } else if (f == F_TPOT) {
+        /* a target at or below zero is impossible, not merely unmet */
+        if (cli_double(shown, v, 1e-6, 1e6, &o->tpot_ms, err)) return -1;
+    } else if (f == F_HW) {
+        if (pcmd_parse_hw(v, o, err)) return -1;
+    } else if (f == F_TP) {
+        if (cli_list(shown, v, 1, 1024, o->tps, PLAN_MAX_TP, &o->n_tp, err)) return -1;
+    } else if (f == F_MODE) {
+        if (cli_modes(v, o->modes, &o->n_modes, err)) return -1;
+    } else if (f == F_CTX || f == F_CTX_RANGE) {
+        if (o->ctx_given)
+            return tp_err_set(
+                err, "%s: the contexts are already given, expected one of --ctx, --ctx-range",
+                shown);
+        o->ctx_given = 1;
+        if (f == F_CTX
+                ? cli_list(shown, v, 1, 1L << 24, o->ctxs, PLAN_MAX_CTX, &o->n_ctx, err)
+                : pcmd_ctx_range(shown, v, o, err))
+            return -1;
+    } else if (f == F_BATCH_MAX) {
+        if (cli_long(shown, v, 1, 1L << 16, &o->batch_max, err)) return -1;
+    } else if (f == F_UTIL) {
+        if (cli_double(shown, v, 0.01, 1.0, &o->util, err)) return -1;
+    } else if (f == F_RESERVE) {
+        if (cli_double(shown, v, 0, 1e4, &o->reserve_gib, err)) return -1;
+    } else if (f == F_TOP) {
+        if (cli_long(shown, v, 1, 1000, &lv, err)) return -1;
+        o->top = (int)lv;
+    } else if (f == F_GRID) {
+        o->grid = v;
+    } else if (f == F_NO_IV) {
+        o->no_intervals = 1;
+    } else if (f == F_FORMAT) {
+        o->format = !strcmp(v, "text")   ? 0
+                    : !strcmp(v, "csv")  ? 1
+                    : !strcmp(v, "json") ? 2
+                                         : -1;
+        if (o->format < 0)
+            return tp_err_set(err, "--format: '%s', expected text, csv or json", v);
+    } else if (f == F_OUT) {
+        o->out = cli_is_stdout(v) ? NULL : v;
+    } else if (f == F_STEPS || f == F_WARMUP) {
+        if (cli_long(shown, v, f == F_STEPS, 1000000, &lv, err)) return -1;
+        *(f == F_STEPS ? &o->req.steps : &o->req.warmup) = lv;
+    } else if (f == F_SEED) {
+        if (cli_u64(shown, v, &o->req.seed, err)) return -1;
+        o->have_seed = 1;
+    } else if (f == F_JOBS) {
+        if (cli_long(shown, v, 1, 1024, &lv, err)) return -1;
+        o->jobs = (int)lv;
+    } else if (f == F_QUIET) {
+        o->quiet = 1;
+    } else if (f == F_PLOT) {
+        o->plot = v;
+    } else if (f == F_SHARD) {
+        if (shard_parse(v, &o->shard, &o->n_shards, err)) return -1;
+    } else if (cmd_scn_flag(so, pcmd_flags[f].name, v, err) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static int pcmd_parse(int argc, char **argv, pcmd_opts *o, scn_opts *so, const char **path,
+                      tp_err *err)
+{
+    const char *v;
+    cli_args ca;
+    int f, rc;
+    if (cli_begin(&ca, "plan", "tpsim plan --help", pcmd_flags, argc, argv, err)) return -1;
+    o->fp = SHARD_FP_INIT;
+    shard_fp_flag(&o->fp, "plan", NULL); /* a plan's parts are not a sweep's */
+    while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
+        if (f == CLI_ERROR) return -1;
+        /* every flag that shapes the rows goes into the fingerprint, in order (shard.h) */
+        if (f >= 0 && f != F_OUT && f != F_JOBS && f != F_QUIET && f != F_SHARD)
+            shard_fp_flag(&o->fp, pcmd_flags[f].name, v);
+        if ((rc = pcmd_flag(o, so, path, f, ca.shown, v, err))) return rc;
+    }
+    return pcmd_check(o, path, err);
 }
 
 /* What every scenario of the search shares: the user's overrides, the fit's values and its
@@ -572,6 +567,115 @@ out:
     return rc;
 }
 
+/* Nothing fits in memory: the message names the roomiest configuration and its numbers. */
+static void pcmd_no_fit(const pcmd_opts *o, const scenario *scn, const plan_result *r, tp_err *err)
+{
+    size_t best = 0;
+    for (size_t i = 0; i < r->n_cfgs; i++)
+        if (r->cfgs[i].kv_free_bytes - r->cfgs[i].kv_seq_bytes >
+            r->cfgs[best].kv_free_bytes - r->cfgs[best].kv_seq_bytes)
+            best = i;
+    const plan_cfg *b = &r->cfgs[best];
+    tp_err_set(err,
+               "plan: no configuration fits: the roomiest, %s TP-%ld at ctx %ld, has "
+               "%.2f GB per GPU for the KV cache (%.2f x %.1f GB HBM - %.1f GB weights - %.2f GiB "
+               "reserve), one sequence needs %.2f GB",
+               scn[b->scn].hw.name, b->tp, b->ctx, b->kv_free_bytes / 1e9, o->util,
+               scn[b->scn].hw.hbm_bytes / 1e9, b->weight_bytes / 1e9, o->reserve_gib,
+               b->kv_seq_bytes / 1e9);
+}
+
+/* The report (text, CSV or JSON) to stdout or -o FILE, after the shard's header; the file is
+ * installed only once whole (of is aborted by the caller on failure). */
+static int pcmd_write(pcmd_opts *o, const char *path, const plan_result *r, const plan_view *view,
+                      ofile *of, tp_err *err)
+{
+    FILE *out = stdout;
+    if (o->out) {
+        if (ofile_open(of, o->out, err)) return -1;
+        out = of->f;
+    }
+    if (o->n_shards) {
+        if (shard_fp_file(&o->fp, path, err)) return -1;
+        shard_header(out, o->shard, o->n_shards, r->n_cells, o->fp);
+    }
+    if (o->format == 1)
+        plan_out_csv(out, view);
+    else if (o->format == 2)
+        plan_out_json(out, view);
+    else
+        plan_out_text(out, view);
+    if (o->out && ofile_commit(of, err)) return -1;
+    return 0;
+}
+
+/* The search the flags ask for, over the n_scn (hardware, mode) scenarios. */
+static plan_spec pcmd_spec(const pcmd_opts *o, const scenario *scn, int n_scn)
+{
+    return (plan_spec){.scn = scn,
+                       .n_scn = n_scn,
+                       .tps = o->tps,
+                       .n_tp = o->n_tp,
+                       .ctxs = o->ctxs,
+                       .n_ctx = o->n_ctx,
+                       .batch_max = o->batch_max,
+                       .mem_util = o->util,
+                       .reserve_bytes = o->reserve_gib * PLAN_GIB,
+                       .gpus = o->gpus,
+                       .target_s = o->tpot_ms * 1e-3,
+                       .req = o->req,
+                       .seed_given = o->have_seed,
+                       .shard = o->shard,
+                       .n_shards = o->n_shards,
+                       .jobs = o->jobs,
+                       .progress = o->quiet ? NULL : "plan"};
+}
+
+/* What a flag left out means: TP 1, 2, 4, 8 where they divide the GPUs; both modes; the
+ * scenario's context. */
+static void pcmd_defaults(pcmd_opts *o, const scenario *base)
+{
+    if (!o->n_tp)
+        for (long k = 1; k <= 8 && k <= o->gpus; k *= 2)
+            if (o->gpus % k == 0) o->tps[o->n_tp++] = k;
+    if (!o->n_modes) o->modes[0] = 0, o->modes[1] = 1, o->n_modes = 2;
+    if (!o->n_ctx) o->ctxs[o->n_ctx++] = base->ctx;
+}
+
+/* One scenario per (hardware, mode): scn[i] with its mode graphs[i] and hardware scn_hw[i]
+ * (-1: the scenario's own). */
+static int pcmd_load_all(pcmd_setup *ps, int n_hw, scenario *scn, int *graphs, int *scn_hw,
+                         tp_err *err)
+{
+    const pcmd_opts *o = ps->o;
+    for (int h = 0; h < n_hw; h++)
+        for (int m = 0; m < o->n_modes; m++) {
+            int i = h * o->n_modes + m;
+            graphs[i] = o->modes[m];
+            scn_hw[i] = o->n_hw ? h : -1;
+            if (pcmd_load(ps, scn_hw[i], graphs[i], NULL, &scn[i], err)) return -1;
+        }
+    return 0;
+}
+
+/* A target below the fastest configuration's weight-streaming floor is impossible, not
+ * merely unmet: refused before the search. */
+static int pcmd_reachable(const plan_spec *sp, const pcmd_opts *o, const scenario *scn,
+                          tp_err *err)
+{
+    double floor_s;
+    size_t at = 0;
+    long at_tp = 0;
+    if (pcmd_floor(sp, &floor_s, &at, &at_tp, err)) return -1;
+    if (sp->target_s < floor_s)
+        return tp_err_set(err,
+                          "--tpot-ms %g: impossible: the fastest configuration searched, %s "
+                          "TP-%ld, needs at least %.3f ms per token to stream its weights once at "
+                          "the HBM's peak",
+                          o->tpot_ms, scn[at].hw.name, at_tp, floor_s * 1e3);
+    return 0;
+}
+
 int tpsim_cmd_plan(int argc, char **argv)
 {
     tp_err err = {{0}};
@@ -594,18 +698,13 @@ int tpsim_cmd_plan(int argc, char **argv)
     char(*marks)[PLAN_MARKS_MAX] = NULL;
     char note[1024];
     ofile of = {0};
-    FILE *out = stdout;
     pcmd_setup *ps = calloc(1, sizeof *ps);
     if (!base || !ps) {
         tp_err_set(&err, "out of memory");
         goto out;
     }
     if (grid_load(o.grid, &g, &err) || scn_opts_load(path, &so, base, &err)) goto out;
-    if (!o.n_tp) /* 1, 2, 4, 8 where they divide the GPUs */
-        for (long k = 1; k <= 8 && k <= o.gpus; k *= 2)
-            if (o.gpus % k == 0) o.tps[o.n_tp++] = k;
-    if (!o.n_modes) o.modes[0] = 0, o.modes[1] = 1, o.n_modes = 2;
-    if (!o.n_ctx) o.ctxs[o.n_ctx++] = base->ctx;
+    pcmd_defaults(&o, base);
     *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base};
     so.jobs = o.jobs;
     if (pcmd_fit(ps, &g, note, sizeof note, &err)) goto out;
@@ -614,57 +713,12 @@ int tpsim_cmd_plan(int argc, char **argv)
         tp_err_set(&err, "out of memory");
         goto out;
     }
-    for (int h = 0; h < n_hw; h++)
-        for (int m = 0; m < o.n_modes; m++) {
-            int i = h * o.n_modes + m;
-            graphs[i] = o.modes[m];
-            scn_hw[i] = o.n_hw ? h : -1;
-            if (pcmd_load(ps, scn_hw[i], graphs[i], NULL, &scn[i], &err)) goto out;
-        }
-    plan_spec sp = {.scn = scn,
-                    .n_scn = n_scn,
-                    .tps = o.tps,
-                    .n_tp = o.n_tp,
-                    .ctxs = o.ctxs,
-                    .n_ctx = o.n_ctx,
-                    .batch_max = o.batch_max,
-                    .mem_util = o.util,
-                    .reserve_bytes = o.reserve_gib * PLAN_GIB,
-                    .gpus = o.gpus,
-                    .target_s = o.tpot_ms * 1e-3,
-                    .req = o.req,
-                    .seed_given = o.have_seed,
-                    .shard = o.shard,
-                    .n_shards = o.n_shards,
-                    .jobs = o.jobs,
-                    .progress = o.quiet ? NULL : "plan"};
-    double floor_s;
-    size_t at = 0;
-    long at_tp = 0;
-    if (pcmd_floor(&sp, &floor_s, &at, &at_tp, &err)) goto out;
-    if (sp.target_s < floor_s) {
-        tp_err_set(&err,
-                   "--tpot-ms %g: impossible: the fastest configuration searched, %s TP-%ld, "
-                   "needs at least %.3f ms per token to stream its weights once at the HBM's peak",
-                   o.tpot_ms, scn[at].hw.name, at_tp, floor_s * 1e3);
-        goto out;
-    }
+    if (pcmd_load_all(ps, n_hw, scn, graphs, scn_hw, &err)) goto out;
+    plan_spec sp = pcmd_spec(&o, scn, n_scn);
+    if (pcmd_reachable(&sp, &o, scn, &err)) goto out;
     if (plan_search(&sp, &r, &err)) goto out;
-    size_t best = 0;
-    for (size_t i = 0; i < r.n_cfgs; i++)
-        if (r.cfgs[i].kv_free_bytes - r.cfgs[i].kv_seq_bytes >
-            r.cfgs[best].kv_free_bytes - r.cfgs[best].kv_seq_bytes)
-            best = i;
     if (!r.n_cells) {
-        const plan_cfg *b = &r.cfgs[best];
-        tp_err_set(
-            &err,
-            "plan: no configuration fits: the roomiest, %s TP-%ld at ctx %ld, has "
-            "%.2f GB per GPU for the KV cache (%.2f x %.1f GB HBM - %.1f GB weights - %.2f GiB "
-            "reserve), one sequence needs %.2f GB",
-            scn[b->scn].hw.name, b->tp, b->ctx, b->kv_free_bytes / 1e9, o.util,
-            scn[b->scn].hw.hbm_bytes / 1e9, b->weight_bytes / 1e9, o.reserve_gib,
-            b->kv_seq_bytes / 1e9);
+        pcmd_no_fit(&o, scn, &r, &err);
         goto out;
     }
     lo = malloc((r.n_rows ? r.n_rows : 1) * sizeof *lo);
@@ -681,21 +735,7 @@ int tpsim_cmd_plan(int argc, char **argv)
         goto out;
     /* the figures before any output: a failed draw leaves stdout and -o FILE untouched */
     if (o.plot && pcmd_plot(&view, o.plot, &err)) goto out;
-    if (o.out) {
-        if (ofile_open(&of, o.out, &err)) goto out;
-        out = of.f;
-    }
-    if (o.n_shards) {
-        if (shard_fp_file(&o.fp, path, &err)) goto out;
-        shard_header(out, o.shard, o.n_shards, r.n_cells, o.fp);
-    }
-    if (o.format == 1)
-        plan_out_csv(out, &view);
-    else if (o.format == 2)
-        plan_out_json(out, &view);
-    else
-        plan_out_text(out, &view);
-    if (o.out && ofile_commit(&of, &err)) goto out;
+    if (pcmd_write(&o, path, &r, &view, &of, &err)) goto out;
     status = o.n_shards ? 0 : plan_out_status(&view);
     if (status == 1)
         fprintf(stderr,

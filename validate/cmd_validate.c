@@ -160,6 +160,31 @@ static void vcmd_print_sens(const val_report *r)
         printf("  (moves of each held-out prediction with the fitted values held; n/a: out of the key's range)\n");
 }
 
+/* The closing line: what the verdicts of the judged configs add up to. */
+static void vcmd_print_verdict(const val_report *r)
+{
+    int supported = 1, failed = 0, misfit = 0, untested = 0, unidentified = 0;
+    for (int k = 0; k < r->n_configs; k++) {
+        const val_config *c = &r->configs[k];
+        if (!vcmd_judged(r, c)) continue;
+        supported &= c->verdict == VAL_SUPPORTED;
+        failed |= c->verdict == VAL_FAIL;
+        misfit |= c->verdict == VAL_MISFIT;
+        untested |= c->verdict == VAL_UNTESTED;
+        unidentified |= c->verdict == VAL_UNIDENTIFIED;
+    }
+    printf("verdict: %s\n",
+           misfit     ? "the fit cannot reach its own calibration cells: MISFIT, nothing is tested"
+           : failed   ? "the kill-switch fails for at least one config: refuted as stated"
+           : unidentified ? "the calibration cells do not pin the prediction of some judged "
+                            "config: UNIDENTIFIED there, neither supported nor refuted"
+           : supported ? "every judged config is SUPPORTED: within the kill-switch and at most half "
+                         "the best null baseline's error"
+           : untested ? "not refuted, but some config has no held-out cell: untested there"
+                      : "within the kill-switch, but no better than a null baseline somewhere: "
+                        "no skill shown");
+}
+
 static void vcmd_print_text(const val_report *r)
 {
     const scenario *s = &r->scn;
@@ -228,26 +253,7 @@ static void vcmd_print_text(const val_report *r)
                "grids the 95%% intervals hold %s)\n", r->n_inside, r->n_heldout,
                VAL_SYNTHETIC_COVERAGE);
     vcmd_print_sens(r);
-    int supported = 1, failed = 0, misfit = 0, untested = 0, unidentified = 0;
-    for (int k = 0; k < r->n_configs; k++) {
-        const val_config *c = &r->configs[k];
-        if (!vcmd_judged(r, c)) continue;
-        supported &= c->verdict == VAL_SUPPORTED;
-        failed |= c->verdict == VAL_FAIL;
-        misfit |= c->verdict == VAL_MISFIT;
-        untested |= c->verdict == VAL_UNTESTED;
-        unidentified |= c->verdict == VAL_UNIDENTIFIED;
-    }
-    printf("verdict: %s\n",
-           misfit     ? "the fit cannot reach its own calibration cells: MISFIT, nothing is tested"
-           : failed   ? "the kill-switch fails for at least one config: refuted as stated"
-           : unidentified ? "the calibration cells do not pin the prediction of some judged "
-                            "config: UNIDENTIFIED there, neither supported nor refuted"
-           : supported ? "every judged config is SUPPORTED: within the kill-switch and at most half "
-                         "the best null baseline's error"
-           : untested ? "not refuted, but some config has no held-out cell: untested there"
-                      : "within the kill-switch, but no better than a null baseline somewhere: "
-                        "no skill shown");
+    vcmd_print_verdict(r);
 }
 
 /* One markdown row per judged config: scenario, protocol, config, held-out MAPE, best
@@ -273,6 +279,215 @@ static void vcmd_print_summary(const val_report *r)
     }
 }
 
+/* validate JSON: "folds", one entry per fit (vcmd_print_json). */
+static void vcmd_json_folds(jw *w, const val_report *r)
+{
+    const scenario *s = &r->scn;
+    jw_key(w, "folds");
+    jw_arr(w);
+    for (int f = 0; f < r->n_folds; f++) {
+        const val_fold *fd = &r->folds[f];
+        jw_obj(w);
+        jw_kstr(w, "label", fd->label);
+        jw_key(w, "calibration_cells");
+        jw_arr(w);
+        for (int k = 0; k < fd->n_cal; k++) {
+            const grid_cell *g = &r->g->cells[fd->cal[k]];
+            jw_obj(w);
+            jw_kint(w, "tp", g->tp);
+            jw_kint(w, "batch", g->batch);
+            jw_kint(w, "ctx", g->ctx);
+            jw_end_obj(w);
+        }
+        jw_end_arr(w);
+        jw_kbool(w, "all_cells_of_fitted_degrees", fd->cal_all_of_from);
+        jw_kbool(w, "borrowed_cells", fd->cal_borrowed);
+        jw_key(w, "fitted");
+        jw_obj(w);
+        for (int i = 0; i < r->n_fit; i++) jw_knum(w, s->fit_params[i].key, fd->fitted[i]);
+        jw_end_obj(w);
+        jw_key(w, "fitted_95");
+        jw_obj(w);
+        for (int i = 0; i < r->n_fit && r->opt.intervals; i++) {
+            jw_key(w, s->fit_params[i].key);
+            jw_arr(w);
+            jw_num(w, fd->lo[i]);
+            jw_num(w, fd->hi[i]);
+            jw_end_arr(w);
+        }
+        jw_end_obj(w);
+        jw_knum(w, "objective", fd->objective);
+        jw_kint(w, "evaluations", fd->evaluations);
+        jw_knum(w, "calibration_max_error_pct", fd->cal_max_err_pct);
+        jw_kbool(w, "misfit", fd->misfit);
+        jw_key(w, "at_bound"); /* per fitted key: "min", "max" or null */
+        jw_obj(w);
+        for (int i = 0; i < r->n_fit; i++) {
+            jw_key(w, s->fit_params[i].key);
+            if (fd->at_bound[i]) jw_str(w, fd->at_bound[i] < 0 ? "min" : "max");
+            else jw_num(w, 0.0 / 0.0);
+        }
+        jw_end_obj(w);
+        jw_kbool(w, "on_free_bound", fd->on_free_bound);
+        if (r->opt.intervals) {
+            jw_key(w, "error_scale");
+            jw_obj(w);
+            jw_knum(w, "meas_cv_pct", 100 * fd->scale.meas_cv);
+            jw_knum(w, "fit_rms_pct", 100 * fd->scale.fit_rms);
+            jw_kint(w, "dof", fd->scale.dof);
+            jw_kbool(w, "estimated", fd->scale.estimated);
+            jw_knum(w, "model_cv_pct", 100 * fd->scale.model_cv);
+            jw_knum(w, "cv_pct", 100 * fd->scale.cv);
+            jw_knum(w, "quantile", fd->scale.q);
+            /* "95%" where the synthetic checks support it: an estimated scale (or no model
+             * error shown); "measurement error only" where model error cannot be estimated */
+            jw_kstr(w, "interval", fd->scale.estimated ? "95%" : "measurement error only");
+            jw_end_obj(w);
+        }
+        jw_knum(w, "additive_r0_ms", fd->r0_ms);
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+}
+
+/* validate JSON: "cells", every grid cell with its prediction. */
+static void vcmd_json_cells(jw *w, const val_report *r)
+{
+    jw_key(w, "cells");
+    jw_arr(w);
+    for (size_t i = 0; i < r->n_cells; i++) {
+        const val_cell *c = &r->cells[i];
+        const run_breakdown *b = &c->sim.breakdown;
+        jw_obj(w);
+        jw_kstr(w, "config", c->g->config);
+        jw_kint(w, "tp", c->g->tp);
+        jw_kint(w, "batch", c->g->batch);
+        jw_kint(w, "ctx", c->g->ctx);
+        jw_knum(w, "measured_ms", c->g->measured_ms);
+        jw_knum(w, "predicted_ms", c->predicted_ms);
+        jw_knum(w, "pred_lo", c->pred_lo);
+        jw_knum(w, "pred_hi", c->pred_hi);
+        jw_knum(w, "fit_lo", c->fit_lo);
+        jw_knum(w, "fit_hi", c->fit_hi);
+        jw_knum(w, "param_lo", c->par_lo); /* the free parameters' part alone */
+        jw_knum(w, "param_hi", c->par_hi);
+        if (r->opt.intervals) jw_kbool(w, "inside", c->inside);
+        jw_knum(w, "error_pct", c->error_pct);
+        jw_kstr(w, "role", val_role_name(c->role));
+        jw_kbool(w, "calibration", c->calibration);
+        jw_kint(w, "fold", c->fold + 1);
+        jw_key(w, "baselines_ms");
+        jw_obj(w);
+        jw_knum(w, "constant", c->constant_ms);
+        jw_knum(w, "additive", c->additive_ms);
+        jw_end_obj(w);
+        cmd_json_breakdown(w, "breakdown_ms", b);
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+}
+
+/* validate JSON: "configs", one verdict per config. */
+static void vcmd_json_configs(jw *w, const val_report *r)
+{
+    jw_key(w, "configs");
+    jw_arr(w);
+    for (int k = 0; k < r->n_configs; k++) {
+        const val_config *c = &r->configs[k];
+        jw_obj(w);
+        jw_kstr(w, "config", c->config);
+        jw_kint(w, "tp", c->tp);
+        jw_kbool(w, "judged", vcmd_judged(r, c));
+        jw_kint(w, "fold", c->fold + 1);
+        jw_kint(w, "cells", c->n);
+        jw_kint(w, "heldout_cells", c->n_heldout);
+        jw_knum(w, "mape_pct", c->mape_pct);
+        jw_knum(w, "heldout_mape_pct", c->heldout_mape_pct);
+        jw_knum(w, "kill_switch_pct", r->kill_switch_pct);
+        jw_key(w, "baselines");
+        jw_obj(w);
+        jw_knum(w, "constant", c->constant_mape_pct);
+        jw_knum(w, "additive", c->additive_mape_pct);
+        jw_end_obj(w);
+        jw_kstr(w, "best_baseline", c->tested ? c->best_baseline : "");
+        jw_knum(w, "skill", c->skill);
+        jw_kstr(w, "verdict", val_verdict_name(c->verdict));
+        jw_kbool(w, "tested", c->tested);
+        jw_kbool(w, "pass", c->pass);
+        if (r->opt.intervals) {
+            jw_kint(w, "heldout_inside_interval", c->n_inside);
+            jw_kbool(w, "identified", c->identified);
+            jw_knum(w, "param_spread_pct", c->param_spread_pct);
+            jw_knum(w, "range_mape_pct", c->range_mape_pct);
+        }
+        jw_knum(w, "residual_ms", c->residual_ms);
+        jw_knum(w, "residual_grid_ms", c->residual_grid_ms);
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+}
+
+/* validate JSON: "coverage", "sourced", "sensitivity" and "shrink". */
+static void vcmd_json_evidence(jw *w, const val_report *r)
+{
+    const scenario *s = &r->scn;
+    jw_key(w, "coverage");
+    jw_obj(w);
+    jw_kint(w, "heldout", r->n_heldout);
+    if (r->opt.intervals) jw_kint(w, "inside", r->n_inside);
+    jw_knum(w, "nominal", 0.95);
+    jw_kstr(w, "synthetic", VAL_SYNTHETIC_COVERAGE);
+    jw_end_obj(w);
+    jw_key(w, "sourced");
+    jw_arr(w);
+    for (int i = 0; i < s->n_decls; i++) {
+        if (s->decls[i].assumed) continue;
+        jw_obj(w);
+        jw_kstr(w, "key", s->decls[i].key);
+        jw_kstr(w, "source", s->decls[i].note);
+        jw_kbool(w, "borrowed", s->decls[i].borrowed);
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+    jw_key(w, "sensitivity");
+    jw_arr(w);
+    for (int k = 0; k < r->n_sens; k++) {
+        const val_sens *v = &r->sens[k];
+        jw_obj(w);
+        jw_kstr(w, "key", v->key);
+        jw_kstr(w, "why", v->note);
+        jw_knum(w, "value", v->value);
+        jw_knum(w, "change_pct", 100 * VAL_SENS_FRAC);
+        jw_key(w, "cells");
+        jw_arr(w);
+        for (size_t i = 0; i < r->n_cells && r->opt.sensitivity; i++) {
+            const val_cell *c = &r->cells[i];
+            if (c->role != VAL_HELDOUT) continue;
+            jw_obj(w);
+            jw_kint(w, "tp", c->g->tp);
+            jw_kint(w, "batch", c->g->batch);
+            jw_kint(w, "ctx", c->g->ctx);
+            jw_knum(w, "predicted_ms", c->predicted_ms);
+            jw_knum(w, "minus_ms", v->minus_ms[i]);
+            jw_knum(w, "plus_ms", v->plus_ms[i]);
+            jw_end_obj(w);
+        }
+        jw_end_arr(w);
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+    jw_key(w, "shrink");
+    jw_obj(w);
+    if (r->shrink_to_tp) {
+        jw_kint(w, "from_tp", r->shrink_from_tp);
+        jw_kint(w, "to_tp", r->shrink_to_tp);
+        jw_knum(w, "measured", r->shrink_measured);
+        jw_knum(w, "predicted", r->shrink_predicted);
+        jw_knum(w, "ideal", (double)r->shrink_to_tp / (double)r->shrink_from_tp);
+    }
+    jw_end_obj(w);
+}
+
 static void vcmd_print_json(const val_report *r)
 {
     const scenario *s = &r->scn;
@@ -291,193 +506,10 @@ static void vcmd_print_json(const val_report *r)
     for (int i = 0; i < r->n_fit; i++) jw_knum(&w, s->fit_params[i].key, r->fitted[i]);
     jw_end_obj(&w);
     jw_kint(&w, "fit_evaluations", r->fit_evaluations);
-    jw_key(&w, "folds");
-    jw_arr(&w);
-    for (int f = 0; f < r->n_folds; f++) {
-        const val_fold *fd = &r->folds[f];
-        jw_obj(&w);
-        jw_kstr(&w, "label", fd->label);
-        jw_key(&w, "calibration_cells");
-        jw_arr(&w);
-        for (int k = 0; k < fd->n_cal; k++) {
-            const grid_cell *g = &r->g->cells[fd->cal[k]];
-            jw_obj(&w);
-            jw_kint(&w, "tp", g->tp);
-            jw_kint(&w, "batch", g->batch);
-            jw_kint(&w, "ctx", g->ctx);
-            jw_end_obj(&w);
-        }
-        jw_end_arr(&w);
-        jw_kbool(&w, "all_cells_of_fitted_degrees", fd->cal_all_of_from);
-        jw_kbool(&w, "borrowed_cells", fd->cal_borrowed);
-        jw_key(&w, "fitted");
-        jw_obj(&w);
-        for (int i = 0; i < r->n_fit; i++) jw_knum(&w, s->fit_params[i].key, fd->fitted[i]);
-        jw_end_obj(&w);
-        jw_key(&w, "fitted_95");
-        jw_obj(&w);
-        for (int i = 0; i < r->n_fit && r->opt.intervals; i++) {
-            jw_key(&w, s->fit_params[i].key);
-            jw_arr(&w);
-            jw_num(&w, fd->lo[i]);
-            jw_num(&w, fd->hi[i]);
-            jw_end_arr(&w);
-        }
-        jw_end_obj(&w);
-        jw_knum(&w, "objective", fd->objective);
-        jw_kint(&w, "evaluations", fd->evaluations);
-        jw_knum(&w, "calibration_max_error_pct", fd->cal_max_err_pct);
-        jw_kbool(&w, "misfit", fd->misfit);
-        jw_key(&w, "at_bound"); /* per fitted key: "min", "max" or null */
-        jw_obj(&w);
-        for (int i = 0; i < r->n_fit; i++) {
-            jw_key(&w, s->fit_params[i].key);
-            if (fd->at_bound[i]) jw_str(&w, fd->at_bound[i] < 0 ? "min" : "max");
-            else jw_num(&w, 0.0 / 0.0);
-        }
-        jw_end_obj(&w);
-        jw_kbool(&w, "on_free_bound", fd->on_free_bound);
-        if (r->opt.intervals) {
-            jw_key(&w, "error_scale");
-            jw_obj(&w);
-            jw_knum(&w, "meas_cv_pct", 100 * fd->scale.meas_cv);
-            jw_knum(&w, "fit_rms_pct", 100 * fd->scale.fit_rms);
-            jw_kint(&w, "dof", fd->scale.dof);
-            jw_kbool(&w, "estimated", fd->scale.estimated);
-            jw_knum(&w, "model_cv_pct", 100 * fd->scale.model_cv);
-            jw_knum(&w, "cv_pct", 100 * fd->scale.cv);
-            jw_knum(&w, "quantile", fd->scale.q);
-            /* "95%" where the synthetic checks support it: an estimated scale (or no model
-             * error shown); "measurement error only" where model error cannot be estimated */
-            jw_kstr(&w, "interval", fd->scale.estimated ? "95%" : "measurement error only");
-            jw_end_obj(&w);
-        }
-        jw_knum(&w, "additive_r0_ms", fd->r0_ms);
-        jw_end_obj(&w);
-    }
-    jw_end_arr(&w);
-    jw_key(&w, "cells");
-    jw_arr(&w);
-    for (size_t i = 0; i < r->n_cells; i++) {
-        const val_cell *c = &r->cells[i];
-        const run_breakdown *b = &c->sim.breakdown;
-        jw_obj(&w);
-        jw_kstr(&w, "config", c->g->config);
-        jw_kint(&w, "tp", c->g->tp);
-        jw_kint(&w, "batch", c->g->batch);
-        jw_kint(&w, "ctx", c->g->ctx);
-        jw_knum(&w, "measured_ms", c->g->measured_ms);
-        jw_knum(&w, "predicted_ms", c->predicted_ms);
-        jw_knum(&w, "pred_lo", c->pred_lo);
-        jw_knum(&w, "pred_hi", c->pred_hi);
-        jw_knum(&w, "fit_lo", c->fit_lo);
-        jw_knum(&w, "fit_hi", c->fit_hi);
-        jw_knum(&w, "param_lo", c->par_lo); /* the free parameters' part alone */
-        jw_knum(&w, "param_hi", c->par_hi);
-        if (r->opt.intervals) jw_kbool(&w, "inside", c->inside);
-        jw_knum(&w, "error_pct", c->error_pct);
-        jw_kstr(&w, "role", val_role_name(c->role));
-        jw_kbool(&w, "calibration", c->calibration);
-        jw_kint(&w, "fold", c->fold + 1);
-        jw_key(&w, "baselines_ms");
-        jw_obj(&w);
-        jw_knum(&w, "constant", c->constant_ms);
-        jw_knum(&w, "additive", c->additive_ms);
-        jw_end_obj(&w);
-        cmd_json_breakdown(&w, "breakdown_ms", b);
-        jw_end_obj(&w);
-    }
-    jw_end_arr(&w);
-    jw_key(&w, "configs");
-    jw_arr(&w);
-    for (int k = 0; k < r->n_configs; k++) {
-        const val_config *c = &r->configs[k];
-        jw_obj(&w);
-        jw_kstr(&w, "config", c->config);
-        jw_kint(&w, "tp", c->tp);
-        jw_kbool(&w, "judged", vcmd_judged(r, c));
-        jw_kint(&w, "fold", c->fold + 1);
-        jw_kint(&w, "cells", c->n);
-        jw_kint(&w, "heldout_cells", c->n_heldout);
-        jw_knum(&w, "mape_pct", c->mape_pct);
-        jw_knum(&w, "heldout_mape_pct", c->heldout_mape_pct);
-        jw_knum(&w, "kill_switch_pct", r->kill_switch_pct);
-        jw_key(&w, "baselines");
-        jw_obj(&w);
-        jw_knum(&w, "constant", c->constant_mape_pct);
-        jw_knum(&w, "additive", c->additive_mape_pct);
-        jw_end_obj(&w);
-        jw_kstr(&w, "best_baseline", c->tested ? c->best_baseline : "");
-        jw_knum(&w, "skill", c->skill);
-        jw_kstr(&w, "verdict", val_verdict_name(c->verdict));
-        jw_kbool(&w, "tested", c->tested);
-        jw_kbool(&w, "pass", c->pass);
-        if (r->opt.intervals) {
-            jw_kint(&w, "heldout_inside_interval", c->n_inside);
-            jw_kbool(&w, "identified", c->identified);
-            jw_knum(&w, "param_spread_pct", c->param_spread_pct);
-            jw_knum(&w, "range_mape_pct", c->range_mape_pct);
-        }
-        jw_knum(&w, "residual_ms", c->residual_ms);
-        jw_knum(&w, "residual_grid_ms", c->residual_grid_ms);
-        jw_end_obj(&w);
-    }
-    jw_end_arr(&w);
-    jw_key(&w, "coverage");
-    jw_obj(&w);
-    jw_kint(&w, "heldout", r->n_heldout);
-    if (r->opt.intervals) jw_kint(&w, "inside", r->n_inside);
-    jw_knum(&w, "nominal", 0.95);
-    jw_kstr(&w, "synthetic", VAL_SYNTHETIC_COVERAGE);
-    jw_end_obj(&w);
-    jw_key(&w, "sourced");
-    jw_arr(&w);
-    for (int i = 0; i < s->n_decls; i++) {
-        if (s->decls[i].assumed) continue;
-        jw_obj(&w);
-        jw_kstr(&w, "key", s->decls[i].key);
-        jw_kstr(&w, "source", s->decls[i].note);
-        jw_kbool(&w, "borrowed", s->decls[i].borrowed);
-        jw_end_obj(&w);
-    }
-    jw_end_arr(&w);
-    jw_key(&w, "sensitivity");
-    jw_arr(&w);
-    for (int k = 0; k < r->n_sens; k++) {
-        const val_sens *v = &r->sens[k];
-        jw_obj(&w);
-        jw_kstr(&w, "key", v->key);
-        jw_kstr(&w, "why", v->note);
-        jw_knum(&w, "value", v->value);
-        jw_knum(&w, "change_pct", 100 * VAL_SENS_FRAC);
-        jw_key(&w, "cells");
-        jw_arr(&w);
-        for (size_t i = 0; i < r->n_cells && r->opt.sensitivity; i++) {
-            const val_cell *c = &r->cells[i];
-            if (c->role != VAL_HELDOUT) continue;
-            jw_obj(&w);
-            jw_kint(&w, "tp", c->g->tp);
-            jw_kint(&w, "batch", c->g->batch);
-            jw_kint(&w, "ctx", c->g->ctx);
-            jw_knum(&w, "predicted_ms", c->predicted_ms);
-            jw_knum(&w, "minus_ms", v->minus_ms[i]);
-            jw_knum(&w, "plus_ms", v->plus_ms[i]);
-            jw_end_obj(&w);
-        }
-        jw_end_arr(&w);
-        jw_end_obj(&w);
-    }
-    jw_end_arr(&w);
-    jw_key(&w, "shrink");
-    jw_obj(&w);
-    if (r->shrink_to_tp) {
-        jw_kint(&w, "from_tp", r->shrink_from_tp);
-        jw_kint(&w, "to_tp", r->shrink_to_tp);
-        jw_knum(&w, "measured", r->shrink_measured);
-        jw_knum(&w, "predicted", r->shrink_predicted);
-        jw_knum(&w, "ideal", (double)r->shrink_to_tp / (double)r->shrink_from_tp);
-    }
-    jw_end_obj(&w);
+    vcmd_json_folds(&w, r);
+    vcmd_json_cells(&w, r);
+    vcmd_json_configs(&w, r);
+    vcmd_json_evidence(&w, r);
     jw_end_obj(&w);
     jw_done(&w);
 }
@@ -527,18 +559,38 @@ static int vcmd_default_grid(const char *scenario_path, char *out, size_t cap, t
     return locate_file("validate", ".csv", "../validate/h100-ctx2048.csv", dir, out, cap, err);
 }
 
-int tpsim_cmd_validate(int argc, char **argv)
-{
-    tp_err err = {{0}};
-    scn_opts so;
-    memset(&so, 0, sizeof so);
-    const char *path = NULL, *grid_path = NULL, *plot_dir = NULL, *v;
-    val_options vo = val_default_options();
-    int json = 0, summary = 0, strict = 0, n_protocols = 0;
+/* What one validate command line asks for (vcmd_parse). */
+typedef struct vcmd_opts {
+    const char *path, *grid_path, *plot_dir, *scan_dir;
+    val_options vo;
+    int json, summary, strict, n_protocols;
     val_protocol protocols[VCMD_MAX_PROTOCOLS];
-    const char *scan_dir = NULL;
+} vcmd_opts;
+
+/* A protocol flag (--within, --transfer A:B, --loo): appended to o->protocols. second_shown
+ * keeps the flag that gave a second one (ca.shown is reused). */
+static int vcmd_protocol_flag(vcmd_opts *o, const char *shown, const char *text,
+                              char *second_shown, size_t cap, tp_err *err)
+{
+    if (o->n_protocols == VCMD_MAX_PROTOCOLS)
+        return tp_err_set(err, "%s: a protocol past the %dth, expected at most %d", shown,
+                          VCMD_MAX_PROTOCOLS, VCMD_MAX_PROTOCOLS);
+    if (o->n_protocols && !second_shown[0]) snprintf(second_shown, cap, "%s", shown);
+    o->vo.protocol_given = 1;
+    if (val_protocol_parse(text, &o->protocols[o->n_protocols++], err)) {
+        char msg[TP_ERR_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return tp_err_set(err, "%s: %s", shown, msg);
+    }
+    return 0;
+}
+
+/* The command line into o and so: 0, 1 when --help was printed, -1 with err set. */
+static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err *err)
+{
+    const char *v;
     char second_shown[80] = ""; /* the flag that gave a second protocol (ca.shown is reused) */
-    double cv_pct = 100 * vo.meas_cv;
+    double cv_pct = 100 * o->vo.meas_cv;
     enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT, F_WITHIN, F_TRANSFER, F_LOO, F_CV, F_STRICT,
            F_SUMMARY, F_SCAN, F_JOBS, F_QUIET };
     static const cli_flag flags[] = {{"help", 'h', 0},   {"grid", 0, 1},   {"plot", 0, 1},
@@ -549,121 +601,127 @@ int tpsim_cmd_validate(int argc, char **argv)
                                      {NULL, 0, 0}};
     cli_args ca;
     int f;
-    if (cli_begin(&ca, "validate", "tpsim validate --help", flags, argc, argv, &err))
-        return cmd_fail(&err);
-    while ((f = cli_next(&ca, &v, &err)) != CLI_DONE) {
+    if (cli_begin(&ca, "validate", "tpsim validate --help", flags, argc, argv, err)) return -1;
+    while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         if (f == CLI_ERROR) {
-            return cmd_fail(&err);
+            return -1;
         } else if (f == CLI_OPERAND) {
-            if (path)
-                return tp_err_set(&err, "validate: a second scenario '%s', expected one", v),
-                       cmd_fail(&err);
-            path = v;
+            if (o->path) return tp_err_set(err, "validate: a second scenario '%s', expected one", v);
+            o->path = v;
         } else if (f == F_HELP) {
             fputs(validate_usage, stdout);
-            return 0;
+            return 1;
         } else if (f == F_GRID) {
-            grid_path = v;
+            o->grid_path = v;
         } else if (f == F_PLOT) {
-            plot_dir = v;
+            o->plot_dir = v;
         } else if (f == F_KILL) {
-            if (cli_double(ca.shown, v, 0.001, 1000, &vo.kill_switch_pct, &err)) return cmd_fail(&err);
+            if (cli_double(ca.shown, v, 0.001, 1000, &o->vo.kill_switch_pct, err)) return -1;
         } else if (f == F_WITHIN || f == F_TRANSFER || f == F_LOO) {
-            if (n_protocols == VCMD_MAX_PROTOCOLS)
-                return tp_err_set(&err, "%s: a protocol past the %dth, expected at most %d",
-                                  ca.shown, VCMD_MAX_PROTOCOLS, VCMD_MAX_PROTOCOLS), cmd_fail(&err);
-            if (n_protocols && !second_shown[0]) snprintf(second_shown, sizeof second_shown, "%s", ca.shown);
-            vo.protocol_given = 1;
-            if (val_protocol_parse(f == F_WITHIN ? "within" : f == F_LOO ? "loo" : v,
-                                   &protocols[n_protocols++], &err)) {
-                char msg[TP_ERR_MAX];
-                snprintf(msg, sizeof msg, "%s", err.msg);
-                return tp_err_set(&err, "%s: %s", ca.shown, msg), cmd_fail(&err);
-            }
+            if (vcmd_protocol_flag(o, ca.shown, f == F_WITHIN ? "within" : f == F_LOO ? "loo" : v,
+                                   second_shown, sizeof second_shown, err))
+                return -1;
         } else if (f == F_CV) {
-            if (cli_double(ca.shown, v, 0.001, 50, &cv_pct, &err)) return cmd_fail(&err);
-            vo.meas_cv = cv_pct / 100.0;
+            if (cli_double(ca.shown, v, 0.001, 50, &cv_pct, err)) return -1;
+            o->vo.meas_cv = cv_pct / 100.0;
         } else if (f == F_JOBS) { /* cells at once; the output does not change */
             long jobs;
-            if (cli_long(ca.shown, v, 1, 1024, &jobs, &err)) return cmd_fail(&err);
-            so.jobs = (int)jobs;
+            if (cli_long(ca.shown, v, 1, 1024, &jobs, err)) return -1;
+            so->jobs = (int)jobs;
         } else if (f == F_QUIET) {
-            so.quiet = 1;
+            so->quiet = 1;
         } else if (f == F_STRICT) {
-            strict = 1;
+            o->strict = 1;
         } else if (f == F_SUMMARY) {
-            summary = 1;
+            o->summary = 1;
         } else if (f == F_SCAN) {
-            scan_dir = v;
+            o->scan_dir = v;
         } else if (f == F_FORMAT) {
             if (strcmp(v, "text") && strcmp(v, "json"))
-                return tp_err_set(&err, "--format: '%s', expected text or json", v), cmd_fail(&err);
-            json = !strcmp(v, "json");
-        } else if (cmd_scn_flag(&so, flags[f].name, v, &err) < 0) {
-            return cmd_fail(&err);
+                return tp_err_set(err, "--format: '%s', expected text or json", v);
+            o->json = !strcmp(v, "json");
+        } else if (cmd_scn_flag(so, flags[f].name, v, err) < 0) {
+            return -1;
         }
     }
-    if (!path)
-        return tp_err_set(&err, "validate: missing SCENARIO (see tpsim validate --help)"), cmd_fail(&err);
+    if (!o->path) return tp_err_set(err, "validate: missing SCENARIO (see tpsim validate --help)");
     /* several protocols: one table row per judged config of each, in the order given (the
      * validation table's use); a report, JSON or figures describe one */
-    if (second_shown[0] && (!summary || json || plot_dir || scan_dir))
-        return tp_err_set(&err, "%s: a second protocol, expected one of --within, --transfer A:B, "
+    if (second_shown[0] && (!o->summary || o->json || o->plot_dir || o->scan_dir))
+        return tp_err_set(err, "%s: a second protocol, expected one of --within, --transfer A:B, "
                           "--loo (several only with --summary, without --format json, --plot "
-                          "or --scan)", second_shown), cmd_fail(&err);
+                          "or --scan)", second_shown);
+    return 0;
+}
+
+/* Each protocol in turn on one grid: its report, figures and --strict count. 0 (*unsupported
+ * set when --strict finds a judged config not SUPPORTED), or -1 with err set. */
+static int vcmd_run(vcmd_opts *o, const scn_opts *so, const grid *g, val_report *rep,
+                    int *unsupported, tp_err *err)
+{
+    const char *path = o->path;
+    for (int p = 0; p < (o->n_protocols ? o->n_protocols : 1); p++) {
+        if (o->n_protocols) o->vo.protocol = o->protocols[p];
+        if (val_run_with(path, so, g, &o->vo, rep, err)) return -1;
+        if (o->scan_dir && rep->n_fit == 0) { /* refused before the report is printed */
+            tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
+            val_free(rep);
+            return -1;
+        }
+        if (o->json) vcmd_print_json(rep);
+        else if (o->summary) vcmd_print_summary(rep);
+        else vcmd_print_text(rep);
+        if ((o->plot_dir && plot_validation(rep, o->plot_dir, err)) ||
+            (o->scan_dir && vcmd_write_scan(path, so, rep, o->scan_dir, err))) {
+            val_free(rep);
+            return -1;
+        }
+        for (int k = 0; o->strict && k < rep->n_configs; k++)
+            if (vcmd_judged(rep, &rep->configs[k]) && rep->configs[k].verdict != VAL_SUPPORTED)
+                *unsupported = 1;
+        val_free(rep);
+    }
+    return 0;
+}
+
+int tpsim_cmd_validate(int argc, char **argv)
+{
+    tp_err err = {{0}};
+    scn_opts so;
+    memset(&so, 0, sizeof so);
+    vcmd_opts o;
+    memset(&o, 0, sizeof o);
+    o.vo = val_default_options();
+    int parsed = vcmd_parse(argc, argv, &o, &so, &err);
+    if (parsed) return parsed > 0 ? 0 : cmd_fail(&err);
     char scn_buf[1024], grid_buf[4096];
-    if (!(path = locate_arg("scenarios", ".yaml", path, scn_buf, sizeof scn_buf, &err)))
+    if (!(o.path = locate_arg("scenarios", ".yaml", o.path, scn_buf, sizeof scn_buf, &err)))
         return cmd_fail(&err);
-    if (grid_path) {
-        if (!(grid_path = locate_arg("validate", ".csv", grid_path, grid_buf, sizeof grid_buf, &err)))
+    if (o.grid_path) {
+        if (!(o.grid_path = locate_arg("validate", ".csv", o.grid_path, grid_buf, sizeof grid_buf,
+                                       &err)))
             return cmd_fail(&err);
-    } else if (vcmd_default_grid(path, grid_buf, sizeof grid_buf, &err)) {
+    } else if (vcmd_default_grid(o.path, grid_buf, sizeof grid_buf, &err)) {
         return cmd_fail(&err);
     } else {
-        grid_path = grid_buf;
+        o.grid_path = grid_buf;
     }
     grid g;
     val_report *rep = malloc(sizeof *rep);
     if (!rep) return tp_err_set(&err, "out of memory"), cmd_fail(&err);
     int status = 2, unsupported = 0;
-    if (grid_load(grid_path, &g, &err)) {
+    if (grid_load(o.grid_path, &g, &err)) {
         free(rep);
         return cmd_fail(&err);
     }
     /* the figures are installed last, after the report reached stdout (plot.h) */
-    if ((plot_dir && plot_check(plot_dir, &err)) || (scan_dir && plot_check(scan_dir, &err))) goto out;
+    if ((o.plot_dir && plot_check(o.plot_dir, &err)) || (o.scan_dir && plot_check(o.scan_dir, &err)))
+        goto out;
     /* the protocols of one invocation share one scenario, options and grid, so a fit on the
      * same calibration cells reuses the cells already simulated (memo.h) */
-    vo.memo = vmemo_new(); /* NULL (no memory) only loses the reuse */
-    int failed = 0;
-    for (int p = 0; p < (n_protocols ? n_protocols : 1) && !failed; p++) {
-        if (n_protocols) vo.protocol = protocols[p];
-        if (val_run_with(path, &so, &g, &vo, rep, &err)) {
-            failed = 1;
-            break;
-        }
-        if (scan_dir && rep->n_fit == 0) { /* refused before the report is printed */
-            tp_err_set(&err, "--scan: %s has no free parameters, nothing to scan", path);
-            val_free(rep);
-            failed = 1;
-            break;
-        }
-        if (json) vcmd_print_json(rep);
-        else if (summary) vcmd_print_summary(rep);
-        else vcmd_print_text(rep);
-        if ((plot_dir && plot_validation(rep, plot_dir, &err)) ||
-            (scan_dir && vcmd_write_scan(path, &so, rep, scan_dir, &err))) {
-            val_free(rep);
-            failed = 1;
-            break;
-        }
-        for (int k = 0; strict && k < rep->n_configs; k++)
-            if (vcmd_judged(rep, &rep->configs[k]) && rep->configs[k].verdict != VAL_SUPPORTED)
-                unsupported = 1;
-        val_free(rep);
-    }
-    if (!failed) status = unsupported ? 1 : 0;
-    vmemo_free(vo.memo);
+    o.vo.memo = vmemo_new(); /* NULL (no memory) only loses the reuse */
+    if (vcmd_run(&o, &so, &g, rep, &unsupported, &err) == 0) status = unsupported ? 1 : 0;
+    vmemo_free(o.vo.memo);
 out:
     if (status == 2) cmd_fail(&err);
     grid_free(&g);
