@@ -25,7 +25,10 @@ static const char *const mc_part_keys[MEASURED_PARTS][MEASURED_MAX_KEYS] = {
     [MEASURED_STEP] = {"host.step.dist", "host.step.mean_us", "host.step.cv"},
     [MEASURED_KERNEL_FIXED] = {"gpu.kernel_fixed_us"},
     [MEASURED_HBM_EFFICIENCY] = {"gpu.hbm_efficiency"},
-#define MC_PHASE(P, N) [P] = {"host.phases." N ".dist", "host.phases." N ".mean_us", "host.phases." N ".cv"}
+/* a phase also sets its per_seq_us to 0: the trace timed the phase at its own batch, so the
+ * scenario's per-sequence term must not be added on top of that total */
+#define MC_PHASE(P, N) [P] = {"host.phases." N ".dist", "host.phases." N ".mean_us", \
+                              "host.phases." N ".cv", "host.phases." N ".per_seq_us"}
     MC_PHASE(MEASURED_PHASE_SCHEDULE, "schedule"),
     MC_PHASE(MEASURED_PHASE_BROADCAST, "broadcast"),
     MC_PHASE(MEASURED_PHASE_PREPARE_INPUTS, "prepare_inputs"),
@@ -110,6 +113,7 @@ static int mc_dist(const cfg_node *host, measured_part part, measured_cal *m, tp
     /* a constant gets cv 0 too, so a scenario's own cv cannot make it invalid */
     mc_num_text(cv, text, sizeof text);
     mc_add(g, part, text, cfg_get(n, "cv") ? cfg_get(n, "cv") : kn);
+    if (part >= MEASURED_PHASE_SCHEDULE) mc_add(g, part, "0", cfg_get(n, "mean_us"));
     return 0;
 }
 

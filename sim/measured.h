@@ -4,7 +4,8 @@
  * Contract: measured_load reads and checks the file strictly (unknown keys, another kind, a
  * value out of range: one "file:line:col: ..." line in err, -1). It reads the structured
  * values, not the file's `apply:` list: host.launch, host.collective, host.step and
- * host.phases.NAME (dist, mean_us, cv), gpu.kernel_fixed_us and gpu.hbm_efficiency. A part marked `unmeasured: true`,
+ * host.phases.NAME (dist, mean_us, cv, and per_seq_us 0: the trace's value is the phase at
+ * the trace's batch, not a term added to the scenario's per-sequence one), gpu.kernel_fixed_us and gpu.hbm_efficiency. A part marked `unmeasured: true`,
  * or absent, sets nothing: the scenario keeps its value and the note says so.
  * measured_open applies a file to a scenario document before the user's --set flags, so the
  * order is scenario file < measured file < --set; each value it writes keeps its position in
@@ -24,7 +25,7 @@
 
 #define MEASURED_PATH_MAX 512
 #define MEASURED_SOURCE_MAX 320
-#define MEASURED_MAX_KEYS 3
+#define MEASURED_MAX_KEYS 4
 
 typedef enum measured_state {
     MEASURED_SET,        /* the file measured it: its keys are set */

@@ -84,7 +84,8 @@ for key, v in want.items():
 # the B200 trace (with_stack) also times input preparation: host.phases.prepare_inputs
 assert set(got) == set(want) | {"host.launch.cv", "host.collective.cv", "gpu.kernel_fixed_us",
                                 "host.phases.prepare_inputs.dist", "host.phases.prepare_inputs.mean_us",
-                                "host.phases.prepare_inputs.cv"}, got
+                                "host.phases.prepare_inputs.cv",
+                                "host.phases.prepare_inputs.per_seq_us"}, got
 assert all("TraceLens__b200__vllm_tp8_eager_step.json.gz (rank 0)" in s["source"] for s in m["set"]), m["set"]
 assert all(s["overridden_by"] is None for s in m["set"]), m["set"]
 assert m["kept"] == [{"part": "host.step", "why": "unmeasured"}], m["kept"]

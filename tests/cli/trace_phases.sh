@@ -24,12 +24,21 @@ check "text names the phase" grep -Eq '^  prepare_inputs +911\.88 us mean' "$TMP
 check "-o has host.phases.prepare_inputs" grep -q '^      mean_us: 911.8760$' "$TMP/mi.yaml"
 check "-o apply list has it" grep -q '^  - host.phases.prepare_inputs.mean_us=911.8760$' "$TMP/mi.yaml"
 expect_ok "scenario takes it" "$TPSIM" run scenarios/vllm-graphs.yaml --measured "$TMP/mi.yaml" --format json
-check "run uses the measured phase (plus the scenario's per-sequence term)" python3 -c '
+# the trace timed the phase at its own batch: its 911.876 us is the whole phase, with no
+# per-sequence term of the host model's added on top (that term is 19.125 us at batch 1)
+check "run uses the measured phase, and only it" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert abs(d["host_phases"]["ms"]["prepare_inputs"] - (0.911876 + 0.019125)) < 1e-9, d["host_phases"]
-keys = [s["key"] for s in d["measured"]["set"]]
+assert abs(d["host_phases"]["ms"]["prepare_inputs"] - 0.911876) < 1e-9, d["host_phases"]
+keys = {s["key"]: s["value"] for s in d["measured"]["set"]}
 assert "host.phases.prepare_inputs.mean_us" in keys, keys
+assert keys["host.phases.prepare_inputs.per_seq_us"] == 0, keys
+' "$TMP/out"
+expect_ok "measured phase at batch 16" "$TPSIM" run scenarios/vllm-graphs.yaml --measured "$TMP/mi.yaml" --format json --batch 16
+check "batch 16: the measured phase stays the trace's value" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert abs(d["host_phases"]["ms"]["prepare_inputs"] - 0.911876) < 1e-9, d["host_phases"]
 ' "$TMP/out"
 # the B200 eager trace (with_stack, one 888-token prefill step) times the same phase
 B2=tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz
