@@ -11,10 +11,20 @@
  *     launch, before the drain, so the step grows only by their excess over the GPU's
  *     remaining work.
  * The engines draw them through engine_phases_sample (engine.h), once per step and rank.
+ *
+ * A host-phase file (kind: host-phases, models/host/NAME.yaml, named by the scenario key
+ * `phases:`) holds one such model for every scenario that names it: `phases:` (the map a
+ * scenario's host.phases would hold) plus `sourced: [{key, source}]` and `assumed: [{key,
+ * why}]`, where every number under phases is declared exactly once (a dotted key of the file:
+ * "phases.schedule.mean_us"). phase_file_load checks all that (one "file:line:col: ..." line,
+ * -1) and returns the assignments a scenario document takes ("host.phases.schedule.mean_us" =
+ * the file's text, at the file's position) and the declarations under their scenario keys.
+ * Plain values, no allocation kept.
  */
 #ifndef TPSIM_PHASE_H
 #define TPSIM_PHASE_H
 
+#include "cfg.h"
 #include "engine.h"
 
 #define PHASE_N ENGINE_PHASES
@@ -36,5 +46,30 @@ void phase_fill(const phase_model *m, long batch, engine_host *h);
 double phase_total_s(const phase_model *m, long batch);
 /* "serialised" / "overlapped". */
 const char *phase_mode_name(int overlap);
+
+#define PHASE_FILE_ITEMS (PHASE_N * 4) /* dist, mean_us, cv, per_seq_us per phase */
+
+typedef struct phase_item {
+    char key[64];      /* the scenario key: "host.phases.schedule.mean_us" */
+    char text[64];     /* the file's value, as written */
+    int line, col;     /* where the file states it */
+} phase_item;
+
+typedef struct phase_decl {
+    char key[64];      /* the scenario key, as phase_item */
+    int assumed;       /* 1: assumed: (note says why), 0: sourced: (note is the source) */
+    char note[256];
+    int line, col;     /* where the file's entry names the key */
+} phase_decl;
+
+typedef struct phase_file {
+    char path[512];
+    int n_items;
+    phase_item items[PHASE_FILE_ITEMS];
+    int n_decls;       /* one per number among the items */
+    phase_decl decls[PHASE_FILE_ITEMS];
+} phase_file;
+
+int phase_file_load(const char *path, phase_file *out, tp_err *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include "locate.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const scenario_keys[] = {"name",    "description", "model",     "hardware",
@@ -14,6 +15,7 @@ static const char *const scenario_keys[] = {"name",    "description", "model",  
                                             "measured", /* a trace calibration (measured.h) */
                                        "kernels",  /* a kernel calibration (kcal.h) */
                                             "validated", /* the validated domain (domain.h) */
+                                            "phases", /* a host-phase file (phase.h) */
                                             NULL};
 static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
@@ -465,6 +467,76 @@ static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_
     return 0;
 }
 
+/* phases: FILE (phase.h): the file resolved as models/host/NAME.yaml, like the other files a
+ * scenario names; a missing or bad file is reported at the line that names it. */
+static int scenario_phase_file(cfg_doc *doc, const cfg_node *pn, phase_file *pf, tp_err *err)
+{
+    char path[SCN_PATH_MAX];
+    if (scenario_resolve(doc, pn, "models/host", path, sizeof path, err)) return -1;
+    if (phase_file_load(path, pf, err)) return scenario_subfile_error(pn, err);
+    return 0;
+}
+
+/* The host-phase file's sourced: and assumed: entries become the scenario's, under their
+ * scenario keys (host.phases.NAME.KEY), so validate reads them as the scenario's own and
+ * runs a sensitivity row for each assumed phase; a key the scenario also declares or fits is
+ * refused, as a key declared twice in one file. */
+static int scenario_bind_phase_decls(cfg_doc *doc, scenario *s, tp_err *err)
+{
+    const cfg_node *pn = cfg_get(cfg_root(doc), "phases");
+    if (!pn) return 0;
+    phase_file *pf = malloc(sizeof *pf);
+    if (!pf) return tp_err_set(err, "out of memory");
+    int rc = scenario_phase_file(doc, pn, pf, err);
+    for (int i = 0; !rc && i < pf->n_decls; i++) {
+        const phase_decl *pd = &pf->decls[i];
+        int line;
+        if (scenario_declared(s, pd->key, &line))
+            rc = tp_err_at(err, pf->path, pd->line, pd->col, "'%s' is also fitted or declared by "
+                           "the scenario (%s line %d), expected each number declared once",
+                           pd->key, s->path, line);
+        else if (s->n_decls == SCN_MAX_DECLS)
+            rc = tp_err_at(err, pf->path, pd->line, pd->col, "more than %d sourced and assumed "
+                           "entries", SCN_MAX_DECLS);
+        if (rc) break;
+        scenario_decl *d = &s->decls[s->n_decls++];
+        memset(d, 0, sizeof *d);
+        snprintf(d->key, sizeof d->key, "%s", pd->key);
+        snprintf(d->note, sizeof d->note, "%s", pd->note);
+        d->assumed = pd->assumed;
+        d->line = pd->line;
+        d->col = pd->col;
+    }
+    if (!rc) snprintf(s->phases_path, sizeof s->phases_path, "%s", pf->path);
+    free(pf);
+    return rc;
+}
+
+/* phases: FILE writes the file's values into host.phases before the measured file and --set
+ * (so both still override a phase), each at its position in the file. A scenario that names
+ * a file and also writes host.phases is refused: one host model, stated once. A --set of the
+ * phases key itself (another host model) is applied first, so it names the file spliced. */
+static int scenario_splice_phases(cfg_doc *doc, const char *const *sets, int n_sets, tp_err *err)
+{
+    for (int i = 0; i < n_sets; i++)
+        if (!strncmp(sets[i], "phases=", 7) && cfg_set(doc, sets[i], i + 1, err)) return -1;
+    cfg_node *r = cfg_root(doc), *pn = cfg_get(r, "phases"), *host = cfg_get(r, "host"), *inl;
+    if (!pn) return 0;
+    if (host && host->kind == CFG_MAP && (inl = cfg_get(host, "phases")))
+        return cfg_error(inl, err, "the scenario names a host-phase file (phases:, %s:%d) and "
+                         "writes host.phases too, expected one of them", pn->file, pn->line);
+    phase_file *pf = malloc(sizeof *pf);
+    if (!pf) return tp_err_set(err, "out of memory");
+    int rc = scenario_phase_file(doc, pn, pf, err);
+    for (int i = 0; !rc && i < pf->n_items; i++) {
+        char assign[sizeof pf->items[0].key + sizeof pf->items[0].text + 2];
+        snprintf(assign, sizeof assign, "%s=%s", pf->items[i].key, pf->items[i].text);
+        rc = cfg_set_at(doc, assign, pf->path, pf->items[i].line, pf->items[i].col, err);
+    }
+    free(pf);
+    return rc;
+}
+
 int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
 {
     scenario s;
@@ -546,7 +618,8 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
                          "expected the hardware name a calibration file states (hardware:)");
     if (from) snprintf(s.calibration_from, sizeof s.calibration_from, "%s", from);
     if (((n = cfg_get(r, "sourced")) && scenario_bind_decls(r, n, 0, &s, err)) ||
-        ((n = cfg_get(r, "assumed")) && scenario_bind_decls(r, n, 1, &s, err)))
+        ((n = cfg_get(r, "assumed")) && scenario_bind_decls(r, n, 1, &s, err)) ||
+        scenario_bind_phase_decls(doc, &s, err))
         return -1;
     *out = s;
     return 0;
@@ -562,7 +635,9 @@ cfg_doc *scenario_open_measured(const char *path, const char *measured, const ch
 {
     cfg_doc *doc = cfg_load(path, err);
     if (!doc) return NULL;
-    if (measured_open(doc, measured, sets, n_sets, err)) { /* scenario < measured < --set */
+    /* scenario < phase file < measured < --set */
+    if (scenario_splice_phases(doc, sets, n_sets, err) ||
+        measured_open(doc, measured, sets, n_sets, err)) {
         cfg_free(doc);
         return NULL;
     }

@@ -97,6 +97,7 @@ typedef struct scenario {
     char slow_rank_at[SCN_PATH_MAX + 32]; /* "file:line:col" of slow_rank.rank, for messages */
     double slow_extra_step_s, slow_launch_factor;
     phase_model phases;       /* host.phases, execution.host_phases (phase.h); all 0 if none */
+    char phases_path[SCN_PATH_MAX]; /* the host-phase file (phases:), "" if none */
     /* execution mode; graph costs default to docs/sources.md#host-costs's 15 us + 0.6 us/node */
     int graphs;
     dist graph_launch;

@@ -4,6 +4,7 @@
 # bad keys and values get one line.
 source tests/cli/lib.sh
 S=scenarios/vllm-graphs.yaml
+P=models/host/vllm.yaml      # the host-phase file S names (phases:)
 ZERO=()
 for p in schedule broadcast prepare_inputs sampler_sync output_processing; do
     ZERO+=(--set "host.phases.$p.mean_us=0")
@@ -14,7 +15,7 @@ step() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_m
 for b in 1 16; do
     expect_ok "phases b$b" "$TPSIM" run "$S" --batch $b --format json && with=$(step)
     expect_ok "no phases b$b" "$TPSIM" run "$S" --batch $b --format json "${ZERO[@]}" && without=$(step)
-    check "serialised b$b: step grows by the phases' sum" python3 - "$S" "$b" "$with" "$without" <<'PY'
+    check "serialised b$b: step grows by the phases' sum" python3 - "$P" "$b" "$with" "$without" <<'PY'
 import re, sys
 path, b, w, wo = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 total = 0.0
@@ -48,14 +49,64 @@ assert abs(h["ms"]["output_processing"] - (0.09677 + 0.10323 * 16)) < 1e-9 and a
 ' "$TMP/out"
 expect_ok "text names the phases" "$TPSIM" run "$S"
 check "text host phases line" grep -q "^host phases serialised per step (ms at batch 1): schedule 0.870 + broadcast 0.870 + prepare_inputs 0.319 + sampler_sync 0.000 + output_processing 0.200 = 2.259$" "$TMP/out"
-expect_ok "no phases, no line" "$TPSIM" run scenarios/eager-host-dispatch.yaml
-check "eager-host-dispatch has no phases line" bash -c "! grep -q '^host phases' '$TMP/out'"
+expect_ok "no phases, no line" "$TPSIM" run scenarios/paper-additive.yaml
+check "paper-additive has no phases line" bash -c "! grep -q '^host phases' '$TMP/out'"
 
-# validate: a phase number nobody declared is refused at its line
-grep -v "host.phases.broadcast.mean_us" "$S" >"$TMP/undeclared.yaml"
+# validate: a phase number nobody declared is refused at its line (written inline here)
+python3 - "$S" "$P" "$TMP/undeclared.yaml" <<'PY'
+import re, sys
+scn, phases, out = sys.argv[1:]
+inline = "  phases:\n" + "".join("  " + l for l in open(phases) if re.match(r"  \w+: \{dist", l))
+s = open(scn).read()
+s = re.sub(r"^phases: .*\n", "", s, flags=re.M).replace("\nexecution:", "\n" + inline + "execution:")
+open(out, "w").write(s)
+PY
 sed -i "s|\.\./models|$PWD/models|g" "$TMP/undeclared.yaml"
-expect_fail2 "undeclared phase" "undeclared.yaml:[0-9]+:[0-9]+: host.phases.broadcast.mean_us: a number the grid could inform is neither fitted" \
+expect_fail2 "undeclared phase" "undeclared.yaml:[0-9]+:[0-9]+: host.phases.schedule.mean_us: a number the grid could inform is neither fitted" \
     "$TPSIM" validate "$TMP/undeclared.yaml" --grid validate/h100-ctx2048.csv
+expect_ok "inline phases run" "$TPSIM" run "$TMP/undeclared.yaml" --batch 16 --format json && inl=$(step)
+expect_ok "file phases run" "$TPSIM" run "$S" --batch 16 --format json && fil=$(step)
+check "inline phases = the file's" python3 -c "assert $inl == $fil, ($inl, $fil)"
+
+# the host-phase file (phases:): its numbers sourced or assumed in the file, carried to validate
+EHD="$TMP/ehd-phases.yaml"   # eager-host-dispatch naming the file (once)
+sed "s|\.\./models|$PWD/models|g" scenarios/eager-host-dispatch.yaml >"$EHD"
+grep -q '^phases:' "$EHD" || sed -i "s|^fit:|phases: $PWD/$P\nfit:|" "$EHD"
+expect_ok "validate lists the file's declarations" "$TPSIM" validate "$EHD" \
+    --grid validate/h100-ctx2048.csv --within
+check "an assumed phase gets a sensitivity row" grep -q "host.phases.schedule.mean_us" "$TMP/out"
+cp "$P" "$TMP/p-undecl.yaml"
+sed -i '/key: phases.broadcast.mean_us/d' "$TMP/p-undecl.yaml"
+sed "s|^phases: .*|phases: $TMP/p-undecl.yaml|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-undecl.yaml"
+line=$(grep -n "^  broadcast:" "$TMP/p-undecl.yaml" | cut -d: -f1)
+expect_fail2 "phase file: an undeclared number" "p-undecl.yaml:$line:[0-9]+: phases.broadcast.mean_us: a number neither sourced nor assumed" \
+    "$TPSIM" run "$TMP/s-undecl.yaml"
+sed 's/^kind: host-phases/kind: hardware/' "$P" >"$TMP/p-kind.yaml"
+sed "s|^phases: .*|phases: $TMP/p-kind.yaml|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-kind.yaml"
+expect_fail2 "phase file: another kind" "p-kind.yaml:[0-9]+:[0-9]+: kind: 'hardware', expected host-phases" \
+    "$TPSIM" run "$TMP/s-kind.yaml"
+sed 's/  schedule: {dist: constant, mean_us: 870}/  schedule: {dist: constant, mean_us: -5}/' "$P" >"$TMP/p-neg.yaml"
+sed "s|^phases: .*|phases: $TMP/p-neg.yaml|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-neg.yaml"
+line=$(grep -n "^  schedule:" "$TMP/p-neg.yaml" | cut -d: -f1)
+expect_fail2 "phase file: a bad value, at its line in the file" "p-neg.yaml:$line:[0-9]+: .*mean_us: -5 is out of range" \
+    "$TPSIM" run "$TMP/s-neg.yaml"
+sed "s|^phases: .*|phases: $TMP/nowhere.yaml|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-missing.yaml"
+line=$(grep -n "^phases:" "$TMP/s-missing.yaml" | cut -d: -f1)
+expect_fail2 "phase file: missing, at the line naming it" "s-missing.yaml:$line:[0-9]+: phases: .*nowhere.yaml" \
+    "$TPSIM" run "$TMP/s-missing.yaml"
+sed "s|^  collective: {dist: constant, mean_us: 8}|&\n  phases: {schedule: {dist: constant, mean_us: 1}}|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-both.yaml"
+expect_fail2 "file and inline phases: refused" "s-both.yaml:[0-9]+:[0-9]+: host.phases: the scenario names a host-phase file .* and writes host.phases too" \
+    "$TPSIM" run "$TMP/s-both.yaml"
+sed "s|^assumed:|assumed:\n  - {key: host.phases.broadcast.mean_us, why: twice}|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-twice.yaml"
+expect_fail2 "declared in the file and the scenario: refused" "vllm.yaml:[0-9]+:[0-9]+: 'host.phases.broadcast.mean_us' is also fitted or declared by the scenario" \
+    "$TPSIM" run "$TMP/s-twice.yaml"
+# --set phases=FILE swaps the host model: a file with the schedule at 10 ms adds 9.13 ms
+sed 's/  schedule: {dist: constant, mean_us: 870}/  schedule: {dist: constant, mean_us: 10000}/' "$P" >"$TMP/p-slow.yaml"
+expect_ok "--set phases=" "$TPSIM" run "$S" --format json --set "phases=$TMP/p-slow.yaml" && slow=$(step)
+expect_ok "the file's own" "$TPSIM" run "$S" --format json && base=$(step)
+check "--set phases= names the spliced file" python3 -c "assert abs(($slow - $base) - 9.13) < 1e-9, ($slow, $base)"
+expect_ok "--set over the file's phase" "$TPSIM" run "$S" --format json --set host.phases.schedule.mean_us=10000 && over=$(step)
+check "--set beats the phase file" python3 -c "assert abs($over - $slow) < 1e-12, ($over, $slow)"
 
 # bad input: one line, status 2
 expect_fail2 "unknown phase" "unknown key 'bogus' in host.phases, expected one of: schedule, broadcast" \
