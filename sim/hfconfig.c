@@ -20,11 +20,23 @@ typedef struct hf_file {
 
 enum hf_arch {
     HF_LLAMA, HF_MISTRAL, HF_QWEN2, HF_MIXTRAL, HF_QWEN2_MOE, HF_DEEPSEEK_V2, HF_DEEPSEEK_V3,
-    HF_N_ARCH
+    HF_QWEN3, HF_QWEN3_MOE, HF_GEMMA2, HF_PHI3, HF_N_ARCH
 };
 static const char *const hf_arch_names[HF_N_ARCH] = {
     "LlamaForCausalLM",    "MistralForCausalLM",     "Qwen2ForCausalLM",      "MixtralForCausalLM",
-    "Qwen2MoeForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"};
+    "Qwen2MoeForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "Qwen3ForCausalLM",
+    "Qwen3MoeForCausalLM", "Gemma2ForCausalLM",     "Phi3ForCausalLM"};
+/* The model_type transformers writes beside each class (its config class's model_type). */
+static const char *const hf_model_types[HF_N_ARCH] = {
+    "llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "deepseek_v2", "deepseek_v3",
+    "qwen3", "qwen3_moe", "gemma2", "phi3"};
+
+/* The architectures whose every key is accounted for (hf_check_keys): the decode step tpsim
+ * builds for them uses the key, or the key provably does not change that step. */
+static int hf_strict(int arch)
+{
+    return arch == HF_QWEN3 || arch == HF_QWEN3_MOE || arch == HF_GEMMA2 || arch == HF_PHI3;
+}
 
 /* Where a top-level key is written ("key" followed by ':' at depth 1), 1-based; 1:1 when
  * it is not in the file (a missing key is reported at the start). */
@@ -165,12 +177,141 @@ static int hf_arch(const hf_file *f, int *arch, tp_err *err)
             *arch = i;
             return 0;
         }
-    char list[256] = "";
+    char list[512] = "";
     for (int i = 0; i < HF_N_ARCH; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
                  hf_arch_names[i]);
     return hf_error(f, "architectures", err, "'%.80s' is not supported, expected one of %s", name,
                     list);
+}
+
+/* model_type, when present, must be one tpsim knows and the one its class writes. */
+static int hf_model_type(const hf_file *f, int arch, tp_err *err)
+{
+    json_t *v = json_object_get(f->root, "model_type");
+    if (!v) return 0;
+    const char *t = json_is_string(v) ? json_string_value(v) : "";
+    for (int i = 0; i < HF_N_ARCH; i++)
+        if (!strcmp(t, hf_model_types[i])) {
+            if (i == arch) return 0;
+            return hf_error(f, "model_type", err, "'%s' is %s's, but architectures names %s; "
+                            "expected '%s'", t, hf_arch_names[i], hf_arch_names[arch],
+                            hf_model_types[arch]);
+        }
+    char list[256] = "";
+    for (int i = 0; i < HF_N_ARCH; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 hf_model_types[i]);
+    return hf_error(f, "model_type", err, "'%.60s' is not known, expected one of %s", t, list);
+}
+
+/* Keys that provably do not change the decode step tpsim builds (docs/sources.md#hf-config-
+ * fields): dropout (off at inference); token ids; training-only settings (initialisation,
+ * the router's auxiliary loss); transformers' and generate()'s bookkeeping; constants inside
+ * kernels the step launches anyway (the norm's epsilon, the rotary base, the attention's
+ * scale); limits on the context (tpsim's ctx is the context); norm_topk_prob, a flag of vLLM's
+ * fused top-k kernel (renormalize); sliding_window_size, read by neither transformers'
+ * Gemma2Config nor vLLM (they read sliding_window). */
+static const char *const hf_inert_keys[] = {
+    "attention_dropout", "embd_pdrop", "resid_pdrop", "bos_token_id", "eos_token_id",
+    "pad_token_id", "initializer_range", "router_aux_loss_coef", "output_router_logits",
+    "transformers_version", "use_cache", "cache_implementation", "auto_map", "rms_norm_eps",
+    "rope_theta", "query_pre_attn_scalar", "max_position_embeddings",
+    "original_max_position_embeddings", "norm_topk_prob", "sliding_window_size", NULL};
+/* Keys tpsim reads for every strict architecture, then each one's own. max_window_layers
+ * matters only with use_sliding_window, which is refused for Qwen3. */
+static const char *const hf_read_keys[] = {
+    "architectures", "model_type", "_name_or_path", "num_hidden_layers", "hidden_size",
+    "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
+    "torch_dtype", "dtype", "tie_word_embeddings", "quantization_config", "hidden_act",
+    "attention_bias", "sliding_window", "layer_types", "rope_scaling", NULL};
+static const char *const hf_qwen3_keys[] = {"use_sliding_window", "max_window_layers", NULL};
+static const char *const hf_qwen3_moe_keys[] = {
+    "use_sliding_window", "max_window_layers", "num_experts", "num_experts_per_tok",
+    "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers", NULL};
+static const char *const hf_gemma2_keys[] = {"attn_logit_softcapping", "final_logit_softcapping",
+                                             "hidden_activation", NULL};
+
+static int hf_in(const char *key, const char *const *list)
+{
+    for (int i = 0; list && list[i]; i++)
+        if (!strcmp(key, list[i])) return 1;
+    return 0;
+}
+
+/* A strict architecture's config: every key read, or known not to change the step. */
+static int hf_check_keys(const hf_file *f, int arch, tp_err *err)
+{
+    const char *const *own = arch == HF_QWEN3       ? hf_qwen3_keys
+                             : arch == HF_QWEN3_MOE ? hf_qwen3_moe_keys
+                             : arch == HF_GEMMA2    ? hf_gemma2_keys
+                                                    : NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(f->root, key, v) {
+        (void)v;
+        if (!hf_in(key, hf_read_keys) && !hf_in(key, own) && !hf_in(key, hf_inert_keys))
+            return hf_error(f, key, err, "not modelled for %s (it may change the decode step), "
+                            "expected it absent", hf_arch_names[arch]);
+    }
+    json_t *rs = json_object_get(f->root, "rope_scaling");
+    if (rs && !json_is_null(rs))
+        return hf_error(f, "rope_scaling", err, "a scaled rotary embedding is not modelled for "
+                        "%s (vLLM runs other kernels for some), expected null",
+                        hf_arch_names[arch]);
+    return 0;
+}
+
+/* The MLP's activation: SiLU for every class but Gemma's GELU (tanh approximation), which
+ * vLLM's Gemma2MLP insists on in both hidden_act and hidden_activation. */
+static int hf_activation(const hf_file *f, int arch, tp_err *err)
+{
+    const char *want = arch == HF_GEMMA2 ? "gelu_pytorch_tanh" : "silu";
+    static const char *const keys[] = {"hidden_act", "hidden_activation"};
+    for (int i = 0; i < 2; i++) {
+        json_t *v = json_object_get(f->root, keys[i]);
+        if (v && (!json_is_string(v) || strcmp(json_string_value(v), want)))
+            return hf_error(f, keys[i], err, "%s runs the MLP with %s, expected \"%s\"",
+                            hf_arch_names[arch], want, want);
+    }
+    return 0;
+}
+
+/* layer_types (transformers >= 4.53 writes it): "sliding_attention" or "full_attention" per
+ * layer, which tpsim holds as a period (model.h window_period): every layer sliding (0), or
+ * the full ones exactly those with (l + 1) % P == 0. *slides: whether any layer slides. */
+static int hf_layer_types(const hf_file *f, long layers, long *period, int *slides, tp_err *err)
+{
+    json_t *a = json_object_get(f->root, "layer_types");
+    *slides = -1; /* not given */
+    if (!a || json_is_null(a)) return 0;
+    if (!json_is_array(a) || (long)json_array_size(a) != layers)
+        return hf_error(f, "layer_types", err, "expected a list of %ld entries (one a layer)",
+                        layers);
+    char full[1000];
+    long n_full = 0;
+    for (long l = 0; l < layers; l++) {
+        json_t *e = json_array_get(a, (size_t)l);
+        const char *t = json_is_string(e) ? json_string_value(e) : "";
+        if (strcmp(t, "full_attention") && strcmp(t, "sliding_attention"))
+            return hf_error(f, "layer_types", err, "entry %ld is not \"full_attention\" or "
+                            "\"sliding_attention\"", l);
+        full[l] = !strcmp(t, "full_attention");
+        n_full += full[l];
+    }
+    *slides = n_full < layers;
+    *period = 0;
+    if (n_full == 0 || n_full == layers) return 0;
+    for (long p = 2; p <= layers; p++) {
+        long l = 0;
+        while (l < layers && full[l] == ((l + 1) % p == 0)) l++;
+        if (l == layers) {
+            *period = p;
+            return 0;
+        }
+    }
+    return hf_error(f, "layer_types", err, "full-attention layers that are not every Nth layer "
+                    "(layer N-1, 2N-1, ...) are not modelled");
 }
 
 static int hf_dtype(const hf_file *f, long *bytes, tp_err *err)
@@ -275,55 +416,145 @@ static int hf_deepseek(const hf_file *f, model_arch *m, tp_err *err)
     return 0;
 }
 
-static int hf_bind(const hf_file *f, model_arch *out, tp_err *err)
+/* A soft-cap: a positive number, null (none), or absent (the config class's default). */
+static int hf_softcap(const hf_file *f, const char *key, int absent_on, int *on, tp_err *err)
 {
-    model_arch m = {0};
-    int arch = 0;
-    long head_dim = -1, window = -1;
+    json_t *v = json_object_get(f->root, key);
+    *on = v ? 0 : absent_on;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_number(v) || json_number_value(v) <= 0)
+        return hf_error(f, key, err, "expected a positive number (the cap) or null");
+    *on = 1;
+    return 0;
+}
+
+/* Gemma-2 (vllm gemma2.py): four norms a layer, GELU-tanh MLP, the embedding scaled by
+ * sqrt(hidden), soft-capped attention scores and logits (Gemma2Config's defaults 50 and 30
+ * when absent), the lm_head tied to the embedding (vLLM asserts it). */
+static int hf_gemma2(const hf_file *f, model_arch *m, tp_err *err)
+{
+    m->sandwich_norms = m->gelu_tanh = m->embed_scale = 1;
+    if (hf_softcap(f, "attn_logit_softcapping", 1, &m->attn_softcap, err) ||
+        hf_softcap(f, "final_logit_softcapping", 1, &m->logit_softcap, err))
+        return -1;
+    if (!m->tied_embeddings)
+        return hf_error(f, "tie_word_embeddings", err, "Gemma-2's lm_head is its embedding "
+                        "(vLLM's Gemma2ForCausalLM asserts it), expected true");
+    return 0;
+}
+
+/* Qwen3 and Qwen3-MoE (q/k norm; attention_bias on q, k, v only: vllm qwen3.py's o_proj has
+ * none; sliding layers refused), Gemma-2 (every other layer slides: layer_types, else
+ * Gemma2Config's (l + 1) % 2 rule, window 4096 when absent) and Phi-3 (Llama's layout with
+ * fused qkv_proj and gate_up_proj, which vLLM runs as the same GEMMs; its sliding_window on
+ * every layer, as tpsim reads Mistral's). */
+static int hf_family(const hf_file *f, int arch, model_arch *m, tp_err *err)
+{
+    long window = -1, period = 0;
+    int slides = -1, attn_bias = 0, use = 0;
+    if (hf_bool(f, "attention_bias", &attn_bias, err) ||
+        hf_long(f, "sliding_window", 0, 1, 1L << 24, &window, err) ||
+        hf_layer_types(f, m->layers, &period, &slides, err))
+        return -1;
+    if (arch == HF_QWEN3 || arch == HF_QWEN3_MOE) {
+        if (hf_bool(f, "use_sliding_window", &use, err)) return -1;
+        if (use)
+            return hf_error(f, "use_sliding_window", err, "sliding layers from "
+                            "max_window_layers on are not modelled for %s, expected false",
+                            hf_arch_names[arch]);
+        if (slides == 1)
+            return hf_error(f, "layer_types", err, "sliding layers are not modelled for %s, "
+                            "expected every entry \"full_attention\"", hf_arch_names[arch]);
+        m->qk_norm = 1;
+        m->qkv_bias = attn_bias;
+        window = -1; /* read only with use_sliding_window */
+    } else {
+        m->qkv_bias = m->o_bias = attn_bias;
+    }
+    if (arch == HF_GEMMA2) {
+        if (hf_gemma2(f, m, err)) return -1;
+        if (!json_object_get(f->root, "sliding_window")) window = 4096;
+        if (slides < 0) period = 2;
+    }
+    if (slides == 1 && window <= 0)
+        return hf_error(f, "sliding_window", err, "missing, but layer_types has sliding layers; "
+                        "expected the window");
+    m->sliding_window = window > 0 && slides != 0 ? window : 0;
+    m->window_period = period;
+    return 0;
+}
+
+/* Shapes every class shares: layers, widths, heads, vocabulary, dtype, embeddings. */
+static int hf_shapes(const hf_file *f, int arch, model_arch *m, tp_err *err)
+{
+    long head_dim = -1;
     static const char *const kv_keys[] = {"n_head_kv", "num_kv_heads", "num_key_value_heads",
                                           "multi_query_group_num", NULL};
-    const char *kv_key;
-    if (hf_arch(f, &arch, err) || hf_long(f, "num_hidden_layers", 1, 1, 1000, &m.layers, err) ||
-        hf_long(f, "hidden_size", 1, 1, 1L << 20, &m.hidden, err) ||
-        hf_long(f, "num_attention_heads", 1, 1, 4096, &m.heads, err) ||
-        hf_long(f, "intermediate_size", arch != HF_QWEN2_MOE, 1, 1L << 22, &m.intermediate, err) ||
-        hf_long(f, "vocab_size", 1, 1, 1L << 24, &m.vocab, err) ||
-        hf_long(f, "head_dim", 0, 1, 4096, &head_dim, err) || hf_dtype(f, &m.dtype_bytes, err) ||
-        hf_bool(f, "tie_word_embeddings", &m.tied_embeddings, err) ||
-        hf_quant(f, &m.weights_quant, err))
+    int moe_only = arch == HF_QWEN2_MOE || arch == HF_QWEN3_MOE; /* no dense MLP of its own */
+    m->tied_embeddings = arch == HF_GEMMA2; /* the config classes' defaults */
+    if (hf_long(f, "num_hidden_layers", 1, 1, 1000, &m->layers, err) ||
+        hf_long(f, "hidden_size", 1, 1, 1L << 20, &m->hidden, err) ||
+        hf_long(f, "num_attention_heads", 1, 1, 4096, &m->heads, err) ||
+        hf_long(f, "intermediate_size", !moe_only, 1, 1L << 22, &m->intermediate, err) ||
+        hf_long(f, "vocab_size", 1, 1, 1L << 24, &m->vocab, err) ||
+        hf_long(f, "head_dim", 0, 1, 4096, &head_dim, err) || hf_dtype(f, &m->dtype_bytes, err) ||
+        hf_bool(f, "tie_word_embeddings", &m->tied_embeddings, err) ||
+        hf_quant(f, &m->weights_quant, err) || hf_activation(f, arch, err))
         return -1;
     /* total KV heads: the first spelling present, else one per attention head (MHA) */
-    kv_key = hf_first_key(f, kv_keys);
-    m.kv_heads = m.heads;
-    if (kv_key && hf_long(f, kv_key, 1, 1, m.heads, &m.kv_heads, err)) return -1;
-    if (m.heads % m.kv_heads)
+    const char *kv_key = hf_first_key(f, kv_keys);
+    m->kv_heads = m->heads;
+    if (kv_key && hf_long(f, kv_key, 1, 1, m->heads, &m->kv_heads, err)) return -1;
+    if (m->heads % m->kv_heads)
         return hf_error(f, kv_key, err, "%ld does not divide num_attention_heads (%ld)",
-                        m.kv_heads, m.heads);
+                        m->kv_heads, m->heads);
+    /* head_dim absent: Qwen3Config's default 128, Gemma2Config's 256, else hidden / heads */
+    if (head_dim < 0 && !json_object_get(f->root, "head_dim"))
+        head_dim = arch == HF_QWEN3 || arch == HF_QWEN3_MOE ? 128 : arch == HF_GEMMA2 ? 256 : -1;
     if (head_dim > 0) {
-        m.head_dim = head_dim;
-    } else if (m.hidden % m.heads) {
+        m->head_dim = head_dim;
+    } else if (m->hidden % m->heads) {
         return hf_error(f, "hidden_size", err, "%ld does not divide by num_attention_heads (%ld) "
-                        "and head_dim is not given, expected head_dim", m.hidden, m.heads);
+                        "and head_dim is not given, expected head_dim", m->hidden, m->heads);
     } else {
-        m.head_dim = m.hidden / m.heads;
+        m->head_dim = m->hidden / m->heads;
     }
+    return 0;
+}
+
+/* Biases and the sliding window of the classes before issue 18 (their keys not checked). */
+static int hf_classic(const hf_file *f, int arch, model_arch *m, tp_err *err)
+{
+    long window = -1;
     if (arch == HF_QWEN2 || arch == HF_QWEN2_MOE) {
-        m.qkv_bias = 1; /* Qwen2's q/k/v projections carry a bias (vLLM qwen2.py: bias=True) */
+        m->qkv_bias = 1; /* Qwen2's q/k/v projections carry a bias (vLLM qwen2.py: bias=True) */
         int use_window = 0;
         if (hf_bool(f, "use_sliding_window", &use_window, err)) return -1;
         if (use_window && hf_long(f, "sliding_window", 1, 1, 1L << 24, &window, err)) return -1;
     } else {
         int attn_bias = 0;
         if (hf_bool(f, "attention_bias", &attn_bias, err) ||
-            hf_bool(f, "mlp_bias", &m.mlp_bias, err) ||
+            hf_bool(f, "mlp_bias", &m->mlp_bias, err) ||
             hf_long(f, "sliding_window", 0, 1, 1L << 24, &window, err))
             return -1;
-        m.qkv_bias = m.o_bias = attn_bias; /* LlamaAttention: bias on q, k, v and o */
+        m->qkv_bias = m->o_bias = attn_bias; /* LlamaAttention: bias on q, k, v and o */
     }
-    m.sliding_window = window > 0 ? window : 0;
-    if ((arch == HF_MIXTRAL || arch == HF_QWEN2_MOE) && hf_moe(f, arch, &m, err)) return -1;
+    m->sliding_window = window > 0 ? window : 0;
+    return 0;
+}
+
+static int hf_bind(const hf_file *f, model_arch *out, tp_err *err)
+{
+    model_arch m = {0};
+    int arch = 0;
+    if (hf_arch(f, &arch, err) || hf_model_type(f, arch, err) ||
+        (hf_strict(arch) && hf_check_keys(f, arch, err)) || hf_shapes(f, arch, &m, err) ||
+        (hf_strict(arch) ? hf_family(f, arch, &m, err) : hf_classic(f, arch, &m, err)))
+        return -1;
+    int moe = arch == HF_MIXTRAL || arch == HF_QWEN2_MOE || arch == HF_QWEN3_MOE;
+    if (moe && hf_moe(f, arch, &m, err)) return -1;
     if ((arch == HF_DEEPSEEK_V2 || arch == HF_DEEPSEEK_V3) && hf_deepseek(f, &m, err)) return -1;
-    if (arch == HF_QWEN2_MOE && m.intermediate < 0) m.intermediate = m.moe_intermediate;
+    if (m.intermediate < 0) m.intermediate = m.moe_intermediate; /* an MoE without dense MLP */
     if (hf_name(f, m.name, sizeof m.name, err)) return -1;
     *out = m;
     return 0;

@@ -1,17 +1,29 @@
 /* hfconfig.h: a Hugging Face config.json read as a tpsim model (docs/sources.md#hf-config-fields).
  *
  * Contract: hfconfig_load reads one config.json (through rfile: at most HFCONFIG_MAX_BYTES,
- * bounded in time; strict JSON
- * via jansson, duplicate keys refused) into a caller-owned model_arch. Supported
+ * bounded in time; strict JSON via jansson, duplicate keys refused) into a caller-owned model_arch. Supported
  * `architectures`: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM (q/k/v bias),
- * MixtralForCausalLM, Qwen2MoeForCausalLM (experts; Qwen2-MoE's gated shared expert) and
- * DeepseekV2/V3ForCausalLM (MLA attention, routed + shared experts after dense layers).
+ * MixtralForCausalLM, Qwen2MoeForCausalLM (experts; Qwen2-MoE's gated shared expert),
+ * DeepseekV2/V3ForCausalLM (MLA attention, routed + shared experts after dense layers),
+ * Qwen3ForCausalLM and Qwen3MoeForCausalLM (per-head q/k RMSNorm; routed experts only),
+ * Gemma2ForCausalLM (head_dim 256, four norms a layer, GELU-tanh MLP, soft-capped attention
+ * and logits, sliding window on every other layer or as layer_types says, embedding scaled
+ * and tied) and Phi3ForCausalLM (Phi-3 and Phi-4: Llama's layout, fused projections).
+ * model_type, when present, must be the one the class writes (an unknown one is refused
+ * naming those known). For the Qwen3, Gemma-2 and Phi-3 classes every key must be one tpsim
+ * reads or one that provably does not change the decode step (dropout, token ids, training
+ * settings, constants inside kernels the step runs anyway: hf_inert_keys in hfconfig.c);
+ * anything else, a scaled rotary embedding (rope_scaling), or Qwen3's use_sliding_window is
+ * refused at its line and column. The other classes keep their earlier reading, in which
+ * keys the step does not need are ignored. Every class's hidden_act, when present, must be
+ * the activation vLLM runs for it (silu; gelu_pytorch_tanh for Gemma-2). A key left out takes its config class's default
+ * (Qwen3Config head_dim 128; Gemma2Config head_dim 256, soft-caps 50 and 30, tied
+ * embeddings, sliding_window 4096).
  * A config without torch_dtype (or dtype) is float32, 4 bytes a parameter, as transformers'
  * from_pretrained loads it (PretrainedConfig.torch_dtype defaults to None: float32).
- * Anything else, or a field the decode step needs that is missing or out of range, is one
+ * Any other class, or a field the decode step needs that is missing or out of range, is one
  * line "file:line:col: key: what is wrong, what is expected" (the key's position in the
- * file). Keys the step does not need are ignored: config.json carries many. The model's
- * name is `_name_or_path` when present, else the file name without ".json" (and without a
+ * file). The model's name is `_name_or_path` when present, else the file name without ".json" (and without a
  * "_config" suffix; a bare config.json takes its folder's name).
  */
 #ifndef TPSIM_HFCONFIG_H

@@ -16,7 +16,8 @@ const char *const kcal_law_names[KL_COUNT + 1] = {"const", "linear", "row", "seq
 /* Every op prog emits, by what kind of kernel vLLM runs for it. Kernels the profiles have no
  * row for are put with the measured class whose work they resemble: the cache write and the
  * all-reduce copies are copies, top-k, the MoE bookkeeping, FP8 quantisation and the MoE sums
- * are elementwise passes (add). */
+ * are elementwise passes (add), as are Gemma's embedding scale and logit soft-cap; the q/k
+ * and Gemma's extra norms are norms, its GELU-and-mul an activation. */
 #define M(c) ((c) + 1) /* 0: not in the table */
 static const signed char kcal_map[OPN_COUNT] = {
     [OPN_INPUT_COPY] = M(KC_COPY),          [OPN_EMBEDDING] = M(KC_EMBEDDING),
@@ -40,7 +41,10 @@ static const signed char kcal_map[OPN_COUNT] = {
     [OPN_QKV_A_PROJ] = M(KC_GEMM),          [OPN_Q_A_NORM] = M(KC_NORM),
     [OPN_Q_B_PROJ] = M(KC_GEMM),            [OPN_KV_A_NORM] = M(KC_NORM),
     [OPN_MLA_Q_ABSORB] = M(KC_GEMM),        [OPN_MLA_V_UP] = M(KC_GEMM),
-    [OPN_AR_COPY_OUT] = M(KC_COPY),
+    [OPN_AR_COPY_OUT] = M(KC_COPY),         [OPN_Q_NORM] = M(KC_NORM),
+    [OPN_K_NORM] = M(KC_NORM),              [OPN_PRE_FF_NORM] = M(KC_NORM),
+    [OPN_POST_FF_NORM] = M(KC_NORM),        [OPN_GELU_MUL] = M(KC_ACTIVATION),
+    [OPN_EMBED_SCALE] = M(KC_ADD),          [OPN_LOGIT_SOFTCAP] = M(KC_ADD),
 };
 #undef M
 

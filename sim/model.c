@@ -118,3 +118,48 @@ long model_kv_heads_per_rank(const model_arch *m, long tp)
     if (m->kv_lora_rank) return 1;
     return m->kv_heads >= tp ? m->kv_heads / tp : 1;
 }
+
+int model_layer_slides(const model_arch *m, long layer)
+{
+    if (!m->sliding_window) return 0;
+    return m->window_period ? (layer + 1) % m->window_period != 0 : 1;
+}
+
+/* One decoder layer's attention tensors: projections, biases, the q/k norms. */
+static double model_attn_params(const model_arch *m)
+{
+    double H = (double)m->hidden, n = (double)m->heads;
+    if (m->kv_lora_rank) { /* MLA: q (through q LoRA or direct), kv_a + norm, kv_b, o */
+        double L = (double)m->kv_lora_rank, R = (double)m->qk_rope_dim;
+        double N = (double)m->qk_nope_dim, V = (double)m->v_head_dim, QL = (double)m->q_lora_rank;
+        double q = QL > 0 ? H * QL + QL + QL * n * (N + R) : H * n * (N + R);
+        return q + H * (L + R) + L + L * n * (N + V) + n * V * H;
+    }
+    double hd = (double)m->head_dim, qkv = (n + 2.0 * (double)m->kv_heads) * hd;
+    return H * qkv + n * hd * H + (m->qkv_bias ? qkv : 0.0) + (m->o_bias ? H : 0.0) +
+           (m->qk_norm ? 2.0 * hd : 0.0);
+}
+
+void model_params(const model_arch *m, double *total, double *active)
+{
+    double H = (double)m->hidden, V = (double)m->vocab;
+    double norms = (m->sandwich_norms ? 4.0 : 2.0) * H;
+    double dense = 3.0 * H * (double)m->intermediate +
+                   (m->mlp_bias ? 2.0 * (double)m->intermediate + H : 0.0);
+    double expert = 3.0 * H * (double)m->moe_intermediate;
+    double shared = 3.0 * H * (double)m->shared_intermediate + (m->shared_gate ? H : 0.0);
+    double router = H * (double)m->experts;
+    double t = V * H * (m->tied_embeddings ? 1.0 : 2.0) + H, a = t;
+    for (long l = 0; l < m->layers; l++) {
+        double common = model_attn_params(m) + norms;
+        if (m->experts && l >= m->dense_layers) {
+            t += common + router + shared + (double)m->experts * expert;
+            a += common + router + shared + (double)m->experts_per_tok * expert;
+        } else {
+            t += common + dense;
+            a += common + dense;
+        }
+    }
+    *total = t;
+    *active = a;
+}

@@ -25,6 +25,14 @@ typedef struct model_arch {
     int o_bias, mlp_bias;  /* bias on o_proj / on the MLP projections (Llama attention_bias, mlp_bias) */
     int tied_embeddings;   /* lm_head reuses the embedding table: stored once */
     long sliding_window;   /* attention reads at most this many positions; 0: all */
+    long window_period;    /* with sliding_window: layer l (0-based) reads the whole context when
+                              (l + 1) % window_period == 0 (Gemma-2: 2); 0: every layer slides */
+    int qk_norm;           /* per-head RMSNorm of q and of k after qkv_proj (Qwen3, Gemma-3) */
+    int sandwich_norms;    /* norms after attention and after the MLP too: 4 a layer (Gemma) */
+    int gelu_tanh;         /* the gated MLP's activation is GELU, tanh approximation (Gemma) */
+    int embed_scale;       /* the embedding's output is multiplied by sqrt(hidden) (Gemma) */
+    int attn_softcap;      /* attention scores soft-capped, cap * tanh(s / cap), in the kernel */
+    int logit_softcap;     /* logits soft-capped by three elementwise kernels (Gemma-2) */
     int weights_quant;     /* prec_kind of the published weights (quantization_config), 0: dtype */
     /* mixture of experts; experts == 0: every layer is a dense MLP */
     long experts, experts_per_tok, moe_intermediate;
@@ -45,5 +53,12 @@ int model_check_tp(const model_arch *m, long tp, tp_err *err);
 long model_kv_heads_per_rank(const model_arch *m, long tp);
 /* The vocabulary as vLLM allocates it: rounded up to MODEL_VOCAB_PAD. */
 long model_vocab_padded(const model_arch *m);
+/* The checkpoint's parameters as transformers counts them (every tensor: embedding, lm_head
+ * unless tied, each layer's projections, biases, norms, router and experts, the final norm;
+ * the vocabulary unpadded), and those one token uses (routed experts: experts_per_tok of
+ * them; everything else whole). */
+void model_params(const model_arch *m, double *total, double *active);
+/* Whether layer l's attention reads only the last sliding_window positions. */
+int model_layer_slides(const model_arch *m, long layer);
 
 #endif

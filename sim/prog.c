@@ -49,6 +49,13 @@ static const char *const prog_names[OPN_COUNT] = {
     [OPN_MLA_Q_ABSORB] = "mla_q_absorb_bmm",
     [OPN_MLA_V_UP] = "mla_v_up_bmm",
     [OPN_AR_COPY_OUT] = "all_reduce_copy_out",
+    [OPN_Q_NORM] = "q_norm",
+    [OPN_K_NORM] = "k_norm",
+    [OPN_PRE_FF_NORM] = "pre_feedforward_layernorm",
+    [OPN_POST_FF_NORM] = "post_feedforward_layernorm",
+    [OPN_GELU_MUL] = "gelu_tanh_and_mul",
+    [OPN_EMBED_SCALE] = "embedding_normalizer",
+    [OPN_LOGIT_SOFTCAP] = "logits_softcap",
 };
 
 const char *prog_op_name(const prog_op *op) { return prog_names[op->name]; }
@@ -75,7 +82,7 @@ static int prog_add_fp8(prog *p, prog_kind kind, prog_name name, int layer, doub
         p->cap = cap;
     }
     int eager_only = name == OPN_INPUT_COPY || name == OPN_LM_HEAD || name == OPN_LOGITS_GATHER ||
-                     name == OPN_SAMPLING || name == OPN_TOKENS_D2H;
+                     name == OPN_SAMPLING || name == OPN_TOKENS_D2H || name == OPN_LOGIT_SOFTCAP;
     p->ops[p->n++] = (prog_op){(uint8_t)kind, (uint8_t)name, (int16_t)layer,
                                (uint8_t)!eager_only, (uint8_t)fp8, bytes, flops, 0.0};
     if (kind == PROG_ALLREDUCE) p->n_allreduce++;
@@ -149,13 +156,15 @@ static int prog_allreduce(prog *p, const prog_opts *o, prog_name name, int layer
     return o->allreduce_copy_out ? prog_add(p, PROG_KERNEL, OPN_AR_COPY_OUT, layer, 2.0 * msg, 0.0) : 0;
 }
 
-/* The dense MLP (or a shared expert): gate_up, SiLU-and-mul, down. */
+/* The dense MLP (or a shared expert): gate_up, the activation-and-mul (SiLU: 4 FLOPs an
+ * element; GELU-tanh: x^3, two multiply-adds, tanh, +1, two multiplies and the gate's, 10),
+ * down. */
 static int prog_mlp(prog_ctx *c, int layer, double inter, prog_name gate_up, prog_name act,
                     prog_name down, int bias)
 {
-    double H = (double)c->m->hidden, B = c->B;
+    double H = (double)c->m->hidden, B = c->B, act_flops = act == OPN_GELU_MUL ? 10.0 : 4.0;
     return prog_linear(c, gate_up, layer, H, 2.0 * inter, bias) ||
-           prog_eltwise(c, act, layer, 2.0 * B * inter, B * inter, 4.0 * B * inter) ||
+           prog_eltwise(c, act, layer, 2.0 * B * inter, B * inter, act_flops * B * inter) ||
            prog_linear(c, down, layer, inter, H, bias);
 }
 
@@ -257,43 +266,67 @@ static int prog_attn_mla(prog_ctx *c, int layer, double ctx)
            prog_linear(c, OPN_O_PROJ, layer, Hq * V, H, 0);
 }
 
-static int prog_layer(prog_ctx *c, int layer)
+/* RMSNorm of each of `heads` heads of hd values (q_norm, k_norm): x in, y out, one weight of
+ * hd shared by the heads. */
+static int prog_head_norm(prog_ctx *c, prog_name name, int layer, double heads, double hd)
+{
+    return prog_add(c->p, PROG_KERNEL, name, layer, c->act * (2.0 * c->B * heads * hd + hd),
+                    4.0 * c->B * heads * hd);
+}
+
+/* Grouped-query attention: norm, qkv (q/k norms), rotary, cache write, decode attention over
+ * ctx positions (the layer's window or the whole context), o_proj. */
+static int prog_attn_gqa(prog_ctx *c, int layer, double ctx)
 {
     const model_arch *m = c->m;
     prog *p = c->p;
     double B = c->B, H = (double)m->hidden, hd = (double)m->head_dim;
     double q_heads = (double)(m->heads / c->tp), kv_heads = (double)model_kv_heads_per_rank(m, c->tp);
-    double qkv_out = (q_heads + 2.0 * kv_heads) * hd, msg = B * H * c->act;
-    /* sliding-window attention reads at most the window */
-    double ctx = m->sliding_window && (double)m->sliding_window < c->ctx ? (double)m->sliding_window
-                                                                         : c->ctx;
-    int sharded = c->tp > 1;
-    if (m->kv_lora_rank) {
-        if (prog_attn_mla(c, layer, ctx)) return -1;
-    } else {
-        double kv_read = c->kv * 2.0 * B * ctx * kv_heads * hd;
-        p->kv_bytes += kv_read;
-        if (prog_norm(c, OPN_INPUT_LAYERNORM, layer) ||
-            prog_linear(c, OPN_QKV_PROJ, layer, H, qkv_out, m->qkv_bias) ||
-            prog_eltwise(c, OPN_ROTARY, layer, B * (q_heads + kv_heads) * hd,
-                         B * (q_heads + kv_heads) * hd, 3.0 * B * (q_heads + kv_heads) * hd) ||
-            /* the new token's K and V read, written into the cache in its precision */
-            prog_add(p, PROG_KERNEL, OPN_CACHE_WRITE, layer,
-                     2.0 * B * kv_heads * hd * (c->act + c->kv), 0.0) ||
-            /* decode attention: read the context's K and V, q in, out out */
-            prog_add(p, PROG_KERNEL, OPN_ATTENTION, layer,
-                     kv_read + c->act * 2.0 * B * q_heads * hd, 4.0 * B * q_heads * hd * ctx) ||
-            prog_linear(c, OPN_O_PROJ, layer, q_heads * hd, H, m->o_bias))
-            return -1;
-    }
-    if ((sharded && prog_allreduce(p, c->o, OPN_ALL_REDUCE, layer, msg)) ||
-        prog_norm(c, OPN_POST_LAYERNORM, layer))
+    double qkv_out = (q_heads + 2.0 * kv_heads) * hd;
+    double kv_read = c->kv * 2.0 * B * ctx * kv_heads * hd;
+    /* scores q.k and the weighted sum of v: 4 hd FLOPs a position a head; a soft-cap adds a
+     * divide, a tanh and a multiply per score */
+    double attn_flops = (4.0 * hd + (m->attn_softcap ? 3.0 : 0.0)) * B * q_heads * ctx;
+    p->kv_bytes += kv_read;
+    return prog_norm(c, OPN_INPUT_LAYERNORM, layer) ||
+           prog_linear(c, OPN_QKV_PROJ, layer, H, qkv_out, m->qkv_bias) ||
+           (m->qk_norm && (prog_head_norm(c, OPN_Q_NORM, layer, q_heads, hd) ||
+                           prog_head_norm(c, OPN_K_NORM, layer, kv_heads, hd))) ||
+           prog_eltwise(c, OPN_ROTARY, layer, B * (q_heads + kv_heads) * hd,
+                        B * (q_heads + kv_heads) * hd, 3.0 * B * (q_heads + kv_heads) * hd) ||
+           /* the new token's K and V read, written into the cache in its precision */
+           prog_add(p, PROG_KERNEL, OPN_CACHE_WRITE, layer,
+                    2.0 * B * kv_heads * hd * (c->act + c->kv), 0.0) ||
+           /* decode attention: read the context's K and V, q in, out out */
+           prog_add(p, PROG_KERNEL, OPN_ATTENTION, layer,
+                    kv_read + c->act * 2.0 * B * q_heads * hd, attn_flops) ||
+           prog_linear(c, OPN_O_PROJ, layer, q_heads * hd, H, m->o_bias);
+}
+
+static int prog_layer(prog_ctx *c, int layer)
+{
+    const model_arch *m = c->m;
+    prog *p = c->p;
+    double H = (double)m->hidden, msg = c->B * H * c->act;
+    /* a sliding layer's attention reads at most the window */
+    double ctx = model_layer_slides(m, layer) && (double)m->sliding_window < c->ctx
+                     ? (double)m->sliding_window
+                     : c->ctx;
+    int sharded = c->tp > 1, sandwich = m->sandwich_norms;
+    if (m->kv_lora_rank ? prog_attn_mla(c, layer, ctx) : prog_attn_gqa(c, layer, ctx)) return -1;
+    if (sharded && prog_allreduce(p, c->o, OPN_ALL_REDUCE, layer, msg)) return -1;
+    /* Gemma: the attention's output normed alone, then the residual add + norm before the MLP */
+    if (sandwich ? prog_norm_n(c, OPN_POST_LAYERNORM, layer, H) ||
+                       prog_norm(c, OPN_PRE_FF_NORM, layer)
+                 : prog_norm(c, OPN_POST_LAYERNORM, layer))
         return -1;
     if (m->experts && layer >= m->dense_layers ? prog_moe(c, layer)
                    : prog_mlp(c, layer, (double)(m->intermediate / c->tp), OPN_GATE_UP,
-                              OPN_SILU_MUL, OPN_DOWN_PROJ, m->mlp_bias))
+                              m->gelu_tanh ? OPN_GELU_MUL : OPN_SILU_MUL, OPN_DOWN_PROJ,
+                              m->mlp_bias))
         return -1;
-    return sharded && prog_allreduce(p, c->o, OPN_ALL_REDUCE, layer, msg) ? -1 : 0;
+    if (sharded && prog_allreduce(p, c->o, OPN_ALL_REDUCE, layer, msg)) return -1;
+    return sandwich ? prog_norm_n(c, OPN_POST_FF_NORM, layer, H) : 0;
 }
 
 int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long batch, long ctx,
@@ -323,6 +356,8 @@ int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long b
     for (long i = 0; i < o->input_copies && !fail; i++)
         fail = prog_add(p, PROG_H2D, OPN_INPUT_COPY, -1, 8.0 * B, 0.0);
     fail = fail || prog_add(p, PROG_KERNEL, OPN_EMBEDDING, -1, c.act * 2.0 * B * H, 0.0);
+    /* Gemma: hidden_states *= sqrt(hidden) */
+    if (m->embed_scale) fail = fail || prog_eltwise(&c, OPN_EMBED_SCALE, -1, B * H, B * H, B * H);
     p->weight_bytes += d * vocab_shard * H; /* the embedding table is sharded by vocab too */
     if (sharded && o->embedding_allreduce)
         fail = fail || prog_allreduce(p, o, OPN_EMBED_ALLREDUCE, -1, B * H * c.act);
@@ -333,6 +368,10 @@ int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long b
     if (sharded && o->logits_gather)
         fail = fail || prog_add(p, PROG_ALLGATHER, OPN_LOGITS_GATHER, -1,
                                 B * (double)model_vocab_padded(m) * c.act, 0.0);
+    /* Gemma-2's soft-cap of the logits (the vocabulary unpadded): / cap, tanh, * cap */
+    for (int i = 0; i < 3 && m->logit_softcap && !fail; i++)
+        fail = prog_eltwise(&c, OPN_LOGIT_SOFTCAP, -1, B * (double)m->vocab, B * (double)m->vocab,
+                            B * (double)m->vocab);
     /* the sampler reads the full logits row per sequence (float32) */
     for (long i = 0; i < o->sampling_kernels && !fail; i++)
         fail = prog_add(p, PROG_KERNEL, OPN_SAMPLING, -1, 4.0 * B * (double)m->vocab, 0.0);

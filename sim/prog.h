@@ -31,6 +31,18 @@
  * q_b and o sharded by heads, the latent KV cache (kv_lora_rank + qk_rope_dim per token)
  * held whole by every rank, W_UK/W_UV in the model's dtype (vLLM dequantises them at load).
  * A routed_scale model scales the experts' sum (moe_routed_scale) before the shared add.
+ * Qwen3 and Gemma-3 (qk_norm) add q_norm k_norm (RMSNorm of each head of q and of k, vLLM
+ * qwen3.py) between qkv_proj and rotary_emb. Gemma-2 (vllm gemma2.py; sandwich_norms) runs
+ *   input_layernorm qkv_proj rotary_emb reshape_and_cache attention o_proj [ar_copy
+ *   all_reduce] post_attention_layernorm pre_feedforward_layernorm gate_up_proj
+ *   gelu_tanh_and_mul down_proj [ar_copy all_reduce] post_feedforward_layernorm
+ * (post_attention_layernorm and post_feedforward_layernorm without a residual, the other two
+ * fused with the residual add), scales the embedding by sqrt(hidden) (embedding_normalizer,
+ * in the graph) and soft-caps the logits: logits_softcap three times (divide, tanh,
+ * multiply; vLLM's LogitsProcessor), eager, after the gather and before the sampler. Its
+ * attention soft-cap is inside the attention kernel (3 more FLOPs a score). A layer that
+ * slides (model_layer_slides) reads at most sliding_window positions, the others the whole
+ * context.
  * Precision (prog_opts): weights of the decoder layers' projections and experts in
  * prec_weights (embedding, lm_head and router stay in the model's dtype, as vLLM's fp8 and
  * GPTQ methods leave them); with w8a8 (FP8 weights on a GPU with FP8 tensor cores) each such
@@ -70,7 +82,8 @@ typedef enum prog_name {
     OPN_SHARED_SILU_MUL, OPN_SHARED_DOWN, OPN_SHARED_GATE, OPN_SHARED_SIGMOID, OPN_SHARED_MUL,
     OPN_ROUTER, OPN_TOPK, OPN_MOE_ALIGN, OPN_MOE_W13, OPN_MOE_SILU_MUL, OPN_MOE_W2, OPN_MOE_SUM,
     OPN_SHARED_ADD, OPN_MOE_SCALE, OPN_QKV_A_PROJ, OPN_Q_A_NORM, OPN_Q_B_PROJ, OPN_KV_A_NORM,
-    OPN_MLA_Q_ABSORB, OPN_MLA_V_UP, OPN_AR_COPY_OUT, OPN_COUNT
+    OPN_MLA_Q_ABSORB, OPN_MLA_V_UP, OPN_AR_COPY_OUT, OPN_Q_NORM, OPN_K_NORM, OPN_PRE_FF_NORM,
+    OPN_POST_FF_NORM, OPN_GELU_MUL, OPN_EMBED_SCALE, OPN_LOGIT_SOFTCAP, OPN_COUNT
 } prog_name;
 
 typedef struct prog_op {
