@@ -17,21 +17,24 @@
 /* protocols one invocation runs in turn (--summary) */
 #define VCMD_MAX_PROTOCOLS 8
 
-static const char validate_usage[] =
+/* The usage, with the protocols' flags and clauses from their table (validate.h). */
+static const char validate_usage_head[] =
     "usage: tpsim validate SCENARIO [--grid FILE] [--kill-switch PCT] [--format text|json]\n"
-    "                      [--within | --transfer A:B | --loo] [--meas-cv PCT] [--strict]\n"
+    "                      [";
+static const char validate_usage_flags[] =
+    "] [--meas-cv PCT] [--strict]\n"
     "                      [--summary] [--plot DIR] [--scan DIR]\n"
     "                      [--set key=value]... [--calib FILE]... [--mode M]\n"
     "                      [--jobs N] [--quiet] [--measured FILE]\n"
     "  fits the scenario's fit.params on the calibration cells of the protocol only, predicts\n"
     "  every grid cell, and judges each config on its held-out cells against the kill-switch\n"
     "  and two null baselines (constant: the calibration cells' mean; additive: the study's\n"
-    "  compute/k + comm + R0, R0 fitted on the same cells).\n"
-    "  protocols: within (the scenario's fit.cells; default unless fit.protocol says\n"
-    "  otherwise), --transfer A:B (fit on TP degrees A only, judge every cell of B, e.g.\n"
-    "  2:4), --loo (leave each config out in turn). With --summary several may be given:\n"
-    "  each runs in turn, its rows in the order given; a fit on the same calibration cells\n"
-    "  reuses the cells already simulated (the rows are those of one run each).\n"
+    "  compute/k + comm + R0, R0 fitted on the same cells).\n";
+static const char validate_usage_protocols[] =
+    "With --summary several may be given: each runs in turn, its rows in the order given; a "
+    "fit on the same calibration cells reuses the cells already simulated (the rows are those "
+    "of one run each).";
+static const char validate_usage_tail[] =
     "  verdicts: SUPPORTED (within the kill-switch and at most half the best baseline's\n"
     "  MAPE), PASS-NO-SKILL, FAIL, MISFIT (the fit misses a calibration cell by more than\n"
     "  kill-switch/3), UNIDENTIFIED (the parameters' 95% range moves a held-out prediction\n"
@@ -43,14 +46,41 @@ static const char validate_usage[] =
     "  --summary prints one table row per judged config. Default grid: the study's H100 grid\n"
     "  (../validate/h100-ctx2048.csv beside the scenario's folder, else validate/ in\n"
     "  $TPSIM_PATH or the share folder; --grid takes a file or a name; kill-switch 15%).\n";
+#define VCMD_USAGE_WIDTH 87 /* the paragraph's lines, wrapped at words */
 
-/* A config the protocol judges: under transfer only the degrees it predicts. */
-static int vcmd_judged(const val_report *r, const val_config *c)
+/* Words of text from a line of `col` columns, wrapped at VCMD_USAGE_WIDTH with two spaces'
+ * indent; returns the column reached. */
+static int vcmd_wrap(const char *text, int col)
 {
-    if (r->protocol.kind != VAL_TRANSFER) return 1;
-    for (int i = 0; i < r->protocol.n_to; i++)
-        if (r->protocol.to[i] == c->tp) return 1;
-    return 0;
+    while (*text) {
+        int len = (int)strcspn(text, " ");
+        if (col > 2 && col + 1 + len > VCMD_USAGE_WIDTH) col = printf("\n  ") - 1;
+        else if (col > 2) col += printf(" ");
+        col += printf("%.*s", len, text);
+        text += len + (text[len] == ' ');
+    }
+    return col;
+}
+
+static void vcmd_usage(void)
+{
+    fputs(validate_usage_head, stdout);
+    for (int i = 0; i < val_n_protocols; i++) {
+        const val_protocol_def *d = &val_protocols[i];
+        printf("%s--%s%s%s", i ? " | " : "", d->name, d->value ? " " : "",
+               d->value ? d->value : "");
+    }
+    fputs(validate_usage_flags, stdout);
+    int col = printf("  protocols:");
+    for (int i = 0; i < val_n_protocols; i++) {
+        char clause[512];
+        snprintf(clause, sizeof clause, "%s%s", val_protocols[i].help,
+                 i + 1 < val_n_protocols ? "," : ".");
+        col = vcmd_wrap(clause, col);
+    }
+    vcmd_wrap(validate_usage_protocols, col);
+    printf("\n");
+    fputs(validate_usage_tail, stdout);
 }
 
 static void vcmd_cell_name(const grid_cell *g, char *out, size_t cap)
@@ -166,7 +196,7 @@ static void vcmd_print_verdict(const val_report *r)
     int supported = 1, failed = 0, misfit = 0, untested = 0, unidentified = 0;
     for (int k = 0; k < r->n_configs; k++) {
         const val_config *c = &r->configs[k];
-        if (!vcmd_judged(r, c)) continue;
+        if (!c->judged) continue;
         supported &= c->verdict == VAL_SUPPORTED;
         failed |= c->verdict == VAL_FAIL;
         misfit |= c->verdict == VAL_MISFIT;
@@ -264,7 +294,7 @@ static void vcmd_print_summary(const val_report *r)
     val_protocol_name(&r->protocol, pn, sizeof pn);
     for (int k = 0; k < r->n_configs; k++) {
         const val_config *c = &r->configs[k];
-        if (!vcmd_judged(r, c)) continue;
+        if (!c->judged) continue;
         char held[16], best[48] = "-", skill[16] = "-", inside[16] = "-", ident[48] = "-";
         vcmd_pct(c->heldout_mape_pct, held, sizeof held);
         if (!isnan(c->param_spread_pct))
@@ -397,7 +427,7 @@ static void vcmd_json_configs(jw *w, const val_report *r)
         jw_obj(w);
         jw_kstr(w, "config", c->config);
         jw_kint(w, "tp", c->tp);
-        jw_kbool(w, "judged", vcmd_judged(r, c));
+        jw_kbool(w, "judged", c->judged);
         jw_kint(w, "fold", c->fold + 1);
         jw_kint(w, "cells", c->n);
         jw_kint(w, "heldout_cells", c->n_heldout);
@@ -567,7 +597,7 @@ typedef struct vcmd_opts {
     val_protocol protocols[VCMD_MAX_PROTOCOLS];
 } vcmd_opts;
 
-/* A protocol flag (--within, --transfer A:B, --loo): appended to o->protocols. second_shown
+/* A protocol flag (one per val_protocols[] entry): appended to o->protocols. second_shown
  * keeps the flag that gave a second one (ca.shown is reused). */
 static int vcmd_protocol_flag(vcmd_opts *o, const char *shown, const char *text,
                               char *second_shown, size_t cap, tp_err *err)
@@ -585,20 +615,34 @@ static int vcmd_protocol_flag(vcmd_opts *o, const char *shown, const char *text,
     return 0;
 }
 
+/* The command's flags: its own, one per protocol (validate.h) from F_PROTOCOL on, then the
+ * scenario flags (cmd.h); a table past cap is cut short, which cli_begin refuses. */
+enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT, F_CV, F_STRICT, F_SUMMARY, F_SCAN, F_JOBS,
+       F_QUIET, F_PROTOCOL };
+static void vcmd_flags(cli_flag *out, size_t cap)
+{
+    static const cli_flag own[] = {{"help", 'h', 0},    {"grid", 0, 1},    {"plot", 0, 1},
+                                   {"kill-switch", 0, 1}, {"format", 0, 1}, {"meas-cv", 0, 1},
+                                   {"strict", 0, 0},    {"summary", 0, 0}, {"scan", 0, 1},
+                                   {"jobs", 0, 1},      {"quiet", 0, 0}};
+    static const cli_flag scn[] = {CMD_SCN_FLAGS};
+    _Static_assert(sizeof own / sizeof own[0] == F_PROTOCOL, "one entry per F_ value");
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof own / sizeof own[0] && n + 1 < cap; i++) out[n++] = own[i];
+    for (int i = 0; i < val_n_protocols && n + 1 < cap; i++)
+        out[n++] = (cli_flag){val_protocols[i].name, 0, val_protocols[i].value != NULL};
+    for (size_t i = 0; i < sizeof scn / sizeof scn[0] && n + 1 < cap; i++) out[n++] = scn[i];
+    out[n] = (cli_flag){NULL, 0, 0};
+}
+
 /* The command line into o and so: 0, 1 when --help was printed, -1 with err set. */
 static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err *err)
 {
     const char *v;
     char second_shown[80] = ""; /* the flag that gave a second protocol (ca.shown is reused) */
     double cv_pct = 100 * o->vo.meas_cv;
-    enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT, F_WITHIN, F_TRANSFER, F_LOO, F_CV, F_STRICT,
-           F_SUMMARY, F_SCAN, F_JOBS, F_QUIET };
-    static const cli_flag flags[] = {{"help", 'h', 0},   {"grid", 0, 1},   {"plot", 0, 1},
-                                     {"kill-switch", 0, 1}, {"format", 0, 1}, {"within", 0, 0},
-                                     {"transfer", 0, 1}, {"loo", 0, 0},    {"meas-cv", 0, 1},
-                                     {"strict", 0, 0},   {"summary", 0, 0}, {"scan", 0, 1},
-                                     {"jobs", 0, 1},     {"quiet", 0, 0},   CMD_SCN_FLAGS,
-                                     {NULL, 0, 0}};
+    cli_flag flags[CLI_MAX_FLAGS + 2];
+    vcmd_flags(flags, sizeof flags / sizeof flags[0]);
     cli_args ca;
     int f;
     if (cli_begin(&ca, "validate", "tpsim validate --help", flags, argc, argv, err)) return -1;
@@ -609,7 +653,7 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
             if (o->path) return tp_err_set(err, "validate: a second scenario '%s', expected one", v);
             o->path = v;
         } else if (f == F_HELP) {
-            fputs(validate_usage, stdout);
+            vcmd_usage();
             return 1;
         } else if (f == F_GRID) {
             o->grid_path = v;
@@ -617,9 +661,10 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
             o->plot_dir = v;
         } else if (f == F_KILL) {
             if (cli_double(ca.shown, v, 0.001, 1000, &o->vo.kill_switch_pct, err)) return -1;
-        } else if (f == F_WITHIN || f == F_TRANSFER || f == F_LOO) {
-            if (vcmd_protocol_flag(o, ca.shown, f == F_WITHIN ? "within" : f == F_LOO ? "loo" : v,
-                                   second_shown, sizeof second_shown, err))
+        } else if (f >= F_PROTOCOL && f < F_PROTOCOL + val_n_protocols) {
+            const val_protocol_def *d = &val_protocols[f - F_PROTOCOL];
+            if (vcmd_protocol_flag(o, ca.shown, d->value ? v : d->name, second_shown,
+                                   sizeof second_shown, err))
                 return -1;
         } else if (f == F_CV) {
             if (cli_double(ca.shown, v, 0.001, 50, &cv_pct, err)) return -1;
@@ -647,10 +692,13 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
     if (!o->path) return tp_err_set(err, "validate: missing SCENARIO (see tpsim validate --help)");
     /* several protocols: one table row per judged config of each, in the order given (the
      * validation table's use); a report, JSON or figures describe one */
-    if (second_shown[0] && (!o->summary || o->json || o->plot_dir || o->scan_dir))
-        return tp_err_set(err, "%s: a second protocol, expected one of --within, --transfer A:B, "
-                          "--loo (several only with --summary, without --format json, --plot "
-                          "or --scan)", second_shown);
+    if (second_shown[0] && (!o->summary || o->json || o->plot_dir || o->scan_dir)) {
+        char names[256];
+        val_protocol_flags(names, sizeof names);
+        return tp_err_set(err, "%s: a second protocol, expected one of %s (several only with "
+                          "--summary, without --format json, --plot or --scan)", second_shown,
+                          names);
+    }
     return 0;
 }
 
@@ -677,7 +725,7 @@ static int vcmd_run(vcmd_opts *o, const scn_opts *so, const grid *g, val_report 
             return -1;
         }
         for (int k = 0; o->strict && k < rep->n_configs; k++)
-            if (vcmd_judged(rep, &rep->configs[k]) && rep->configs[k].verdict != VAL_SUPPORTED)
+            if (rep->configs[k].judged && rep->configs[k].verdict != VAL_SUPPORTED)
                 *unsupported = 1;
         val_free(rep);
     }

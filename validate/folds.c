@@ -53,13 +53,11 @@ val_config *val_config_for(val_report *r, const grid_cell *c, tp_err *err)
     return vc;
 }
 
-/* May a fold calibrate on grid cell i? (transfer: only degrees A; loo: not the left-out config) */
+/* May a fold calibrate on grid cell i? (the protocol's entry says) */
 static int val_fold_allows(const val_report *r, int fold, size_t i)
 {
-    const grid_cell *c = &r->g->cells[i];
-    if (r->protocol.kind == VAL_TRANSFER) return val_tp_in(c->tp, r->protocol.from, r->protocol.n_from);
-    if (r->protocol.kind == VAL_LOO) return strcmp(c->config, r->configs[fold].config) != 0;
-    return 1;
+    const val_protocol_def *d = val_protocol_of(&r->protocol);
+    return !d->calibrates || d->calibrates(r, fold, i);
 }
 
 int val_make_folds(val_report *r, const scenario *spec, tp_err *err)
@@ -80,28 +78,16 @@ int val_make_folds(val_report *r, const scenario *spec, tp_err *err)
                              "borrowed value was fitted on other data", fc->tp, fc->batch, fc->ctx,
                              g->path);
     }
-    if (r->protocol.kind == VAL_TRANSFER) {
-        char pn[96];
-        val_protocol_name(&r->protocol, pn, sizeof pn);
-        int have_from = 0, have_to = 0;
-        for (size_t i = 0; i < g->n; i++) {
-            have_from |= val_tp_in(g->cells[i].tp, r->protocol.from, r->protocol.n_from);
-            have_to |= val_tp_in(g->cells[i].tp, r->protocol.to, r->protocol.n_to);
-        }
-        if (!have_from || !have_to)
-            return tp_err_set(err, "%s: the grid %s has no cell of the TP degree(s) %s, expected "
-                              "degrees it measured", pn, g->path, have_from ? "judged" : "fitted on");
-    }
-    r->n_folds = r->protocol.kind == VAL_LOO ? r->n_configs : 1;
-    if (r->protocol.kind == VAL_LOO && r->n_configs < 2)
-        return tp_err_set(err, "loo: the grid %s has one config, expected at least two", g->path);
+    const val_protocol_def *d = val_protocol_of(&r->protocol);
+    if (d->check && d->check(r, err)) return -1;
+    r->n_folds = d->fold_per_config ? r->n_configs : 1;
     r->folds = calloc((size_t)r->n_folds, sizeof *r->folds);
     if (!r->folds) return tp_err_set(err, "out of memory");
     for (int f = 0; f < r->n_folds; f++) {
         val_fold *fd = &r->folds[f];
         fd->cal = calloc(g->n, sizeof *fd->cal);
         if (!fd->cal) return tp_err_set(err, "out of memory");
-        if (r->protocol.kind == VAL_LOO)
+        if (d->fold_per_config)
             snprintf(fd->label, sizeof fd->label, "without %s", r->configs[f].config);
         else
             snprintf(fd->label, sizeof fd->label, "all configs");
@@ -110,7 +96,7 @@ int val_make_folds(val_report *r, const scenario *spec, tp_err *err)
                 if (val_same_cell(&g->cells[i], spec->fit_cells[k].tp, spec->fit_cells[k].batch,
                                   spec->fit_cells[k].ctx) && val_fold_allows(r, f, i))
                     val_fold_add(fd, i);
-        if (!fd->n_cal && r->protocol.kind != VAL_WITHIN) {
+        if (!fd->n_cal && d->all_when_none) {
             fd->cal_all_of_from = 1;
             for (size_t i = 0; i < g->n; i++)
                 if (val_fold_allows(r, f, i)) val_fold_add(fd, i);
@@ -131,17 +117,23 @@ int val_make_folds(val_report *r, const scenario *spec, tp_err *err)
 /* The fold that judges a config, and a cell's role in it. */
 int val_home_fold(const val_report *r, int config)
 {
-    return r->protocol.kind == VAL_LOO ? config : 0;
+    return val_protocol_of(&r->protocol)->fold_per_config ? config : 0;
 }
 
 val_role val_role_of(const val_report *r, int fold, size_t i)
 {
-    const grid_cell *c = &r->g->cells[i];
+    const val_protocol_def *d = val_protocol_of(&r->protocol);
     if (val_fold_has(&r->folds[fold], i)) return VAL_CALIBRATION;
-    switch (r->protocol.kind) {
-    case VAL_TRANSFER: return val_tp_in(c->tp, r->protocol.to, r->protocol.n_to) ? VAL_HELDOUT : VAL_UNUSED;
-    case VAL_LOO: return strcmp(c->config, r->configs[fold].config) ? VAL_UNUSED : VAL_HELDOUT;
-    default: return VAL_HELDOUT;
-    }
+    return !d->judges || d->judges(r, fold, i) ? VAL_HELDOUT : VAL_UNUSED;
 }
 
+/* A config is judged when its fold judges some cell of it, calibration aside. */
+int val_judges_config(const val_report *r, int config)
+{
+    const val_protocol_def *d = val_protocol_of(&r->protocol);
+    for (size_t i = 0; i < r->g->n; i++)
+        if (!strcmp(r->g->cells[i].config, r->configs[config].config) &&
+            (!d->judges || d->judges(r, r->configs[config].fold, i)))
+            return 1;
+    return 0;
+}

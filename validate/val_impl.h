@@ -53,6 +53,7 @@ val_config *val_config_for(val_report *r, const grid_cell *c, tp_err *err);
 int val_make_folds(val_report *r, const scenario *spec, tp_err *err);
 int val_home_fold(const val_report *r, int config);
 val_role val_role_of(const val_report *r, int fold, size_t i);
+int val_judges_config(const val_report *r, int config);
 
 /* validate.c */
 double val_objective(const double *x, void *vctx, int *fail);

@@ -440,6 +440,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
         goto out;
     }
     for (int k = 0; k < out->n_configs; k++) out->configs[k].fold = val_home_fold(out, k);
+    for (int k = 0; k < out->n_configs; k++) out->configs[k].judged = val_judges_config(out, k);
     for (size_t i = 0; i < g->n; i++) {
         val_cell *vc = &out->cells[i];
         int k = 0;

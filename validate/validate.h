@@ -3,7 +3,7 @@
  *
  * Contract: val_run_with loads the scenario (with the caller's overrides), refuses it when a
  * number the grid could inform is neither fitted, `sourced:` nor `assumed:` (val_knobs), and
- * runs one protocol:
+ * runs one protocol, an entry of val_protocols[] (protocol.c; below):
  *   within        one fit on the scenario's fit.cells (plus the cells borrowed values were
  *                 fitted on); every other cell is held out;
  *   transfer A:B  one fit on the fit.cells of TP degrees A (all of A's cells when none is
@@ -11,6 +11,10 @@
  *                 and no cell of B is ever read by the fit;
  *   loo           one fit per config, on the fit.cells of the other configs (all their cells
  *                 when none); that config's cells are held out.
+ * In every protocol a fold's calibration cells are the fit.cells its entry lets calibrate
+ * (all it lets calibrate when none is named and the entry says so) plus the cells borrowed
+ * values were fitted on; a cell that does not calibrate is held out where the entry judges
+ * it, else unused.
  * The fit takes its declared free parameters (at most 2) and nothing else. Per config, on the
  * held-out cells of the fold that judges it: the MAPE, the two null baselines on the same
  * cells (constant: the mean of the fold's calibration cells of that config, else of all of
@@ -61,19 +65,22 @@
     "error"
 
 
-typedef enum val_protocol_kind { VAL_WITHIN, VAL_TRANSFER, VAL_LOO } val_protocol_kind;
-
+/* A protocol as run: its entry in val_protocols[] and its value's parts. Zeroed, it is the
+ * first entry (within). */
 typedef struct val_protocol {
-    val_protocol_kind kind;
+    int index;                             /* into val_protocols[] */
     long from[VAL_MAX_TP], to[VAL_MAX_TP]; /* transfer: TP degrees fitted on / judged */
     int n_from, n_to;
 } val_protocol;
 
-/* "within", "loo" or "transfer A:B" (also just "A:B"), A and B comma lists of TP degrees,
- * disjoint. 0, or -1 with a message naming what is expected (caller adds the position). */
+/* A text naming a protocol: "within", "loo" or "transfer A:B" (also just "A:B"), A and B
+ * comma lists of TP degrees, disjoint: the first entry whose parser takes it. 0, or -1 with
+ * a message naming what is expected (caller adds the position). */
 int val_protocol_parse(const char *text, val_protocol *out, tp_err *err);
 /* "within", "loo", "transfer 2:4" */
 void val_protocol_name(const val_protocol *p, char *out, size_t cap);
+/* "--within, --transfer A:B, --loo": every protocol's flag, in the table's order */
+void val_protocol_flags(char *out, size_t cap);
 
 typedef struct val_options {
     double kill_switch_pct;
@@ -166,6 +173,8 @@ typedef struct val_config {
     long tp;
     int n, n_heldout, fold;
     double mape_pct, heldout_mape_pct; /* heldout: NAN when untested */
+    int judged;               /* some cell of it is judged in its fold (the protocol's judges,
+                                 calibration aside): its verdict counts in summaries */
     int tested, pass;         /* pass: verdict SUPPORTED or PASS_NO_SKILL */
     val_verdict verdict;
     double constant_mape_pct, additive_mape_pct, best_baseline_pct; /* NAN when untested */
@@ -213,6 +222,34 @@ typedef struct val_report {
     long shrink_from_tp, shrink_to_tp; /* 0 when the grid has one TP degree */
     double shrink_measured, shrink_predicted;
 } val_report;
+
+/* One validation protocol: everything the core (folds.c, validate.c) and the command
+ * (cmd_validate.c: its flag, usage and messages) know of it. Adding a protocol is adding an
+ * entry to val_protocols[] in protocol.c. */
+typedef struct val_protocol_def {
+    const char *name;    /* fit.protocol's word and the flag --NAME */
+    const char *value;   /* the flag's value as usage writes it ("A:B"); NULL: a switch */
+    const char *example; /* a text it takes, for messages ("transfer 2:4"), or NULL */
+    const char *help;    /* its clause in the usage's "protocols:" paragraph */
+    /* text (fit.protocol's, or the flag's value) into p: 1 when the text is not this
+     * protocol, 0, or -1 with err set; NULL: the text must be the name */
+    int (*parse)(const char *text, val_protocol *p, tp_err *err);
+    /* its name in reports ("transfer 2:4"); NULL: the name */
+    void (*report_name)(const val_protocol *p, char *out, size_t cap);
+    /* can the grid be judged this way (0, or -1 with err set); NULL: always */
+    int (*check)(const val_report *r, tp_err *err);
+    int fold_per_config; /* one fold per config, judging it ("without X"); else one fold
+                            ("all configs") */
+    /* may the fold calibrate on grid cell i; NULL: any cell */
+    int (*calibrates)(const val_report *r, int fold, size_t i);
+    /* is grid cell i judged (held out) in the fold, when it does not calibrate; NULL: yes */
+    int (*judges)(const val_report *r, int fold, size_t i);
+    int all_when_none;   /* fit.cells name none the fold may use: all it may use calibrate */
+} val_protocol_def;
+
+extern const val_protocol_def val_protocols[];
+extern const int val_n_protocols;
+const val_protocol_def *val_protocol_of(const val_protocol *p);
 
 /* The verdict rule alone (the cases above), from a config's numbers: ks the kill-switch %,
  * mape its held-out MAPE %, best the best baseline's MAPE % (NAN: none), misfit its fold's
