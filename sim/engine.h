@@ -18,9 +18,13 @@
  * gpu_idle = the step's duration (idle is the remainder). Time is a double in SECONDS.
  * Each rank draws from its own PCG32 stream (seed, stream = rank), so adding a rank does
  * not shift another rank's draws. All memory is allocated before the event loop.
- * Two back ends compute this: the event engine here (the reference semantics, and the only
- * one that traces) and maxplus.h's recursion, bit-identical on every config it accepts and
- * an order of magnitude faster; ENGINE_AUTO picks the recursion whenever it applies.
+ * Two back ends compute this: the event engine (engine.c, engine_events.h: the reference
+ * semantics, and the only one that traces) and maxplus.h's recursion, bit-identical on every
+ * config it accepts and an order of magnitude faster. engine_run (engine_run.c) is the one
+ * caller that chooses between them (ENGINE_AUTO: the recursion whenever it applies); neither
+ * back end calls the other or the dispatcher. The decisions both make (step accounting, host
+ * costs and phases, queue-full blocking, op and collective start) are written once, in
+ * engine_rules.h.
  * Step accounts go to cfg->on_step as each rank ends a step (memory O(k + program)), or,
  * without on_step, into engine_result.rank_steps (O(steps * k)).
  */
@@ -41,17 +45,9 @@ typedef struct engine_host {
     dist collective; /* per collective launch */
     dist step;       /* per step after the drain: schedule, prepare inputs, sample */
     dist driver;     /* per step before launching; meaningful on rank 0 */
-    dist phases[ENGINE_PHASES]; /* per-step host phases, spent as engine_config.phases_overlap says */
+    dist phases[ENGINE_PHASES]; /* per-step host phases, spent as engine_config.phases_overlap
+                                   says (engine_rules.h draws them) */
 } engine_host;
-
-/* The step's host phases, drawn in order and summed: the one place both back ends draw them
- * (so their draws stay in the same order). */
-static inline double engine_phases_sample(const engine_host *h, dist_rng *rng)
-{
-    double t = 0;
-    for (int i = 0; i < ENGINE_PHASES; i++) t += dist_sample(&h->phases[i], rng);
-    return t;
-}
 
 /* One rank's account of one step. */
 typedef struct engine_step {
@@ -116,25 +112,25 @@ typedef struct engine_slice {
  * thread, in time order); s is only valid during the call. */
 struct engine_config;
 typedef struct engine_sink {
-    int (*start)(void *ctx, const struct engine_config *c); /* before the first slice; -1: no memory */
+    /* before the first slice; -1: no memory */
+    int (*start)(void *ctx, const struct engine_config *c);
     void (*slice)(void *ctx, const engine_slice *s);
     void *ctx;
 } engine_sink;
 
-
 typedef struct engine_result {
     long tp, steps, warmup;
-    engine_step *rank_steps; /* (warmup + steps) * tp, index [step * tp + rank]; NULL with on_step */
+    engine_step *rank_steps; /* (warmup + steps) * tp, [step * tp + rank]; NULL with on_step */
     uint64_t events;         /* events processed */
     engine_method method;    /* the back end that ran: ENGINE_EVENTS or ENGINE_MAXPLUS */
     const char *method_why;  /* why that one (a static string, one clause) */
 } engine_result;
 
+/* Checks cfg, sets up out and runs the back end cfg->method asks for (ENGINE_AUTO: the
+ * recursion where maxplus_refusal has no objection, else the event engine); on error out is
+ * left empty. Defined in engine_run.c. */
 int engine_run(const engine_config *cfg, engine_result *out, tp_err *err);
 void engine_result_free(engine_result *r);
-/* For the back ends: hand one rank's ended step to on_step or rank_steps. */
-void engine_deliver(const engine_config *c, engine_result *r, long step, long rank,
-                    const engine_step *acc);
 static inline const engine_step *engine_at(const engine_result *r, long step, long rank)
 {
     return &r->rank_steps[(size_t)step * (size_t)r->tp + (size_t)rank];

@@ -1,9 +1,12 @@
-/* maxplus.c: see maxplus.h. Each line that updates a clock mirrors one step of engine.c's
- * state machines; the comments name which. */
+/* maxplus.c: see maxplus.h. Every rule that moves a clock or fills an account comes from
+ * engine_rules.h, shared with engine.c's state machines; the comments name the event
+ * engine's phase or function each step of the recursion stands for. */
 #include "maxplus.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "engine_rules.h"
 
 /* how the host reaches an op: its own eager launch, the graph launch that opens a run of
  * graphable ops, or nothing more (a later node of that graph, enqueued with the first) */
@@ -18,7 +21,8 @@ typedef struct mp_op {
 const char *maxplus_refusal(const engine_config *c)
 {
     if (c->trace) return "a trace was asked for, and only the event engine writes one";
-    if (!(c->launch_latency_s >= 0)) return "a negative launch latency, which the recursion does not model";
+    if (!(c->launch_latency_s >= 0))
+        return "a negative launch latency, which the recursion does not model";
     for (size_t i = 0; i < c->program->n; i++)
         switch (c->program->ops[i].kind) {
         case PROG_KERNEL:
@@ -34,128 +38,178 @@ const char *maxplus_refusal(const engine_config *c)
 
 int maxplus_supports(const engine_config *c) { return maxplus_refusal(c) == NULL; }
 
+/* The recursion's state: per rank the host clock, the stream's last end, the collective
+ * arrival, a ring of the last `depth` op ends (depth 0: the queue never fills), the step's
+ * account and the draws. */
+typedef struct mp {
+    const engine_config *c;
+    size_t k, n, depth;
+    mp_op *ops;
+    double *host, *prev_end, *arrival, *ring;
+    engine_step *acc;
+    dist_rng *rng;
+} mp;
+
+static void mp_free(mp *m)
+{
+    free(m->ops);
+    free(m->host);
+    free(m->prev_end);
+    free(m->arrival);
+    free(m->ring);
+    free(m->acc);
+    free(m->rng);
+}
+
+/* Allocates the state, classifies the ops and seeds each rank's draws; -1: out of memory. */
+static int mp_init(mp *m, const engine_config *c)
+{
+    const prog *p = c->program;
+    const size_t k = (size_t)c->tp, n = p->n, depth = engine_queue_window(c->queue_depth, n);
+    *m = (mp){.c = c, .k = k, .n = n, .depth = depth};
+    m->ops = malloc(n * sizeof *m->ops);
+    m->host = calloc(k, sizeof *m->host);
+    m->prev_end = calloc(k, sizeof *m->prev_end);
+    m->arrival = calloc(k, sizeof *m->arrival);
+    m->ring = depth ? malloc(k * depth * sizeof *m->ring) : NULL;
+    m->acc = calloc(k, sizeof *m->acc);
+    m->rng = calloc(k, sizeof *m->rng);
+    if (!m->ops || !m->host || !m->prev_end || !m->arrival || (depth && !m->ring) || !m->acc ||
+        !m->rng)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const prog_op *o = &p->ops[i];
+        m->ops[i].gpu_s = o->gpu_s;
+        m->ops[i].coll = prog_is_collective(o);
+        m->ops[i].entry = !engine_in_graph(c, o)                ? MP_EAGER
+                          : i == 0 || !p->ops[i - 1].graphable ? MP_GRAPH_OPEN
+                                                                : MP_GRAPH_NODE;
+    }
+    for (size_t r = 0; r < k; r++) dist_rng_seed(&m->rng[r], c->seed, (uint64_t)r);
+    return 0;
+}
+
 /* engine.c host_spend: a positive cost is host time and one event. The event count is a
  * local the caller adds up (its address never escapes, so it stays in a register across
  * the draws' calls). */
 static inline double mp_spend(double now, double cost, engine_step *acc, unsigned *events)
 {
-    if (cost <= 0) return now;
-    acc->host += cost;
+    if (!engine_host_cost(acc, cost)) return now;
     ++*events;
     return now + cost;
 }
 
+/* PH_BEGIN on every rank: rank 0's driver work, then (PH_DRIVER_DONE) its broadcast, which
+ * ranks waiting for it reach by one event (PH_WAIT_BCAST). Returns the events. */
+static inline unsigned mp_step_begin(const mp *m)
+{
+    const engine_config *c = m->c;
+    double *host = m->host;
+    unsigned ev = 0;
+    for (size_t r = 0; r < m->k; r++) engine_step_begin(&m->acc[r], host[r]);
+    host[0] = mp_spend(host[0], engine_driver_cost(&c->host[0], 0, &m->rng[0]), &m->acc[0], &ev);
+    for (size_t r = 1; r < m->k; r++)
+        if (engine_waits_broadcast(c, (long)r) && host[r] < host[0]) {
+            host[r] = host[0];
+            ev++;
+        }
+    return ev;
+}
+
+/* Op i on every rank, in rank order: its launch (PH_LAUNCH, then PH_ENQUEUE, blocked while
+ * the queue is full; or the graph launch opening a run, then PH_GRAPH_DONE), its start
+ * (stream_kick: an event where it is not ready when the stream is free) and its end
+ * (stream_start_op, EV_OP_END); a collective ends on every rank at once after the last
+ * arrival. Returns the events. */
+static inline unsigned mp_op_step(const mp *m, size_t i)
+{
+    const engine_config *c = m->c;
+    const mp_op o = m->ops[i];
+    const size_t k = m->k, depth = m->depth;
+    const double lat = c->launch_latency_s;
+    /* the state in locals: a draw may call out, and m's fields would then be read again */
+    double *host = m->host, *prev_end = m->prev_end, *arrival = m->arrival, *ring = m->ring;
+    engine_step *acc = m->acc;
+    dist_rng *rng = m->rng;
+    unsigned ev = 0;
+    double latest = 0;
+    for (size_t r = 0; r < k; r++) {
+        double h = host[r];
+        if (o.entry == MP_EAGER) {
+            const dist *d = engine_launch_dist(&c->host[r], o.coll);
+            h = mp_spend(h, dist_sample(d, &rng[r]), &acc[r], &ev);
+            if (depth && i >= depth) /* the op i - depth places back holds the slot */
+                h = engine_queue_admit(h, ring[r * depth + (i - depth) % depth]);
+        } else if (o.entry == MP_GRAPH_OPEN) {
+            h = mp_spend(h, dist_sample(&c->graph_launch, &rng[r]), &acc[r], &ev);
+        }
+        host[r] = h;
+        /* stream_kick: at max(enqueue, previous end); an event if the op is not ready */
+        double ready = engine_op_ready(h, lat), pe = prev_end[r], kick = h > pe ? h : pe;
+        double start = kick;
+        if (ready > kick) {
+            start = ready;
+            ev++;
+        }
+        if (!o.coll) {
+            engine_account_compute(&acc[r], o.gpu_s);
+            prev_end[r] = start + o.gpu_s;
+            if (depth) ring[r * depth + i % depth] = prev_end[r];
+            ev++;
+        } else {
+            arrival[r] = start;
+            latest = engine_coll_latest(latest, start, r == 0);
+        }
+    }
+    if (o.coll) {
+        double end = engine_coll_end(latest, o.gpu_s);
+        for (size_t r = 0; r < k; r++) {
+            engine_account_collective(&acc[r], latest, arrival[r], o.gpu_s);
+            prev_end[r] = end;
+            if (depth) ring[r * depth + i % depth] = end;
+        }
+        ev += (unsigned)k;
+    }
+    return ev;
+}
+
+/* After the last op on every rank: the phases that overlap the drain (PH_LAUNCH at the
+ * end), PH_DRAIN until the stream is empty, the per-step host work, PH_STEP_DONE; each
+ * rank's step goes out. Returns the events. */
+static inline unsigned mp_step_end(const mp *m, long s, engine_result *out)
+{
+    const engine_config *c = m->c;
+    unsigned ev = 0;
+    for (size_t r = 0; r < m->k; r++) {
+        const engine_host *hc = &c->host[r];
+        engine_step *acc = &m->acc[r];
+        double h = mp_spend(m->host[r], engine_pre_drain_cost(c, hc, &m->rng[r]), acc, &ev);
+        if (m->prev_end[r] > h) h = m->prev_end[r];
+        h = mp_spend(h, engine_post_drain_cost(c, hc, &m->rng[r]), acc, &ev);
+        m->host[r] = h;
+        engine_step_end(acc, h);
+        engine_deliver(c, out, s, (long)r, acc);
+    }
+    return ev;
+}
+
 int maxplus_run(const engine_config *c, engine_result *out, tp_err *err)
 {
-    const prog *p = c->program;
-    const size_t k = (size_t)c->tp, n = p->n;
-    /* the queue can fill only when it is shallower than the step */
-    const size_t depth = (size_t)c->queue_depth < n ? (size_t)c->queue_depth : 0;
-    const double lat = c->launch_latency_s;
-    const long total = c->steps + c->warmup;
-    mp_op *ops = malloc(n * sizeof *ops);
-    double *host = calloc(k, sizeof *host), *prev_end = calloc(k, sizeof *prev_end);
-    double *arrival = calloc(k, sizeof *arrival);
-    double *ring = depth ? malloc(k * depth * sizeof *ring) : NULL;
-    engine_step *acc = calloc(k, sizeof *acc);
-    dist_rng *rng = calloc(k, sizeof *rng);
-    int rc = -1;
-    if (!ops || !host || !prev_end || !arrival || (depth && !ring) || !acc || !rng) {
-        tp_err_set(err, "engine: out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const prog_op *o = &p->ops[i];
-        ops[i].gpu_s = o->gpu_s;
-        ops[i].coll = prog_is_collective(o);
-        ops[i].entry = !(c->graphs && o->graphable)          ? MP_EAGER
-                       : i == 0 || !p->ops[i - 1].graphable ? MP_GRAPH_OPEN
-                                                             : MP_GRAPH_NODE;
-    }
-    for (size_t r = 0; r < k; r++) dist_rng_seed(&rng[r], c->seed, (uint64_t)r);
-    uint64_t events = 0;
-    for (long s = 0; s < total; s++) {
-        unsigned ev = 0; /* this step's events: fits, as a step has < 2^32 / 4 ops x ranks */
-        /* PH_BEGIN: rank 0's driver work, then (PH_DRIVER_DONE) the broadcast */
-        for (size_t r = 0; r < k; r++) {
-            memset(&acc[r], 0, sizeof acc[r]);
-            acc[r].start = host[r];
+    mp m;
+    /* one call each of mp_init and mp_free, so both are inlined and the compiler sees that
+     * m's arrays never escape (else each draw's call out would force them to be re-read) */
+    int rc = mp_init(&m, c);
+    if (rc == 0) {
+        const long total = c->steps + c->warmup;
+        uint64_t events = 0;
+        for (long s = 0; s < total; s++) {
+            /* this step's events: fits, as a step has < 2^32 / 4 ops x ranks */
+            unsigned ev = mp_step_begin(&m);
+            for (size_t i = 0; i < m.n; i++) ev += mp_op_step(&m, i);
+            events += ev + mp_step_end(&m, s, out);
         }
-        host[0] = mp_spend(host[0], dist_sample(&c->host[0].driver, &rng[0]), &acc[0], &ev);
-        if (c->broadcast_wait)
-            for (size_t r = 1; r < k; r++)
-                if (host[r] < host[0]) { /* PH_WAIT_BCAST, woken by one event at the broadcast */
-                    host[r] = host[0];
-                    ev++;
-                }
-        for (size_t i = 0; i < n; i++) {
-            const mp_op *o = &ops[i];
-            double latest = 0;
-            for (size_t r = 0; r < k; r++) {
-                double h = host[r];
-                if (o->entry == MP_EAGER) { /* PH_LAUNCH, then PH_ENQUEUE */
-                    const dist *d = o->coll ? &c->host[r].collective : &c->host[r].launch;
-                    h = mp_spend(h, dist_sample(d, &rng[r]), &acc[r], &ev);
-                    if (depth && i >= depth) { /* blocked until op i - depth leaves the queue */
-                        double freed = ring[r * depth + (i - depth) % depth];
-                        if (freed > h) h = freed;
-                    }
-                } else if (o->entry == MP_GRAPH_OPEN) { /* PH_LAUNCH of a graph, PH_GRAPH_DONE */
-                    h = mp_spend(h, dist_sample(&c->graph_launch, &rng[r]), &acc[r], &ev);
-                }
-                host[r] = h;
-                /* stream_kick: at max(enqueue, previous end); an event if the op is not ready */
-                double ready = h + lat, pe = prev_end[r], kick = h > pe ? h : pe;
-                double start = kick;
-                if (ready > kick) {
-                    start = ready;
-                    ev++;
-                }
-                if (!o->coll) { /* stream_start_op, then EV_OP_END */
-                    acc[r].compute += o->gpu_s;
-                    prev_end[r] = start + o->gpu_s;
-                    if (depth) ring[r * depth + i % depth] = prev_end[r];
-                    ev++;
-                } else {
-                    arrival[r] = start;
-                    if (r == 0 || start > latest) latest = start;
-                }
-            }
-            if (o->coll) { /* the last arrival: everyone ends together */
-                double end = latest + o->gpu_s;
-                for (size_t r = 0; r < k; r++) {
-                    acc[r].wait_peers += latest - arrival[r];
-                    acc[r].allreduce += o->gpu_s;
-                    prev_end[r] = end;
-                    if (depth) ring[r * depth + i % depth] = end;
-                }
-                ev += (unsigned)k;
-            }
-        }
-        /* PH_DRAIN until the stream is empty, then the per-step host work; PH_STEP_DONE */
-        for (size_t r = 0; r < k; r++) {
-            double h = host[r];
-            if (c->phases_overlap) /* PH_LAUNCH at the end: the phases before the drain */
-                h = mp_spend(h, engine_phases_sample(&c->host[r], &rng[r]), &acc[r], &ev);
-            if (prev_end[r] > h) h = prev_end[r];
-            double cost = dist_sample(&c->host[r].step, &rng[r]);
-            if (!c->phases_overlap) cost += engine_phases_sample(&c->host[r], &rng[r]);
-            h = mp_spend(h, cost, &acc[r], &ev);
-            host[r] = h;
-            acc[r].dur = h - acc[r].start;
-            engine_deliver(c, out, s, (long)r, &acc[r]);
-        }
-        events += ev;
+        out->events = events;
     }
-    out->events = events;
-    rc = 0;
-out:
-    free(ops);
-    free(host);
-    free(prev_end);
-    free(arrival);
-    free(ring);
-    free(acc);
-    free(rng);
-    return rc;
+    mp_free(&m);
+    return rc ? tp_err_set(err, "engine: out of memory") : 0;
 }

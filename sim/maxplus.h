@@ -4,15 +4,17 @@
  * Contract: for every config maxplus_supports accepts, maxplus_run delivers per-rank step
  * accounts bit-identical to the event engine's (same draws in the same order per rank: each
  * rank's draws depend only on its own program order, never on how ranks interleave; the
- * same floating-point operations in the same order). It visits ops in program order and
- * ranks inside each op, keeping per rank the host clock, the stream's last end and a ring
- * of the last queue_depth op ends (an op holds its queue slot until it ends); a collective
- * ends on every rank at the latest arrival plus its gpu_s. Memory is O(k * min(queue_depth,
- * ops)); steps go to engine_deliver as they end. Event counts: the events the event engine
- * would push, except that a rank reaching rank 0's broadcast time exactly (a tie) is
- * counted as not waiting, where the event engine's count depends on event order.
- * It refuses (maxplus_supports == 0) what it does not model: traces (a sink), op kinds it does not
- * know, negative launch latencies; engine_run then runs the event engine.
+ * same floating-point operations in the same order, both taken from engine_rules.h). It
+ * visits ops in program order and ranks inside each op, keeping per rank the host clock, the
+ * stream's last end and a ring of the last queue_depth op ends (an op holds its queue slot
+ * until it ends); a collective ends on every rank at the latest arrival plus its gpu_s.
+ * Memory is O(k * min(queue_depth, ops)); steps go to engine_deliver as they end. Event
+ * counts: the events the event engine would push, except that a rank reaching rank 0's
+ * broadcast time exactly (a tie) is counted as not waiting, where the event engine's count
+ * depends on event order.
+ * It refuses (maxplus_supports == 0) what it does not model: traces (a sink), op kinds it does
+ * not know, negative launch latencies; engine_run (its only caller) then runs the event
+ * engine.
  */
 #ifndef TPSIM_MAXPLUS_H
 #define TPSIM_MAXPLUS_H
@@ -22,7 +24,8 @@
 int maxplus_supports(const engine_config *c);
 /* Why the recursion does not model c (one clause, a static string), or NULL where it does. */
 const char *maxplus_refusal(const engine_config *c);
-/* out is set up by engine_run (counts, rank_steps when kept); returns 0 or -1 (out of memory). */
+/* out is set up by engine_run (counts, method, rank_steps when kept); returns 0 or -1 with err
+ * set (out of memory). */
 int maxplus_run(const engine_config *c, engine_result *out, tp_err *err);
 
 #endif

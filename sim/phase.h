@@ -10,7 +10,7 @@
  *   overlapped (V1 async scheduling, vLLM PR #19970 / #23569): right after the step's last
  *     launch, before the drain, so the step grows only by their excess over the GPU's
  *     remaining work.
- * The engines draw them through engine_phases_sample (engine.h), once per step and rank.
+ * The engines draw them through engine_phases_sample (engine_rules.h), once per step and rank.
  *
  * A host-phase file (kind: host-phases, models/host/NAME.yaml, named by the scenario key
  * `phases:`) holds one such model for every scenario that names it: `phases:` (the map a
