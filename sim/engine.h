@@ -24,7 +24,8 @@
  * caller that chooses between them (ENGINE_AUTO: the recursion whenever it applies); neither
  * back end calls the other or the dispatcher. The decisions both make (step accounting, host
  * costs and phases, queue-full blocking, op and collective start) are written once, in
- * engine_rules.h.
+ * engine_rules.h, and a field of engine_config that a back end neither honours nor refuses
+ * does not build (ENGINE_CONFIG_FIELDS below).
  * Step accounts go to cfg->on_step as each rank ends a step (memory O(k + program)), or,
  * without on_step, into engine_result.rank_steps (O(steps * k)).
  */
@@ -66,25 +67,39 @@ typedef enum engine_method {
     ENGINE_MAXPLUS  /* the recursion, or an error where it does not apply */
 } engine_method;
 
+/* engine_config's fields, one X(type, name) each: the struct below is generated from this
+ * list. Each back end lists the fields it honours (engine_rules.h ENGINE_BACKEND_FIELDS: the
+ * event engine in engine.c, the recursion in maxplus.c, which may instead refuse a field in
+ * maxplus_refusal); a field added here that a back end neither honours nor refuses is a build
+ * error in that back end ("'engine_field_listed_NAME' undeclared"), so no back end ignores
+ * one silently. method, on_step and on_step_ctx are honoured once for both
+ * (ENGINE_SHARED_FIELDS: engine_run and engine_deliver). */
+#define ENGINE_CONFIG_FIELDS(X)                                                                  \
+    X(const prog *, program)         /* ops with gpu_s filled in; not owned */                    \
+    X(long, tp)                                                                                   \
+    X(long, steps)                   /* measured steps */                                         \
+    X(long, warmup)                  /* steps simulated first, left out of the statistics */     \
+    X(uint64_t, seed)                                                                             \
+    X(const engine_host *, host)     /* tp entries, one per rank; not owned */                   \
+    X(int, graphs)                   /* CUDA-graph replay: one launch per step */                 \
+    X(dist, graph_launch)                                                                         \
+    X(int, broadcast_wait)           /* ranks > 0 wait for rank 0's driver work each step */     \
+    X(int, phases_overlap)           /* 0: host phases after the drain, with host.step (vLLM   \
+                                        V0); 1: after the last launch, before the drain, so    \
+                                        they hide behind the GPU's remaining work (V1 async    \
+                                        scheduling) */                                            \
+    X(long, queue_depth)             /* launch queue depth per stream, >= 1 */                   \
+    X(double, launch_latency_s)                                                                   \
+    X(const struct engine_sink *, trace) /* receives every timeline slice as it happens; NULL:  \
+                                            none */                                               \
+    X(engine_method, method)                                                                      \
+    X(engine_step_fn, on_step)       /* NULL: keep every step in engine_result.rank_steps */     \
+    X(void *, on_step_ctx)
+
 typedef struct engine_config {
-    const prog *program;      /* ops with gpu_s filled in; not owned */
-    long tp;
-    long steps;               /* measured steps */
-    long warmup;              /* steps simulated first and left out of the statistics */
-    uint64_t seed;
-    const engine_host *host;  /* tp entries, one per rank; not owned */
-    int graphs;               /* CUDA-graph replay: one launch per step */
-    dist graph_launch;
-    int broadcast_wait;       /* ranks > 0 wait for rank 0's driver work each step */
-    int phases_overlap;       /* 0: host phases after the drain, with host.step (vLLM V0);
-                                 1: after the last launch, before the drain, so they hide
-                                 behind the GPU's remaining work (V1 async scheduling) */
-    long queue_depth;         /* launch queue depth per stream, >= 1 */
-    double launch_latency_s;
-    const struct engine_sink *trace; /* receives every timeline slice as it happens; NULL: none */
-    engine_method method;
-    engine_step_fn on_step;   /* NULL: keep every step in engine_result.rank_steps */
-    void *on_step_ctx;
+#define ENGINE_FIELD_DECLARE(type, name) type name;
+    ENGINE_CONFIG_FIELDS(ENGINE_FIELD_DECLARE)
+#undef ENGINE_FIELD_DECLARE
 } engine_config;
 
 typedef enum engine_track { TRACK_HOST, TRACK_STREAM } engine_track;

@@ -6,6 +6,10 @@
  * floating-point operations in the same order. Each function is static inline (no call in the
  * event loop or the recursion's inner loop) and touches only the arguments it is given.
  * Included by the back ends only; no other module needs it.
+ *
+ * It also holds the compile-time check of engine_config's fields (ENGINE_BACKEND_FIELDS):
+ * each back end states which fields it honours and which it refuses, and one that is in
+ * neither list does not build.
  */
 #ifndef TPSIM_ENGINE_RULES_H
 #define TPSIM_ENGINE_RULES_H
@@ -14,6 +18,37 @@
 #include <string.h>
 
 #include "engine.h"
+
+/* ---- engine_config: which back end honours which field ------------------------------ */
+
+/* Honoured once for both back ends: method by engine_run (which back end runs), on_step and
+ * on_step_ctx by engine_deliver (where each step's account goes). */
+#define ENGINE_SHARED_FIELDS(X) X(method) X(on_step) X(on_step_ctx)
+/* A back end that refuses no field passes this as its refusal list. */
+#define ENGINE_REFUSES_NONE(X)
+
+#define ENGINE_FIELD_LISTED(name) engine_field_listed_##name,
+#define ENGINE_FIELD_REFUSED(name, why) engine_field_listed_##name,
+#define ENGINE_FIELD_EXISTS(name) \
+    _Static_assert(sizeof(((engine_config *)0)->name) > 0, "a listed field of engine_config");
+#define ENGINE_FIELD_REFUSED_EXISTS(name, why) ENGINE_FIELD_EXISTS(name)
+#define ENGINE_FIELD_COVERED(type, name)                                                         \
+    _Static_assert(engine_field_listed_##name >= 0,                                               \
+                   "engine_config." #name " is neither honoured nor refused by this back end");
+/* At file scope in a back end's .c file: HONOURS(X) calls X(field) for each field it
+ * honours, REFUSES(X) X(field, why) for each it refuses whenever set (its refusal function
+ * returns `why`). One enumerator per listed field; then every field of ENGINE_CONFIG_FIELDS
+ * must name one of them, or the build stops at "'engine_field_listed_NAME' undeclared". A
+ * field listed twice is a redeclared enumerator, and a listed name that is no field fails
+ * its sizeof: both are build errors too. */
+#define ENGINE_BACKEND_FIELDS(HONOURS, REFUSES)                                                   \
+    enum {                                                                                        \
+        ENGINE_SHARED_FIELDS(ENGINE_FIELD_LISTED) HONOURS(ENGINE_FIELD_LISTED)                    \
+            REFUSES(ENGINE_FIELD_REFUSED) engine_fields_listed_end                                \
+    };                                                                                            \
+    HONOURS(ENGINE_FIELD_EXISTS)                                                                  \
+    REFUSES(ENGINE_FIELD_REFUSED_EXISTS)                                                          \
+    ENGINE_CONFIG_FIELDS(ENGINE_FIELD_COVERED)
 
 /* ---- step accounting ------------------------------------------------------------------ */
 

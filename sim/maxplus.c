@@ -8,6 +8,16 @@
 
 #include "engine_rules.h"
 
+/* The fields of engine_config the recursion honours, and those it refuses whenever they are
+ * set (maxplus_refusal returns the reason given here). A new field goes into one of the two
+ * lists, or the build stops. launch_latency_s is honoured, except that maxplus_refusal
+ * refuses a negative one. */
+#define MP_HONOURS(X)                                                                             \
+    X(program) X(tp) X(steps) X(warmup) X(seed) X(host) X(graphs) X(graph_launch)                 \
+        X(broadcast_wait) X(phases_overlap) X(queue_depth) X(launch_latency_s)
+#define MP_REFUSES(X) X(trace, "a trace was asked for, and only the event engine writes one")
+ENGINE_BACKEND_FIELDS(MP_HONOURS, MP_REFUSES)
+
 /* how the host reaches an op: its own eager launch, the graph launch that opens a run of
  * graphable ops, or nothing more (a later node of that graph, enqueued with the first) */
 enum { MP_EAGER, MP_GRAPH_OPEN, MP_GRAPH_NODE };
@@ -20,7 +30,10 @@ typedef struct mp_op {
 
 const char *maxplus_refusal(const engine_config *c)
 {
-    if (c->trace) return "a trace was asked for, and only the event engine writes one";
+#define MP_REFUSE_SET(name, why) \
+    if (c->name) return why;
+    MP_REFUSES(MP_REFUSE_SET)
+#undef MP_REFUSE_SET
     if (!(c->launch_latency_s >= 0))
         return "a negative launch latency, which the recursion does not model";
     for (size_t i = 0; i < c->program->n; i++)

@@ -12,9 +12,10 @@
  * counts: the events the event engine would push, except that a rank reaching rank 0's
  * broadcast time exactly (a tie) is counted as not waiting, where the event engine's count
  * depends on event order.
- * It refuses (maxplus_supports == 0) what it does not model: traces (a sink), op kinds it does
- * not know, negative launch latencies; engine_run (its only caller) then runs the event
- * engine.
+ * It refuses (maxplus_supports == 0) what it does not model: the fields of engine_config in
+ * maxplus.c's refusal list (a trace sink), op kinds it does not know, negative launch
+ * latencies; engine_run (its only caller) then runs the event engine. maxplus.c lists the
+ * fields it honours and refuses, so a new field it does not handle is a build error.
  */
 #ifndef TPSIM_MAXPLUS_H
 #define TPSIM_MAXPLUS_H
