@@ -25,7 +25,8 @@ static void run_hosts(const scenario *s, long tp, long batch, engine_host *hosts
         engine_host h = {s->launch, s->collective, s->step, dist_const(0.0), {{0}}};
         phase_fill(&s->phases, batch, &h); /* every rank runs the step's host phases */
         if (r == 0)
-            h.driver = dist_make(s->driver.kind, s->driver.mean + s->driver_per_peer_s * (double)(tp - 1),
+            h.driver = dist_make(s->driver.kind,
+                                 s->driver.mean + s->driver_per_peer_s * (double)(tp - 1),
                                  s->driver.cv);
         if (r == s->slow_rank) {
             h.launch = dist_make(h.launch.kind, h.launch.mean * s->slow_launch_factor, h.launch.cv);
@@ -107,8 +108,8 @@ static int fold_grow(run_fold *f)
         return -1;
     }
     for (long t = f->next; t < f->next + f->cap; t++) { /* the open steps keep their order */
-        memcpy(&slot[(size_t)(t % cap) * (size_t)f->k], &f->slot[(size_t)(t % f->cap) * (size_t)f->k],
-               (size_t)f->k * sizeof *slot);
+        memcpy(&slot[(size_t)(t % cap) * (size_t)f->k],
+               &f->slot[(size_t)(t % f->cap) * (size_t)f->k], (size_t)f->k * sizeof *slot);
         filled[t % cap] = f->filled[t % f->cap];
     }
     free(f->slot);
@@ -167,6 +168,51 @@ coll_setup run_coll_setup(const scenario *s, const arcal *cal)
     return (coll_setup){s->allreduce_model, cal, s->hw.compute_capability};
 }
 
+/* What a cell's checks resolve, kept for the run: the all-reduce calibration for its tp (NULL
+ * at tp 1), how it is borrowed (NULL, "calibration_from" or "--allow-foreign-calib"), and the
+ * collective model over it. */
+typedef struct run_resolved {
+    const arcal *cal;
+    const char *borrowed;
+    coll_setup coll;
+} run_resolved;
+
+/* run_check_tp's checks, resolving the calibration and the collective model once. */
+static int run_resolve(const scenario *s, long tp, run_resolved *res, tp_err *err)
+{
+    const char *measured_borrowed;
+    *res = (run_resolved){NULL, NULL, run_coll_setup(s, NULL)};
+    if (model_check_tp(&s->model, tp, err) || scenario_check_measured(s, &measured_borrowed, err))
+        return -1;
+    if (tp > 1 && scenario_allreduce(s, tp)) {
+        if (scenario_calibration(s, tp, &res->cal, &res->borrowed, err)) return -1;
+        res->coll = run_coll_setup(s, res->cal);
+        if (coll_check(&res->coll, err)) return -1;
+    }
+    if (tp > 1 && !scenario_allreduce(s, tp)) {
+        char have[128] = "";
+        size_t used = 0;
+        for (int i = 0; i < s->n_cals && used < sizeof have - 8; i++)
+            used += (size_t)snprintf(have + used, sizeof have - used, "%s%ld", i ? ", " : "",
+                                     s->cals[i].tp);
+        return tp_err_set(err,
+                          "%s: no all-reduce calibration for tp %ld (have: %s); add one to its "
+                          "allreduce list or pass --calib FILE (made by tpsim fit-allreduce)",
+                          s->path, tp, used ? have : "none");
+    }
+    if (s->slow_rank >= tp)
+        return tp_err_set(err,
+                          "%s: host.slow_rank.rank: %ld is not a rank at tp %ld, expected 0..%ld",
+                          s->slow_rank_at, s->slow_rank, tp, tp - 1);
+    return 0;
+}
+
+int run_check_tp(const scenario *s, long tp, tp_err *err)
+{
+    run_resolved res;
+    return run_resolve(s, tp, &res, err);
+}
+
 int run_cell(const scenario *s, const run_request *req, run_summary *out, run_detail *detail,
              tp_err *err)
 {
@@ -188,6 +234,68 @@ int run_cell_progress(const scenario *s, const run_request *req, run_summary *ou
     return run_cell_with(s, req, ENGINE_AUTO, out, NULL, progress, err);
 }
 
+/* The cell's step program with each op's GPU time (the cost model over the resolved
+ * collective model), and the summary's all-reduce fields. On error nothing is left allocated. */
+static int run_program(const scenario *s, const run_request *req, const run_resolved *res,
+                       run_summary *out, prog *p, tp_err *err)
+{
+    prog_opts po = s->program;
+    if (res->cal) {
+        /* the copy-in is launched only where vLLM's custom all-reduce runs eagerly */
+        double msg = (double)req->batch * (double)s->model.hidden *
+                     prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes);
+        out->allreduce_call = coll_allreduce(&res->coll, msg, s->graphs);
+        po.allreduce_no_copy = !out->allreduce_call.copy_in;
+    }
+    out->calibration = res->cal;
+    out->calibration_borrowed = res->borrowed;
+    if (prog_build(p, &s->model, &po, req->tp, req->batch, req->ctx, err)) return -1;
+    cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,
+                      s->hw.pcie_bw,    s->kernel_fixed_s, s->graphs ? s->graph_node_s : 0.0,
+                      s->graphs,        res->coll,         s->hw.fp8_peak_flops, NULL, 0};
+    const char *kborrowed;
+    cp.kernel_err_sign = s->kernel_err_sign;
+    if (scenario_kernels(s, &cp.kernels, &kborrowed, err) ||
+        cost_apply(p, &cp, &out->analytic, err)) {
+        prog_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+static engine_config run_engine_config(const scenario *s, const run_request *req, const prog *p,
+                                       const engine_host *hosts, engine_method method)
+{
+    return (engine_config){.program = p,
+                           .tp = req->tp,
+                           .steps = req->steps,
+                           .warmup = req->warmup,
+                           .seed = req->seed,
+                           .host = hosts,
+                           .graphs = s->graphs,
+                           .graph_launch = s->graph_launch,
+                           .broadcast_wait = s->broadcast_wait,
+                           .phases_overlap = s->phases.overlap,
+                           .queue_depth = s->queue_depth,
+                           .launch_latency_s = s->launch_latency_s,
+                           .trace = req->trace,
+                           .method = method};
+}
+
+/* The summary's fields the program and the engine's result give. */
+static void run_fill(const scenario *s, const prog *p, const engine_result *r, run_summary *out)
+{
+    out->method = r->method;
+    out->method_why = r->method_why;
+    out->ops_per_step = p->n;
+    out->kernels_per_step = p->n_kernels;
+    out->allreduces_per_step = p->n_allreduce;
+    out->collectives_per_step = p->n_collectives;
+    out->weight_bytes = p->weight_bytes;
+    out->kv_bytes = p->kv_bytes;
+    out->fits_in_hbm = p->weight_bytes + p->kv_bytes <= s->hw.hbm_bytes;
+}
+
 static int run_cell_with(const scenario *s, const run_request *req, engine_method method,
                          run_summary *out, run_detail *detail, const char *progress, tp_err *err)
 {
@@ -195,32 +303,9 @@ static int run_cell_with(const scenario *s, const run_request *req, engine_metho
     out->req = *req;
     run_detail d;
     memset(&d, 0, sizeof d);
-    const arcal *cal = NULL;
-    const char *borrowed = NULL;
-    if (run_check_tp(s, req->tp, err) ||
-        (req->tp > 1 && scenario_calibration(s, req->tp, &cal, &borrowed, err)))
+    run_resolved res; /* the calibration and collective model, resolved once for the cell */
+    if (run_resolve(s, req->tp, &res, err) || run_program(s, req, &res, out, &d.program, err))
         return -1;
-    coll_setup coll = run_coll_setup(s, cal);
-    prog_opts po = s->program;
-    if (cal) {
-        /* the copy-in is launched only where vLLM's custom all-reduce runs eagerly */
-        double msg = (double)req->batch * (double)s->model.hidden *
-                     prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes);
-        out->allreduce_call = coll_allreduce(&coll, msg, s->graphs);
-        po.allreduce_no_copy = !out->allreduce_call.copy_in;
-    }
-    out->calibration = cal;
-    out->calibration_borrowed = borrowed;
-    if (prog_build(&d.program, &s->model, &po, req->tp, req->batch, req->ctx, err)) return -1;
-    cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,
-                      s->hw.pcie_bw,    s->kernel_fixed_s, s->graphs ? s->graph_node_s : 0.0,
-                      s->graphs,        coll,              s->hw.fp8_peak_flops, NULL, 0};
-    const char *kborrowed;
-    cp.kernel_err_sign = s->kernel_err_sign;
-    if (scenario_kernels(s, &cp.kernels, &kborrowed, err)) {
-        prog_free(&d.program);
-        return -1;
-    }
     engine_host *hosts = calloc((size_t)req->tp, sizeof *hosts);
     run_fold fold = {.s = s, .k = req->tp, .warmup = req->warmup, .progress = progress,
                      .total = req->steps + req->warmup, .t0 = progress ? fold_now() : 0};
@@ -230,22 +315,8 @@ static int run_cell_with(const scenario *s, const run_request *req, engine_metho
         tp_err_set(err, "out of memory");
         goto out;
     }
-    if (cost_apply(&d.program, &cp, &out->analytic, err)) goto out;
     run_hosts(s, req->tp, req->batch, hosts);
-    engine_config ec = {.program = &d.program,
-                        .tp = req->tp,
-                        .steps = req->steps,
-                        .warmup = req->warmup,
-                        .seed = req->seed,
-                        .host = hosts,
-                        .graphs = s->graphs,
-                        .graph_launch = s->graph_launch,
-                        .broadcast_wait = s->broadcast_wait,
-                        .phases_overlap = s->phases.overlap,
-                        .queue_depth = s->queue_depth,
-                        .launch_latency_s = s->launch_latency_s,
-                        .trace = req->trace,
-                        .method = method};
+    engine_config ec = run_engine_config(s, req, &d.program, hosts, method);
     if (!detail) { /* nobody keeps the steps: fold them as they end */
         ec.on_step = fold_on_step;
         ec.on_step_ctx = &fold;
@@ -253,21 +324,14 @@ static int run_cell_with(const scenario *s, const run_request *req, engine_metho
     if (engine_run(&ec, &d.result, err)) goto out;
     if (detail) /* the kept steps, folded in order */
         for (long t = 0; t < req->steps + req->warmup; t++)
-            for (long r = 0; r < req->tp; r++) fold_on_step(&fold, t, r, engine_at(&d.result, t, r));
+            for (long r = 0; r < req->tp; r++)
+                fold_on_step(&fold, t, r, engine_at(&d.result, t, r));
     if (fold.shown > 0) { /* the progress line goes, as sweep's does */
         fputs("\r                                                            \r", stderr);
         fflush(stderr);
     }
     if (fold_finish(&fold, req->steps, d.result.events, out, err)) goto out;
-    out->method = d.result.method;
-    out->method_why = d.result.method_why;
-    out->ops_per_step = d.program.n;
-    out->kernels_per_step = d.program.n_kernels;
-    out->allreduces_per_step = d.program.n_allreduce;
-    out->collectives_per_step = d.program.n_collectives;
-    out->weight_bytes = d.program.weight_bytes;
-    out->kv_bytes = d.program.kv_bytes;
-    out->fits_in_hbm = d.program.weight_bytes + d.program.kv_bytes <= s->hw.hbm_bytes;
+    run_fill(s, &d.program, &d.result, out);
     rc = 0;
 out:
     free(hosts);
@@ -279,34 +343,6 @@ out:
         prog_free(&d.program);
     }
     return rc;
-}
-
-int run_check_tp(const scenario *s, long tp, tp_err *err)
-{
-    const arcal *cal;
-    const char *borrowed;
-    if (model_check_tp(&s->model, tp, err) || scenario_check_measured(s, &borrowed, err)) return -1;
-    if (tp > 1 && scenario_allreduce(s, tp)) {
-        coll_setup coll;
-        if (scenario_calibration(s, tp, &cal, &borrowed, err)) return -1;
-        coll = run_coll_setup(s, cal);
-        if (coll_check(&coll, err)) return -1;
-    }
-    if (tp > 1 && !scenario_allreduce(s, tp)) {
-        char have[128] = "";
-        size_t used = 0;
-        for (int i = 0; i < s->n_cals && used < sizeof have - 8; i++)
-            used += (size_t)snprintf(have + used, sizeof have - used, "%s%ld", i ? ", " : "",
-                                     s->cals[i].tp);
-        return tp_err_set(err,
-                          "%s: no all-reduce calibration for tp %ld (have: %s); add one to its "
-                          "allreduce list or pass --calib FILE (made by tpsim fit-allreduce)",
-                          s->path, tp, used ? have : "none");
-    }
-    if (s->slow_rank >= tp)
-        return tp_err_set(err, "%s: host.slow_rank.rank: %ld is not a rank at tp %ld, expected 0..%ld",
-                          s->slow_rank_at, s->slow_rank, tp, tp - 1);
-    return 0;
 }
 
 double run_allreduce_call_s(const scenario *s, const run_summary *r)
