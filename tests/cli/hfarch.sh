@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# hfarch.sh: the Hugging Face architectures of issue 18 through the command line. Each shipped
+# config runs by name; against a tpsim YAML twin with the same shapes (the Llama layout), its
+# output differs only by the launches the architecture adds, and its weights per rank equal the
+# figures derived by hand in tests/test_hfarch.c. Refusals are one line at file:line:col.
+source tests/cli/lib.sh
+S=scenarios/eager-host-dispatch.yaml
+
+num() { sed -n "s/^  \"$1\": \\([0-9.]*\\),\$/\\1/p" "$TMP/out"; }
+
+# twin NAME LAYERS HIDDEN HEADS KV HEAD_DIM INTER VOCAB TIED: a tpsim model file
+twin() {
+    cat >"$TMP/$1.yaml" <<EOF
+name: $1
+layers: $2
+hidden: $3
+heads: $4
+kv_heads: $5
+head_dim: $6
+intermediate: $7
+vocab: $8
+dtype_bytes: 2
+tie_embeddings: $9
+source: "test twin of a models/hf config.json (tests/cli/hfarch.sh)"
+EOF
+}
+
+# Qwen3-8B: q_norm and k_norm in each of 36 layers, nothing else different (TP-2: qkv
+# 4096 x (16+8)*128 ...: 8190427136 B a rank, tests/test_hfarch.c)
+twin q3twin 36 4096 32 8 128 12288 151936 false
+expect_ok "Qwen3-8B by name" "$TPSIM" run $S --tp 2 --set model=Qwen3-8B --format json
+check "Qwen3-8B: its name" grep -q '"model": "Qwen3-8B"' "$TMP/out"
+check "Qwen3-8B: 8190427136 B a rank" test "$(num weights_gb_per_rank)" = 8.190427136
+q3ops=$(num ops_per_step)
+expect_ok "Qwen3-8B twin" "$TPSIM" run $S --tp 2 --set "model=$TMP/q3twin.yaml" --format json
+check "Qwen3-8B: the twin's weights" test "$(num weights_gb_per_rank)" = 8.190427136
+check "Qwen3-8B: twin's launches + 36*2 (q_norm, k_norm)" \
+    test "$q3ops" -eq $(($(num ops_per_step) + 72))
+
+# Qwen3-30B-A3B: 30544494592 B a rank at TP-2; a layer is the MoE layer plus q/k norm
+expect_ok "Qwen3-30B-A3B by name" "$TPSIM" run $S --tp 2 --set model=Qwen3-30B-A3B \
+    --format json
+check "Qwen3-30B-A3B: 30544494592 B a rank" test "$(num weights_gb_per_rank)" = 30.54449459
+
+# gemma-2-9b-it: tied, head_dim 256; 42 layers each 2 norms more (post-attention without the
+# residual, post-feedforward), the embedding scale and 3 soft-cap kernels; the same weights
+# (9241100288 B a rank). ctx 2048 is inside the 4096 window, so the KV cache read is the twin's.
+twin g2twin 42 3584 16 8 256 14336 256000 true
+expect_ok "gemma-2-9b-it" "$TPSIM" run $S --tp 2 --set model=gemma-2-9b-it --format json
+check "gemma-2-9b-it: 9241100288 B a rank" test "$(num weights_gb_per_rank)" = 9.241100288
+g2ops=$(num ops_per_step)
+g2kv=$(num kv_cache_gb_per_rank)
+expect_ok "gemma-2-9b-it twin" "$TPSIM" run $S --tp 2 --set "model=$TMP/g2twin.yaml" --format json
+check "gemma-2-9b-it: twin's launches + 42*2 + 1 + 3" \
+    test "$g2ops" -eq $(($(num ops_per_step) + 88))
+check "gemma-2-9b-it: twin's KV cache at ctx 2048" test "$g2kv" = "$(num kv_cache_gb_per_rank)"
+# at ctx 8192 half the layers read 4096 positions: 21 * 2 * 4 heads * 256 * 2 B * (4096 + 8192)
+expect_ok "gemma-2-9b-it ctx 8192" "$TPSIM" run $S --tp 2 --ctx 8192 --set model=gemma-2-9b-it \
+    --format json
+check "gemma-2-9b-it: sliding layers read 4096" test "$(num kv_cache_gb_per_rank)" = 1.056964608
+
+# phi-4: the twin's output to the byte but for the name (its window 16384 > ctx 2048)
+twin phi4twin 40 5120 40 10 128 17920 100352 false
+expect_ok "phi-4" "$TPSIM" run $S --tp 2 --set model=phi-4 --format json
+check "phi-4: 14659092480 B a rank" test "$(num weights_gb_per_rank)" = 14.65909248
+sed 's|"model": "microsoft/phi-4"|"model": "phi4twin"|' "$TMP/out" >"$TMP/phi4"
+expect_ok "phi-4 twin" "$TPSIM" run $S --tp 2 --set "model=$TMP/phi4twin.yaml" --format json
+check "phi-4: the twin's output" cmp -s "$TMP/phi4" "$TMP/out"
+
+# both engines: the event engine (a trace forces it) gives the max-plus engine's step
+mean() { sed -n 's/^    "mean": \([0-9.]*\),$/\1/p' "$TMP/out" | head -1; }
+expect_ok "gemma maxplus" "$TPSIM" run $S --tp 4 --mode graphs --set model=gemma-2-9b-it \
+    --format json
+check "gemma: max-plus engine" grep -q '"name": "maxplus"' "$TMP/out"
+mp=$(mean)
+expect_ok "gemma event engine" "$TPSIM" run $S --tp 4 --mode graphs --set model=gemma-2-9b-it \
+    --format json --trace "$TMP/g2.json"
+check "gemma: event engine with a trace" grep -q '"name": "events"' "$TMP/out"
+check "gemma: both engines, one step time" test -n "$mp" -a "$mp" = "$(mean)"
+check "gemma: the trace names the soft-cap" grep -q '"logits_softcap"' "$TMP/g2.json"
+
+# refusals: one line each, at the key, exit 2
+sed 's/"model_type": "qwen3",/"model_type": "qwen4",/' models/hf/Qwen3-8B.json >"$TMP/q4.json"
+expect_fail2 "unknown model_type" \
+    "^tpsim: $TMP/q4\.json:16:3: model_type: 'qwen4' is not known, expected one of llama, .*, \
+qwen3, qwen3_moe, gemma2, phi3$" \
+    "$TPSIM" run $S --set "model=$TMP/q4.json"
+sed 's/"rope_theta": 250000,/"partial_rotary_factor": 0.75,/' models/hf/phi-4.json >"$TMP/phi.json"
+expect_fail2 "unmodelled key" \
+    "^tpsim: $TMP/phi\.json:26:3: partial_rotary_factor: not modelled for Phi3ForCausalLM" \
+    "$TPSIM" run $S --set "model=$TMP/phi.json"
+sed 's/"use_sliding_window": false,/"use_sliding_window": true,/' models/hf/Qwen3-30B-A3B.json \
+    >"$TMP/q3w.json"
+expect_fail2 "Qwen3 sliding layers" "q3w\.json:36:3: use_sliding_window: sliding layers" \
+    "$TPSIM" run $S --set "model=$TMP/q3w.json"
+sed 's/"hidden_act": "gelu_pytorch_tanh",/"hidden_act": "silu",/' models/hf/gemma-2-9b-it.json \
+    >"$TMP/g2s.json"
+expect_fail2 "Gemma-2 with SiLU" \
+    "g2s\.json:13:3: hidden_act: Gemma2ForCausalLM runs the MLP with gelu_pytorch_tanh" \
+    "$TPSIM" run $S --set "model=$TMP/g2s.json"
+printf '{\n  "architectures": ["Gemma3ForCausalLM"],\n  "model_type": "gemma3_text"\n}\n' \
+    >"$TMP/g3.json"
+expect_fail2 "Gemma-3 refused by name" \
+    "g3\.json:2:3: architectures: 'Gemma3ForCausalLM' is not supported, expected one of \
+.*Gemma2ForCausalLM, Phi3ForCausalLM$" \
+    "$TPSIM" run $S --set "model=$TMP/g3.json"
+expect_fail2 "Qwen3-30B-A3B at TP-3" "tp 3 does not shard Qwen3-30B-A3B" \
+    "$TPSIM" run $S --tp 3 --set model=Qwen3-30B-A3B
+
+finish
