@@ -192,7 +192,11 @@ static void fk_law_fields(FILE *f, const kcal_law *l)
 {
     fprintf(f, "law: %s, t0_us: %.4f", kcal_law_names[l->kind], l->t0_s * 1e6);
     if (l->kind != KL_CONST) fprintf(f, ", gbps: %.2f", l->s_per_byte > 0 ? 1e-9 / l->s_per_byte : 0.0);
-    if (l->kind == KL_ROOFLINE || l->kind == KL_SUM) fprintf(f, ", tflops: %.2f", l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0.0);
+    int norm = l->kind == KL_SMOOTH || l->kind == KL_TILED;
+    if (l->kind == KL_ROOFLINE || l->kind == KL_SUM || norm)
+        fprintf(f, ", tflops: %.2f", l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0.0);
+    if (norm) fprintf(f, ", q: %.4f", l->q);
+    if (l->kind == KL_TILED) fprintf(f, ", tile_m: %.0f", l->tile_m);
     if (l->kind == KL_ROW) fprintf(f, ", row_gbps: %.4f", l->s_per_row_byte > 0 ? 1e-9 / l->s_per_row_byte : 0.0);
     if (l->kind == KL_SEQ) fprintf(f, ", seq_us: %.5f", l->s_per_seq * 1e6);
 }
@@ -209,10 +213,12 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
                "profiles.\n# t = t0 + ... per op class (sim/kcal.h); the laws' held-out errors are "
                "under laws_compared.\nkind: kernel-calibration\nhardware: %s\n", a->hardware);
     fprintf(f, "source:\n  how: >-\n    Fitted by tpsim fit-kernels on %zu samples: per op class, "
-               "least squares on relative error of each candidate law, every coefficient >= 0; "
+               "least squares on relative error of each candidate law, every coefficient >= 0 "
+               "(smooth and tiled: Levenberg-Marquardt, q >= 1); "
                "the law kept is the one of lowest held-out MAPE (each TP degree, or each "
                "attention source, predicted from a fit on the others), refitted on all rows. "
-               "Bytes and FLOPs per op as tpsim's program counts them. The sampler and copies "
+               "Bytes and FLOPs per op as tpsim's program counts them; tiled pads the batch to "
+               "Hopper's 64-row wgmma tile (docs/sources.md#wgmma-tile). The sampler and copies "
                "are not in the profiles: they take the add class's law (from: add).\n  where: ",
             set->n);
     for (int i = 0; i < a->n_files; i++) {
@@ -286,6 +292,19 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         if (r->from[k] >= 0) printf("  (not measured: from %s)", kcal_class_names[r->from[k]]);
         printf("\n");
     }
+    printf("held-out MAPE %% of the chosen law by fold (TP degree, or attention source), each "
+           "predicted from a fit on the others:\n");
+    for (int k = 0; k < KC_COUNT; k++) {
+        const kf_class_fit *c = &r->fit[k];
+        if (!r->have[k] || c->n_folds < 2) continue;
+        printf("  %-10s", kcal_class_names[k]);
+        for (int f = 0; f < c->n_folds; f++) {
+            double v = c->fold_pct[c->law.kind][f];
+            if (c->fold_id[f] >= 1000) printf("  %s %5.1f", set->sources[c->fold_id[f] - 1000], v);
+            else printf("  tp%-2d %5.1f", c->fold_id[f], v);
+        }
+        printf("\n");
+    }
     printf("residual (fit - measured)/measured, mean %% / MAPE %%, by TP degree:\n");
     for (int k = 0; k < KC_COUNT; k++) {
         if (!r->have[k]) continue;
@@ -341,6 +360,20 @@ static void fk_json_breaks(jw *w, const fk_break *b, int k, int bins)
     jw_end_obj(w);
 }
 
+/* "heldout_by_fold": the chosen law's held-out MAPE per fold, keyed by TP degree or source. */
+static void fk_json_folds(jw *w, const kp_set *set, const kf_class_fit *c)
+{
+    char key[80];
+    jw_key(w, "heldout_by_fold");
+    jw_obj(w);
+    for (int f = 0; f < c->n_folds; f++) {
+        if (c->fold_id[f] >= 1000) snprintf(key, sizeof key, "%s", set->sources[c->fold_id[f] - 1000]);
+        else snprintf(key, sizeof key, "%d", c->fold_id[f]);
+        jw_knum(w, key, c->fold_pct[c->law.kind][f]);
+    }
+    jw_end_obj(w);
+}
+
 static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *r)
 {
     jw w;
@@ -364,6 +397,8 @@ static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *
         jw_knum(&w, "tflops", l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0);
         jw_knum(&w, "row_gbps", l->s_per_row_byte > 0 ? 1e-9 / l->s_per_row_byte : 0);
         jw_knum(&w, "seq_us", l->s_per_seq * 1e6);
+        jw_knum(&w, "q", l->q);
+        jw_knum(&w, "tile_m", l->tile_m);
         if (r->from[k] >= 0) {
             jw_kstr(&w, "from", kcal_class_names[r->from[k]]);
         } else {
@@ -380,6 +415,7 @@ static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *
                 if (v >= 0) jw_knum(&w, kcal_law_names[m], v);
             }
             jw_end_obj(&w);
+            if (c->n_folds > 1) fk_json_folds(&w, set, c);
             fk_json_breaks(&w, &r->br, k, 1);
         }
         jw_end_obj(&w);

@@ -112,8 +112,137 @@ static double kf_rel_sse(const kp_sample *const *rows, size_t n, const kcal_law 
     return e;
 }
 
+/* ---- smooth and tiled: t = t0 + qnorm(a * MB, b * GFLOP, q), fitted by Levenberg-Marquardt
+ * on p = (t0, ln a, ln b, ln(q - 1)): the rates stay positive and q > 1 without bounds. */
+#define KF_NP 4
+
+/* Solve A x = A[.][KF_NP] by elimination with partial pivoting; -1 when singular. */
+static int kf_gauss(double A[KF_NP][KF_NP + 1], double *x)
+{
+    for (int col = 0; col < KF_NP; col++) {
+        int piv = col;
+        for (int r = col + 1; r < KF_NP; r++)
+            if (fabs(A[r][col]) > fabs(A[piv][col])) piv = r;
+        if (!(fabs(A[piv][col]) > 1e-300)) return -1;
+        for (int b = 0; b <= KF_NP; b++) {
+            double t = A[col][b];
+            A[col][b] = A[piv][b];
+            A[piv][b] = t;
+        }
+        for (int r = 0; r < KF_NP; r++) {
+            if (r == col) continue;
+            double f = A[r][col] / A[col][col];
+            for (int b = col; b <= KF_NP; b++) A[r][b] -= f * A[col][b];
+        }
+    }
+    for (int a = 0; a < KF_NP; a++) x[a] = A[a][KF_NP] / A[a][a];
+    return 0;
+}
+
+typedef struct kf_qrow {
+    double m, f, y, w; /* MB, (padded) GFLOP, measured us, weight / y^2 */
+} kf_qrow;
+
+static void kf_qlaw(int kind, const double *p, kcal_law *l)
+{
+    memset(l, 0, sizeof *l);
+    l->kind = kind;
+    l->t0_s = p[0] * 1e-6;
+    l->s_per_byte = exp(p[1]) * 1e-12;
+    l->s_per_flop = exp(p[2]) * 1e-15;
+    l->q = 1.0 + exp(p[3]);
+    if (kind == KL_TILED) l->tile_m = KCAL_TILE_M;
+}
+
+/* The model's time and, when g is given, its gradient in p. */
+static double kf_qeval(const double *p, const kf_qrow *r, double *g)
+{
+    double q = 1.0 + exp(p[3]), A = exp(p[1]) * r->m, C = exp(p[2]) * r->f;
+    double P = kcal_qnorm(A, C, q);
+    if (!g) return p[0] + P;
+    g[0] = 1.0;
+    g[1] = g[2] = g[3] = 0.0;
+    if (P > 0) {
+        double M = A > C ? A : C, x = A / M, y = C / M, xq = pow(x, q), yq = pow(y, q);
+        double S = xq + yq, lx = x > 0 ? xq * log(x) : 0.0, ly = y > 0 ? yq * log(y) : 0.0;
+        g[1] = A * pow(A / P, q - 1.0);
+        g[2] = C * pow(C / P, q - 1.0);
+        g[3] = P * (-log(S) / (q * q) + (lx + ly) / (q * S)) * (q - 1.0);
+    }
+    return p[0] + P;
+}
+
+static double kf_qcost(const kf_qrow *r, size_t n, const double *p)
+{
+    double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = kf_qeval(p, &r[i], NULL) - r[i].y;
+        e += r[i].w * d * d;
+    }
+    return e;
+}
+
+/* One damped Gauss-Newton step from p; 0 when it lowered the cost (p, *cost updated). */
+static int kf_qstep(const kf_qrow *r, size_t n, double *p, double *cost, double *lambda)
+{
+    double JJ[KF_NP][KF_NP] = {{0}}, Jr[KF_NP] = {0}, g[KF_NP];
+    for (size_t i = 0; i < n; i++) {
+        double d = kf_qeval(p, &r[i], g) - r[i].y;
+        for (int a = 0; a < KF_NP; a++) {
+            Jr[a] += r[i].w * g[a] * d;
+            for (int b = 0; b < KF_NP; b++) JJ[a][b] += r[i].w * g[a] * g[b];
+        }
+    }
+    for (; *lambda < 1e12; *lambda *= 10) {
+        double A[KF_NP][KF_NP + 1], t[KF_NP];
+        for (int a = 0; a < KF_NP; a++) {
+            for (int b = 0; b < KF_NP; b++) A[a][b] = JJ[a][b] + (a == b ? *lambda * JJ[a][a] + 1e-30 : 0);
+            A[a][KF_NP] = -Jr[a];
+        }
+        if (kf_gauss(A, t)) continue;
+        double np[KF_NP];
+        for (int a = 0; a < KF_NP; a++) np[a] = p[a] + t[a];
+        if (np[0] < 0) np[0] = 0; /* the fixed cost is a time: projected onto >= 0 */
+        if (np[3] > log(63.0)) np[3] = log(63.0); /* q <= 64: past it, the max */
+        double c = kf_qcost(r, n, np);
+        if (c < *cost) {
+            memcpy(p, np, sizeof np);
+            *cost = c;
+            *lambda = *lambda > 1e-9 ? *lambda / 10 : *lambda;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int kf_fit_qnorm(const kp_sample *const *rows, size_t n, int kind, kcal_law *out)
+{
+    double c[KF_MAXP] = {0};
+    if (n < KF_NP || kf_nonneg(rows, n, KL_SUM, NULL, c)) return -1; /* start: the sum's fit */
+    kf_qrow *r = malloc(n * sizeof *r);
+    if (!r) return -1;
+    kcal_law probe = {.kind = kind, .tile_m = KCAL_TILE_M};
+    for (size_t i = 0; i < n; i++) {
+        double y = rows[i]->us;
+        r[i] = (kf_qrow){rows[i]->bytes * 1e-6,
+                         kcal_padded_flops(&probe, rows[i]->flops, rows[i]->batch) * 1e-9, y,
+                         rows[i]->w / (y * y)};
+    }
+    double p[KF_NP] = {c[0], log(c[1] > 0 ? c[1] : 1e-3), log(c[2] > 0 ? c[2] : 1e-3), 0.0};
+    double cost = kf_qcost(r, n, p), lambda = 1e-3;
+    for (int it = 0; it < 200; it++) {
+        double before = cost;
+        if (kf_qstep(r, n, p, &cost, &lambda) || before - cost < 1e-12 * before) break;
+    }
+    free(r);
+    if (!isfinite(cost)) return -1;
+    kf_qlaw(kind, p, out);
+    return 0;
+}
+
 int kf_fit_law(const kp_sample *const *rows, size_t n, int kind, kcal_law *out)
 {
+    if (kind == KL_SMOOTH || kind == KL_TILED) return kf_fit_qnorm(rows, n, kind, out);
     double c[KF_MAXP] = {0}, x[KF_MAXP];
     if (!n || n < (size_t)kf_features(kind, rows[0], 1, x)) return -1;
     if (kind != KL_ROOFLINE) {
@@ -184,7 +313,7 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
     memset(out, 0, sizeof *out);
     const kp_sample **rows = malloc((set->n ? set->n : 1) * sizeof *rows);
     const kp_sample **train = malloc((set->n ? set->n : 1) * sizeof *train);
-    int folds[64], nf = 0, rc = -1;
+    int *folds = out->fold_id, nf = 0, rc = -1;
     size_t n = 0;
     if (!rows || !train) goto out;
     for (size_t i = 0; i < set->n; i++) {
@@ -192,19 +321,25 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
         rows[n++] = &set->s[i];
         int seen = 0;
         for (int f = 0; f < nf; f++) seen |= folds[f] == set->s[i].fold;
-        if (!seen && nf < 64) folds[nf++] = set->s[i].fold;
+        if (!seen && nf < KF_MAX_FOLDS) folds[nf++] = set->s[i].fold;
     }
     if (!n) goto out;
     out->n = (int)n;
     out->n_folds = nf;
     /* the attention kernels' time grows with the batch's sequences (one block each); the
-     * other classes' candidates are the byte laws and the roofline */
+     * other classes' candidates are the byte laws and the roofline; the GEMMs' also the
+     * smooth roofline and its M-tiled form, tensor-core physics the elementwise ops lack */
     static const int attn_laws[] = {KL_CONST, KL_LINEAR, KL_SEQ, -1};
     static const int op_laws[] = {KL_CONST, KL_LINEAR, KL_ROW, KL_ROOFLINE, KL_SUM, -1};
-    const int *cand = cls == KC_ATTENTION ? attn_laws : op_laws;
+    static const int gemm_laws[] = {KL_CONST, KL_LINEAR, KL_ROW, KL_ROOFLINE, KL_SUM, KL_SMOOTH,
+                                    KL_TILED, -1};
+    const int *cand = cls == KC_ATTENTION ? attn_laws : cls == KC_GEMM ? gemm_laws : op_laws;
     int best = -1;
     double best_score = INFINITY;
-    for (int k = 0; k < KL_COUNT; k++) out->heldout_pct[k] = out->insample_pct[k] = -1;
+    for (int k = 0; k < KL_COUNT; k++) {
+        out->heldout_pct[k] = out->insample_pct[k] = -1;
+        for (int f = 0; f < KF_MAX_FOLDS; f++) out->fold_pct[k][f] = -1;
+    }
     for (int ci = 0; cand[ci] >= 0; ci++) {
         int kind = cand[ci];
         kcal_law l;
@@ -220,11 +355,14 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
                     if (rows[i]->fold != folds[f]) train[nt++] = rows[i];
                 kcal_law lf;
                 if (kf_fit_law(train, nt, kind, &lf)) { ok = 0; break; }
+                double ef = 0, wf = 0;
                 for (size_t i = 0; i < n; i++)
                     if (rows[i]->fold == folds[f]) {
-                        e += rows[i]->w * fabs(kf_time_us(&lf, rows[i]) - rows[i]->us) / rows[i]->us;
-                        wsum += rows[i]->w;
+                        ef += rows[i]->w * fabs(kf_time_us(&lf, rows[i]) - rows[i]->us) / rows[i]->us;
+                        wf += rows[i]->w;
                     }
+                out->fold_pct[kind][f] = wf > 0 ? 100.0 * ef / wf : -1;
+                e += ef, wsum += wf;
             }
             if (!ok) continue;
             out->heldout_pct[kind] = score = 100.0 * e / wsum;

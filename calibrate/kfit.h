@@ -16,9 +16,15 @@
 #include "kcal.h"
 #include "kprof.h"
 
+#define KF_MAX_FOLDS 64
+
 typedef struct kf_class_fit {
     int n;                    /* samples */
     int n_folds;
+    int fold_id[KF_MAX_FOLDS];  /* the folds' kp_sample.fold, in order of first appearance */
+    /* per candidate law and fold: held-out MAPE of the fold's rows (weighted by w), predicted
+     * by a fit on the other folds; < 0 where not computed */
+    double fold_pct[KL_COUNT][KF_MAX_FOLDS];
     kcal_law law;             /* the chosen law, fitted on every sample */
     double r2, mape_pct;      /* of that fit */
     double heldout_pct[KL_COUNT]; /* per candidate law; < 0: not a candidate */

@@ -1,6 +1,7 @@
 /* kcal.c: see kcal.h. */
 #include "kcal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +10,8 @@
 
 const char *const kcal_class_names[KC_COUNT + 1] = {
     "gemm", "attention", "norm", "rope", "activation", "add", "embedding", "sampler", "copy", NULL};
-const char *const kcal_law_names[KL_COUNT + 1] = {"const", "linear", "row", "seq", "roofline", "sum", NULL};
+const char *const kcal_law_names[KL_COUNT + 1] = {"const", "linear", "row", "seq", "roofline", "sum",
+                                                  "smooth", "tiled", NULL};
 
 #define KCAL_COLLECTIVE KC_COUNT /* priced by the collective model, not here */
 
@@ -70,17 +72,31 @@ int kcal_check_names(const kcal *c, tp_err *err)
     return 0;
 }
 
+double kcal_qnorm(double a, double b, double q)
+{
+    double m = a > b ? a : b;
+    if (m <= 0) return 0;
+    return m * pow(pow(a / m, q) + pow(b / m, q), 1.0 / q); /* scaled: no overflow */
+}
+
+double kcal_padded_flops(const kcal_law *l, double flops, double batch)
+{
+    if (l->kind != KL_TILED || l->tile_m <= 0 || batch <= 0) return flops;
+    return flops * ceil(batch / l->tile_m) * l->tile_m / batch;
+}
+
 double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch)
 {
-    double mem = bytes * l->s_per_byte, math = flops * l->s_per_flop;
+    double mem = bytes * l->s_per_byte, math = kcal_padded_flops(l, flops, batch) * l->s_per_flop;
     double t = l->t0_s + l->s_per_seq * batch + (batch > 0 ? bytes / batch * l->s_per_row_byte : 0);
+    if (l->kind == KL_SMOOTH || l->kind == KL_TILED) return t + kcal_qnorm(mem, math, l->q);
     return t + (l->kind == KL_ROOFLINE ? (mem > math ? mem : math) : mem + math);
 }
 
 static const char *const kcal_keys[] = {"kind", "hardware", "source", "classes", "fitted_on",
                                         "laws_compared", "assumed", NULL};
 static const char *const entry_keys[] = {"law", "t0_us", "gbps", "tflops", "seq_us", "row_gbps",
-                                         "from", "n", "r2", "mape_pct", "heldout_mape_pct",
+                                         "q", "tile_m", "from", "n", "r2", "mape_pct", "heldout_mape_pct",
                                          "source", NULL};
 
 /* A rate (GB/s, TFLOP/s) as seconds per unit; absent or 0 means the term is absent. */
@@ -103,6 +119,8 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
         kcal_rate(e, "tflops", 1e12, &x.law.s_per_flop, err) ||
         kcal_rate(e, "row_gbps", 1e9, &x.law.s_per_row_byte, err) ||
         cfg_double(e, "seq_us", 0, 0, 1e6, &seq, err) ||
+        cfg_double(e, "q", 0, 1, 64, &x.law.q, err) ||
+        cfg_double(e, "tile_m", 0, 1, 4096, &x.law.tile_m, err) ||
         cfg_double(e, "n", 0, 0, 1e9, &x.n, err) || cfg_double(e, "r2", 0, -1e9, 1, &x.r2, err) ||
         cfg_double(e, "mape_pct", 0, 0, 1e6, &x.mape_pct, err) ||
         cfg_double(e, "heldout_mape_pct", 0, 0, 1e6, &x.heldout_mape_pct, err) ||
@@ -112,9 +130,11 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
     x.law.s_per_seq = seq * 1e-6;
     /* each law names the terms it has: a parameter it does not use is an error, not ignored */
     int kind = x.law.kind;
+    int norm = kind == KL_SMOOTH || kind == KL_TILED;
     struct { const char *key; int used; } terms[] = {
-        {"gbps", kind != KL_CONST}, {"tflops", kind == KL_ROOFLINE || kind == KL_SUM},
-        {"row_gbps", kind == KL_ROW}, {"seq_us", kind == KL_SEQ}};
+        {"gbps", kind != KL_CONST}, {"tflops", kind == KL_ROOFLINE || kind == KL_SUM || norm},
+        {"row_gbps", kind == KL_ROW}, {"seq_us", kind == KL_SEQ}, {"q", norm},
+        {"tile_m", kind == KL_TILED}};
     for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
         cfg_node *t = cfg_get(e, terms[i].key);
         if (t && !terms[i].used)

@@ -5,8 +5,12 @@
  * Contract: one file calibrates one GPU (`hardware:`; a scenario on other hardware must borrow
  * it explicitly, scenario.h). `classes:` holds one entry per kcal_class, each a law
  *   t = t0 + seq * B + bytes / (B * row_bw) + combine(bytes / bw, flops / F)
- * where combine is max for `roofline`, else the sum (`sum`: both terms, t0 + bytes/bw + flops/F), and a term whose parameter the law does
- * not use is absent (kcal_law_names lists the laws and their terms). `from: CLASS` marks a
+ * where combine is max for `roofline`, the sum for `sum` (t0 + bytes/bw + flops/F), and for
+ * `smooth` and `tiled` the q-norm (m^q + c^q)^(1/q) of the two sides (q >= 1: q = 1 is the sum,
+ * q -> infinity the roofline's max; memory and math overlap only partly near the ridge);
+ * `tiled` also counts the math of a batch padded up to a multiple of tile_m rows (tensor-core
+ * tiles quantise the GEMM's M, KCAL_TILE_M). A term whose parameter the law does not use is
+ * absent (kcal_law_names lists the laws and their terms). `from: CLASS` marks a
  * class the profiles did not measure, priced with CLASS's law (its numbers say so). Every op
  * kind prog emits maps to one class (kcal_class_of; -1 for one that does not, which
  * kcal_check_names reports by name). Values are caller-owned; times in seconds, rates in
@@ -24,7 +28,9 @@ typedef enum kcal_class {
     KC_COPY, KC_COUNT
 } kcal_class;
 
-typedef enum kcal_law_kind { KL_CONST, KL_LINEAR, KL_ROW, KL_SEQ, KL_ROOFLINE, KL_SUM, KL_COUNT } kcal_law_kind;
+typedef enum kcal_law_kind {
+    KL_CONST, KL_LINEAR, KL_ROW, KL_SEQ, KL_ROOFLINE, KL_SUM, KL_SMOOTH, KL_TILED, KL_COUNT
+} kcal_law_kind;
 
 extern const char *const kcal_class_names[KC_COUNT + 1];
 extern const char *const kcal_law_names[KL_COUNT + 1];
@@ -37,7 +43,13 @@ typedef struct kcal_law {
     double s_per_flop;  /* 1 / F */
     double s_per_seq;   /* per sequence of the batch */
     double s_per_row_byte; /* per byte of one token's row (bytes / B) */
+    double q;           /* smooth, tiled: the norm's exponent */
+    double tile_m;      /* tiled: rows of the M tile the batch is padded to */
 } kcal_law;
+
+/* Hopper's tensor-core instruction (wgmma.mma_async) works on M = 64 rows per warpgroup
+ * (docs/sources.md#wgmma-tile): a GEMM of B tokens does the math of ceil(B / 64) * 64. */
+#define KCAL_TILE_M 64.0
 
 typedef struct kcal_entry {
     int valid;
@@ -57,6 +69,10 @@ typedef struct kcal {
 
 /* The law's time for an op moving `bytes` and doing `flops` at batch B. */
 double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch);
+/* (a^q + b^q)^(1/q) for a, b >= 0, q >= 1 (0 when both are 0). */
+double kcal_qnorm(double a, double b, double q);
+/* The FLOPs the law's math term counts: `tiled` pads the batch to its tile, else `flops`. */
+double kcal_padded_flops(const kcal_law *l, double flops, double batch);
 /* The class of a prog op name (prog_name), -1 when none. */
 int kcal_class_of(int prog_name);
 /* 0 when every prog op name maps to a class the calibration has; else one line naming the

@@ -61,6 +61,51 @@ static void test_roofline_recovered(void **state)
     kp_free(&set);
 }
 
+/* Synthetic samples from a known tiled law: 4 us + ((bytes / 3 TB/s)^2.5 + (padded flops /
+ * 700 TF)^2.5)^(1/2.5), the batch padded to 64 rows; the ridge is crossed at every size. */
+static void synth_tiled(kp_set *set)
+{
+    memset(set, 0, sizeof *set);
+    set->cap = 4 * 40;
+    set->s = calloc(set->cap, sizeof *set->s);
+    for (int f = 0; f < 4; f++)
+        for (int i = 0; i < 40; i++) {
+            double B = (double)(1 << (i % 13)) + (i % 2 ? 8 : 0), w = 1e8 / (f + 1) * (1 + i % 3);
+            double bytes = w + B * 1e4, flops = 2.0 * B * w / 2.0;
+            double pad = ceil(B / 64.0) * 64.0 / B;
+            double mem = bytes / 3e12, math = flops * pad / 700e12;
+            double t = 4e-6 + pow(pow(mem, 2.5) + pow(math, 2.5), 1.0 / 2.5);
+            set->s[set->n++] = (kp_sample){KC_GEMM, 2, f, 1L << f, (long)B, bytes, flops, B,
+                                           t * 1e6, 1.0, i};
+        }
+}
+
+static void test_tiled_recovered(void **state)
+{
+    (void)state;
+    kp_set set;
+    synth_tiled(&set);
+    const kp_sample **rows = malloc(set.n * sizeof *rows);
+    for (size_t i = 0; i < set.n; i++) rows[i] = &set.s[i];
+    kcal_law l;
+    assert_int_equal(kf_fit_law(rows, set.n, KL_TILED, &l), 0);
+    assert_true(fabs(l.t0_s - 4e-6) < 4e-6 * 1e-3);
+    assert_true(fabs(1.0 / l.s_per_byte - 3e12) < 3e12 * 1e-4);
+    assert_true(fabs(1.0 / l.s_per_flop - 700e12) < 700e12 * 1e-4);
+    assert_true(fabs(l.q - 2.5) < 1e-3);
+    assert_true(l.tile_m == 64.0);
+    /* the class fit prefers it, by held-out error, to the roofline, the sum and the untiled */
+    kf_class_fit c;
+    assert_int_equal(kf_fit_class(&set, KC_GEMM, &c), 0);
+    assert_int_equal(c.law.kind, KL_TILED);
+    assert_true(c.heldout_pct[KL_TILED] < 0.01);
+    assert_true(c.heldout_pct[KL_SMOOTH] > 1.0);
+    assert_true(c.heldout_pct[KL_ROOFLINE] > 1.0);
+    for (int f = 0; f < 4; f++) assert_true(c.fold_pct[KL_TILED][f] < 0.01);
+    free(rows);
+    kp_free(&set);
+}
+
 static void test_linear_recovered(void **state)
 {
     (void)state;
@@ -82,14 +127,22 @@ static void test_law_time(void **state)
 {
     (void)state;
     /* by hand: 2 us + max(3e9 B / 3e12, 1e12 / 1e15) = 2 us + 1 ms */
-    kcal_law r = {KL_ROOFLINE, 2e-6, 1.0 / 3e12, 1.0 / 1e15, 0, 0};
+    kcal_law r = {KL_ROOFLINE, 2e-6, 1.0 / 3e12, 1.0 / 1e15, 0, 0, 0, 0};
     assert_true(fabs(kcal_law_time(&r, 3e9, 1e12, 1) - 1.002e-3) < 1e-12);
     r.kind = KL_SUM; /* the sum: 2 us + 1 ms + 1 ms */
     assert_true(fabs(kcal_law_time(&r, 3e9, 1e12, 1) - 2.002e-3) < 1e-12);
-    kcal_law s = {KL_SEQ, 1e-6, 1e-12, 0, 0.5e-6, 0}; /* 1 + 8 * 0.5 + 1e6 * 1e-6 us */
+    kcal_law s = {KL_SEQ, 1e-6, 1e-12, 0, 0.5e-6, 0, 0, 0}; /* 1 + 8 * 0.5 + 1e6 * 1e-6 us */
     assert_true(fabs(kcal_law_time(&s, 1e6, 0, 8) - 6e-6) < 1e-15);
-    kcal_law w = {KL_ROW, 0, 0, 0, 0, 1e-9}; /* 8000 bytes over 8 rows: 1000 * 1e-9 s */
+    kcal_law w = {KL_ROW, 0, 0, 0, 0, 1e-9, 0, 0}; /* 8000 bytes over 8 rows: 1000 * 1e-9 s */
     assert_true(fabs(kcal_law_time(&w, 8000, 0, 8) - 1e-6) < 1e-15);
+    /* smooth, q = 2: 2 us + sqrt(3 ms^2 + 4 ms^2) = 2 us + 5 ms */
+    kcal_law q = {KL_SMOOTH, 2e-6, 1.0 / 1e12, 1.0 / 1e15, 0, 0, 2.0, 0};
+    assert_true(fabs(kcal_law_time(&q, 3e9, 4e12, 16) - 5.002e-3) < 1e-12);
+    /* tiled: 16 rows do the math of 64, 4x: sqrt(3^2 + 4^2) ms from 1e12 FLOPs */
+    kcal_law t = {KL_TILED, 2e-6, 1.0 / 1e12, 1.0 / 1e15, 0, 0, 2.0, 64};
+    assert_true(fabs(kcal_law_time(&t, 3e9, 1e12, 16) - 5.002e-3) < 1e-12);
+    /* 64 rows: no padding, sqrt(9 + 1) ms */
+    assert_true(fabs(kcal_law_time(&t, 3e9, 1e12, 64) - (2e-6 + sqrt(10.0) * 1e-3)) < 1e-12);
 }
 
 /* Counts and sums from tests/data/vidur-h100/README.md's Python. */
@@ -144,8 +197,8 @@ static void test_bytes_match_prog(void **state)
 }
 
 /* The bundled calibration loads, marks the unmeasured classes, and cost_apply prices an op
- * by its class's law: the 70B qkv at TP-2, batch 1, by hand from the file's numbers
- * (roofline, t0 5.0410 us, 3007.67 GB/s, 647.70 TFLOP/s). */
+ * by its class's law: the 70B qkv at TP-1, batch 1, by hand from the file's numbers
+ * (tiled: t0 4.8252 us, 3304.89 GB/s, 712.54 TFLOP/s, q 1.6795, one token padded to 64). */
 static void test_bundled_and_cost(void **state)
 {
     (void)state;
@@ -153,7 +206,7 @@ static void test_bundled_and_cost(void **state)
     tp_err err;
     if (kcal_load("models/kernels/h100-sxm.yaml", &c, &err)) fail_msg("%s", err.msg);
     assert_string_equal(c.hardware, "H100 SXM");
-    assert_int_equal(c.cls[KC_GEMM].law.kind, KL_ROOFLINE);
+    assert_int_equal(c.cls[KC_GEMM].law.kind, KL_TILED);
     assert_int_equal(c.cls[KC_SAMPLER].from, KC_ADD);
     assert_int_equal(c.cls[KC_GEMM].from, -1);
     assert_true(kcal_error_pct(&c, KC_SAMPLER) == c.cls[KC_ADD].heldout_mape_pct);
@@ -166,8 +219,9 @@ static void test_bundled_and_cost(void **state)
     cost_params cp = {0};
     cp.kernels = &c;
     assert_int_equal(cost_apply(&p, &cp, NULL, &err), 0);
-    double want = 5.0410e-6 + fmax((2.0 * 8192 * 10240 + 2.0 * (8192 + 10240)) / 3007.67e9,
-                                   2.0 * 8192 * 10240 / 647.70e12);
+    double mem = (2.0 * 8192 * 10240 + 2.0 * (8192 + 10240)) / 3304.89e9;
+    double math = 64 * 2.0 * 8192 * 10240 / 712.54e12;
+    double want = 4.8252e-6 + pow(pow(mem, 1.6795) + pow(math, 1.6795), 1 / 1.6795);
     int seen = 0;
     for (size_t i = 0; i < p.n; i++)
         if (p.ops[i].name == OPN_QKV_PROJ && !seen++)
@@ -209,7 +263,7 @@ int main(void)
         cmocka_unit_test(test_roofline_recovered), cmocka_unit_test(test_linear_recovered),
         cmocka_unit_test(test_law_time),           cmocka_unit_test(test_vidur_reader),
         cmocka_unit_test(test_bytes_match_prog),  cmocka_unit_test(test_bundled_and_cost),
-        cmocka_unit_test(test_probe_reader),
+        cmocka_unit_test(test_probe_reader),      cmocka_unit_test(test_tiled_recovered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,16 +6,18 @@ V7=tests/data/vidur-h100/llama-2-7b-mlp.csv
 ATT=tests/data/attention-h100/decode.csv
 
 expect_ok "fit text" "$TPSIM" fit-kernels "$V70" "$ATT"
-check "fit text names the gemm law" grep -Eq '^gemm +4176 +4 +roofline' "$TMP/out"
+check "fit text names the gemm law" grep -Eq '^gemm +4176 +4 +tiled' "$TMP/out"
+check "fit text: held-out by TP degree" grep -Eq '^  gemm +tp1 +[0-9.]+ +tp2 +[0-9.]+ +tp4 +[0-9.]+ +tp8 +[0-9.]+$' "$TMP/out"
 expect_ok "fit json" "$TPSIM" fit-kernels "$V70" "$ATT" --format json
-check "json has the gemm class" grep -q '"gemm":{"law":"roofline"' "$TMP/out"
+check "json has the gemm class" grep -q '"gemm":{"law":"tiled"' "$TMP/out"
+check "json held-out by fold" grep -q '"heldout_by_fold":{"1":' "$TMP/out"
 expect_ok "fit -o" "$TPSIM" fit-kernels "$V70" "$ATT" --hardware "H100 SXM" -o "$TMP/k.yaml"
 check "calibration written" grep -q '^kind: kernel-calibration' "$TMP/k.yaml"
 # the bundled calibration is what the command writes from the bundled profiles
 check "bundled calibration is reproducible" cmp -s "$TMP/k.yaml" models/kernels/h100-sxm.yaml
 expect_ok "test 7B" "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/k.yaml"
 check "test has per-TP columns" grep -Eq '^class +law +all +tp1 +tp2 +tp4 +tp8' "$TMP/out"
-check "test prices gemm" grep -Eq '^gemm +roofline ' "$TMP/out"
+check "test prices gemm" grep -Eq '^gemm +tiled ' "$TMP/out"
 expect_ok "test json" "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/k.yaml" --format json
 check "test json per tp" grep -q '"by_tp":{"1":' "$TMP/out"
 
@@ -49,10 +51,16 @@ expect_fail2 "-o needs every class" "no profile row measures the 'attention' cla
 check "no partial file" test ! -e "$TMP/x.yaml"
 expect_fail2 "test needs calib" '--test PROFILE and --calib FILE go together' "$TPSIM" fit-kernels --test "$V7"
 expect_fail2 "no profile" 'no profile given' "$TPSIM" fit-kernels
-sed 's/law: roofline, t0_us: \([0-9.]*\), gbps: \([0-9.]*\), tflops: [0-9.]*/law: linear, t0_us: \1, gbps: \2, tflops: 5/' \
+sed 's/law: tiled, t0_us: \([0-9.]*\), gbps: \([0-9.]*\), tflops: [0-9.]*, q: [0-9.]*, tile_m: 64/law: linear, t0_us: \1, gbps: \2, tflops: 5/' \
     "$TMP/k.yaml" > "$TMP/badlaw.yaml"
 expect_fail2 "law term refused" 'badlaw.yaml:[0-9]+:[0-9]+: classes.gemm.tflops: law linear has no tflops term' \
     "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/badlaw.yaml"
+sed 's/, q: [0-9.]*, tile_m: 64/, tile_m: 64/' "$TMP/k.yaml" > "$TMP/noq.yaml"
+expect_fail2 "tiled needs q" 'noq.yaml:[0-9]+:[0-9]+: classes.gemm.law: law tiled needs q' \
+    "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/noq.yaml"
+sed 's/, q: [0-9.]*, tile_m: 64/, q: 0.5, tile_m: 64/' "$TMP/k.yaml" > "$TMP/lowq.yaml"
+expect_fail2 "q below 1" 'lowq.yaml:[0-9]+:[0-9]+: classes.gemm.q' \
+    "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/lowq.yaml"
 grep -v -e '^  copy:' -e 'classes.copy' "$TMP/k.yaml" > "$TMP/nocopy.yaml"
 expect_fail2 "unmapped class" "no 'copy' class, which tpsim's op 'prepare_inputs_h2d' needs" \
     "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/nocopy.yaml"

@@ -29,13 +29,15 @@ PY
 # --- the mechanism with the GPU side sourced (kernels: h100-sxm): the calibrated GPU work
 # alone overshoots the GPU-bound TP-2 cell, so the one host-side parameter cannot close it:
 # MISFIT; the host-bound TP-4 cells it does fit. A lower bound on TP-2 b1's GPU compute from
-# the calibration's GEMM law alone (python below, from the model's shapes): 80 layers of
+# the calibration's GEMM law alone (python below, from the model's shapes; every law prices a
+# GEMM at least t0 + bytes / bandwidth): 80 layers of
 # q/k/v/o + gate/up/down and lm_head, halved per rank, bf16, at its bandwidth plus t0 each.
 expect_ok "validate eager-host-dispatch" "$TPSIM" validate scenarios/eager-host-dispatch.yaml --format json &&
 check "eager-host-dispatch: TP-2 MISFIT above its measurement, TP-4 held-out within 5%" python3 - "$TMP/out" models/kernels/h100-sxm.yaml <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
-g = re.search(r"gemm: \{law: roofline, t0_us: ([0-9.]+), gbps: ([0-9.]+)", open(sys.argv[2]).read())
+g = re.search(r"gemm: \{law: (?:roofline|sum|smooth|tiled), t0_us: ([0-9.]+), gbps: ([0-9.]+)",
+              open(sys.argv[2]).read())
 t0, gbps = float(g.group(1)), float(g.group(2))
 h, q, kv, f, v, L = 8192, 64 * 128, 8 * 128, 28672, 128256, 80
 layer = [h * (q + 2 * kv), q * h, h * 2 * f, f * h]          # qkv, o, gate_up, down
