@@ -195,9 +195,10 @@ static void fk_law_fields(FILE *f, const kcal_law *l)
     int norm = l->kind == KL_SMOOTH || l->kind == KL_TILED;
     if (l->kind == KL_ROOFLINE || l->kind == KL_SUM || norm)
         fprintf(f, ", tflops: %.2f", l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0.0);
-    if (norm) fprintf(f, ", q: %.4f", l->q);
+    if (norm || l->kind == KL_FLOOR) fprintf(f, ", q: %.4f", l->q);
     if (l->kind == KL_TILED) fprintf(f, ", tile_m: %.0f", l->tile_m);
-    if (l->kind == KL_ROW) fprintf(f, ", row_gbps: %.4f", l->s_per_row_byte > 0 ? 1e-9 / l->s_per_row_byte : 0.0);
+    if (l->kind == KL_ROW)
+        fprintf(f, ", row_gflops: %.6f", l->s_per_row_flop > 0 ? 1e-9 / l->s_per_row_flop : 0.0);
     if (l->kind == KL_SEQ) fprintf(f, ", seq_us: %.5f", l->s_per_seq * 1e6);
 }
 
@@ -214,7 +215,7 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
                "under laws_compared.\nkind: kernel-calibration\nhardware: %s\n", a->hardware);
     fprintf(f, "source:\n  how: >-\n    Fitted by tpsim fit-kernels on %zu samples: per op class, "
                "least squares on relative error of each candidate law, every coefficient >= 0 "
-               "(smooth and tiled: Levenberg-Marquardt, q >= 1); "
+               "(smooth, tiled, floor: Levenberg-Marquardt, q >= 1); "
                "the law kept is the one of lowest held-out MAPE (each TP degree, or each "
                "attention source, predicted from a fit on the others), refitted on all rows. "
                "Bytes and FLOPs per op as tpsim's program counts them; tiled pads the batch to "
@@ -395,7 +396,7 @@ static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *
         jw_knum(&w, "t0_us", l->t0_s * 1e6);
         jw_knum(&w, "gbps", l->s_per_byte > 0 ? 1e-9 / l->s_per_byte : 0);
         jw_knum(&w, "tflops", l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0);
-        jw_knum(&w, "row_gbps", l->s_per_row_byte > 0 ? 1e-9 / l->s_per_row_byte : 0);
+        jw_knum(&w, "row_gflops", l->s_per_row_flop > 0 ? 1e-9 / l->s_per_row_flop : 0);
         jw_knum(&w, "seq_us", l->s_per_seq * 1e6);
         jw_knum(&w, "q", l->q);
         jw_knum(&w, "tile_m", l->tile_m);

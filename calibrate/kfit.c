@@ -16,7 +16,7 @@ static int kf_features(int kind, const kp_sample *s, int mem_side, double *x)
     switch (kind) {
     case KL_CONST: return 1;
     case KL_LINEAR: x[1] = mb; return 2;
-    case KL_ROW: x[1] = mb, x[2] = s->batch > 0 ? mb / s->batch : 0; return 3;
+    case KL_ROW: x[1] = mb, x[2] = s->batch > 0 ? gf / s->batch : 0; return 3;
     case KL_SEQ: x[1] = mb, x[2] = s->batch; return 3;
     case KL_SUM: x[1] = mb, x[2] = gf; return 3;
     default: /* roofline: the side that binds (2: both, the sum, to start from) */
@@ -32,7 +32,7 @@ static void kf_to_law(int kind, const double *c, kcal_law *l)
     l->t0_s = c[0] * 1e-6;
     if (kind == KL_CONST) return;
     l->s_per_byte = c[1] * 1e-12; /* us per MB */
-    if (kind == KL_ROW) l->s_per_row_byte = c[2] * 1e-12;
+    if (kind == KL_ROW) l->s_per_row_flop = c[2] * 1e-15; /* us per GFLOP */
     if (kind == KL_SEQ) l->s_per_seq = c[2] * 1e-6;
     if (kind == KL_ROOFLINE || kind == KL_SUM) l->s_per_flop = c[2] * 1e-15; /* us per GFLOP */
 }
@@ -113,7 +113,9 @@ static double kf_rel_sse(const kp_sample *const *rows, size_t n, const kcal_law 
 }
 
 /* ---- smooth and tiled: t = t0 + qnorm(a * MB, b * GFLOP, q), fitted by Levenberg-Marquardt
- * on p = (t0, ln a, ln b, ln(q - 1)): the rates stay positive and q > 1 without bounds. */
+ * on p = (t0, ln a, ln b, ln(q - 1)): the rates stay positive and q > 1 without bounds.
+ * floor is the same fit with the FLOP feature replaced by 1 and t0 held at 0: then
+ * t = qnorm(a * MB, b, q), b the floor in us. */
 #define KF_NP 4
 
 /* Solve A x = A[.][KF_NP] by elimination with partial pivoting; -1 when singular. */
@@ -152,6 +154,7 @@ static void kf_qlaw(int kind, const double *p, kcal_law *l)
     l->s_per_flop = exp(p[2]) * 1e-15;
     l->q = 1.0 + exp(p[3]);
     if (kind == KL_TILED) l->tile_m = KCAL_TILE_M;
+    if (kind == KL_FLOOR) l->t0_s = exp(p[2]) * 1e-6, l->s_per_flop = 0;
 }
 
 /* The model's time and, when g is given, its gradient in p. */
@@ -183,7 +186,7 @@ static double kf_qcost(const kf_qrow *r, size_t n, const double *p)
 }
 
 /* One damped Gauss-Newton step from p; 0 when it lowered the cost (p, *cost updated). */
-static int kf_qstep(const kf_qrow *r, size_t n, double *p, double *cost, double *lambda)
+static int kf_qstep(const kf_qrow *r, size_t n, double *p, double *cost, double *lambda, int pin0)
 {
     double JJ[KF_NP][KF_NP] = {{0}}, Jr[KF_NP] = {0}, g[KF_NP];
     for (size_t i = 0; i < n; i++) {
@@ -199,10 +202,14 @@ static int kf_qstep(const kf_qrow *r, size_t n, double *p, double *cost, double 
             for (int b = 0; b < KF_NP; b++) A[a][b] = JJ[a][b] + (a == b ? *lambda * JJ[a][a] + 1e-30 : 0);
             A[a][KF_NP] = -Jr[a];
         }
+        if (pin0) { /* floor: no additive t0, p[0] stays 0 */
+            for (int b = 0; b < KF_NP; b++) A[0][b] = A[b][0] = 0;
+            A[0][0] = 1, A[0][KF_NP] = 0;
+        }
         if (kf_gauss(A, t)) continue;
         double np[KF_NP];
         for (int a = 0; a < KF_NP; a++) np[a] = p[a] + t[a];
-        if (np[0] < 0) np[0] = 0; /* the fixed cost is a time: projected onto >= 0 */
+        if (np[0] < 0 || pin0) np[0] = 0; /* the fixed cost is a time: projected onto >= 0 */
         if (np[3] > log(63.0)) np[3] = log(63.0); /* q <= 64: past it, the max */
         double c = kf_qcost(r, n, np);
         if (c < *cost) {
@@ -218,21 +225,23 @@ static int kf_qstep(const kf_qrow *r, size_t n, double *p, double *cost, double 
 static int kf_fit_qnorm(const kp_sample *const *rows, size_t n, int kind, kcal_law *out)
 {
     double c[KF_MAXP] = {0};
-    if (n < KF_NP || kf_nonneg(rows, n, KL_SUM, NULL, c)) return -1; /* start: the sum's fit */
+    /* start: the sum's fit (floor: the linear one's t0 as the floor and its bandwidth) */
+    if (n < KF_NP || kf_nonneg(rows, n, kind == KL_FLOOR ? KL_LINEAR : KL_SUM, NULL, c)) return -1;
     kf_qrow *r = malloc(n * sizeof *r);
     if (!r) return -1;
     kcal_law probe = {.kind = kind, .tile_m = KCAL_TILE_M};
     for (size_t i = 0; i < n; i++) {
         double y = rows[i]->us;
-        r[i] = (kf_qrow){rows[i]->bytes * 1e-6,
-                         kcal_padded_flops(&probe, rows[i]->flops, rows[i]->batch) * 1e-9, y,
-                         rows[i]->w / (y * y)};
+        double f = kind == KL_FLOOR ? 1.0 : kcal_padded_flops(&probe, rows[i]->flops, rows[i]->batch) * 1e-9;
+        r[i] = (kf_qrow){rows[i]->bytes * 1e-6, f, y, rows[i]->w / (y * y)};
     }
     double p[KF_NP] = {c[0], log(c[1] > 0 ? c[1] : 1e-3), log(c[2] > 0 ? c[2] : 1e-3), 0.0};
+    if (kind == KL_FLOOR) p[0] = 0, p[2] = log(c[0] > 1e-3 ? c[0] : 1e-3); /* floor from t0 */
     double cost = kf_qcost(r, n, p), lambda = 1e-3;
     for (int it = 0; it < 200; it++) {
         double before = cost;
-        if (kf_qstep(r, n, p, &cost, &lambda) || before - cost < 1e-12 * before) break;
+        if (kf_qstep(r, n, p, &cost, &lambda, kind == KL_FLOOR) || before - cost < 1e-12 * before)
+            break;
     }
     free(r);
     if (!isfinite(cost)) return -1;
@@ -242,7 +251,8 @@ static int kf_fit_qnorm(const kp_sample *const *rows, size_t n, int kind, kcal_l
 
 int kf_fit_law(const kp_sample *const *rows, size_t n, int kind, kcal_law *out)
 {
-    if (kind == KL_SMOOTH || kind == KL_TILED) return kf_fit_qnorm(rows, n, kind, out);
+    if (kind == KL_SMOOTH || kind == KL_TILED || kind == KL_FLOOR)
+        return kf_fit_qnorm(rows, n, kind, out);
     double c[KF_MAXP] = {0}, x[KF_MAXP];
     if (!n || n < (size_t)kf_features(kind, rows[0], 1, x)) return -1;
     if (kind != KL_ROOFLINE) {
@@ -330,7 +340,7 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
      * other classes' candidates are the byte laws and the roofline; the GEMMs' also the
      * smooth roofline and its M-tiled form, tensor-core physics the elementwise ops lack */
     static const int attn_laws[] = {KL_CONST, KL_LINEAR, KL_SEQ, -1};
-    static const int op_laws[] = {KL_CONST, KL_LINEAR, KL_ROW, KL_ROOFLINE, KL_SUM, -1};
+    static const int op_laws[] = {KL_CONST, KL_LINEAR, KL_ROW, KL_ROOFLINE, KL_SUM, KL_FLOOR, -1};
     static const int gemm_laws[] = {KL_CONST, KL_LINEAR, KL_ROW, KL_ROOFLINE, KL_SUM, KL_SMOOTH,
                                     KL_TILED, -1};
     const int *cand = cls == KC_ATTENTION ? attn_laws : cls == KC_GEMM ? gemm_laws : op_laws;

@@ -11,7 +11,7 @@
 const char *const kcal_class_names[KC_COUNT + 1] = {
     "gemm", "attention", "norm", "rope", "activation", "add", "embedding", "sampler", "copy", NULL};
 const char *const kcal_law_names[KL_COUNT + 1] = {"const", "linear", "row", "seq", "roofline", "sum",
-                                                  "smooth", "tiled", NULL};
+                                                  "smooth", "tiled", "floor", NULL};
 
 #define KCAL_COLLECTIVE KC_COUNT /* priced by the collective model, not here */
 
@@ -88,14 +88,15 @@ double kcal_padded_flops(const kcal_law *l, double flops, double batch)
 double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch)
 {
     double mem = bytes * l->s_per_byte, math = kcal_padded_flops(l, flops, batch) * l->s_per_flop;
-    double t = l->t0_s + l->s_per_seq * batch + (batch > 0 ? bytes / batch * l->s_per_row_byte : 0);
+    double t = l->t0_s + l->s_per_seq * batch + (batch > 0 ? flops / batch * l->s_per_row_flop : 0);
     if (l->kind == KL_SMOOTH || l->kind == KL_TILED) return t + kcal_qnorm(mem, math, l->q);
+    if (l->kind == KL_FLOOR) return t - l->t0_s + kcal_qnorm(l->t0_s, mem, l->q);
     return t + (l->kind == KL_ROOFLINE ? (mem > math ? mem : math) : mem + math);
 }
 
 static const char *const kcal_keys[] = {"kind", "hardware", "source", "classes", "fitted_on",
                                         "laws_compared", "assumed", NULL};
-static const char *const entry_keys[] = {"law", "t0_us", "gbps", "tflops", "seq_us", "row_gbps",
+static const char *const entry_keys[] = {"law", "t0_us", "gbps", "tflops", "seq_us", "row_gflops",
                                          "q", "tile_m", "from", "n", "r2", "mape_pct", "heldout_mape_pct",
                                          "source", NULL};
 
@@ -117,7 +118,7 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
         cfg_double(e, "t0_us", 1, 0, 1e6, &t0, err) ||
         kcal_rate(e, "gbps", 1e9, &x.law.s_per_byte, err) ||
         kcal_rate(e, "tflops", 1e12, &x.law.s_per_flop, err) ||
-        kcal_rate(e, "row_gbps", 1e9, &x.law.s_per_row_byte, err) ||
+        kcal_rate(e, "row_gflops", 1e9, &x.law.s_per_row_flop, err) ||
         cfg_double(e, "seq_us", 0, 0, 1e6, &seq, err) ||
         cfg_double(e, "q", 0, 1, 64, &x.law.q, err) ||
         cfg_double(e, "tile_m", 0, 1, 4096, &x.law.tile_m, err) ||
@@ -130,10 +131,10 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
     x.law.s_per_seq = seq * 1e-6;
     /* each law names the terms it has: a parameter it does not use is an error, not ignored */
     int kind = x.law.kind;
-    int norm = kind == KL_SMOOTH || kind == KL_TILED;
+    int norm = kind == KL_SMOOTH || kind == KL_TILED, qn = norm || kind == KL_FLOOR;
     struct { const char *key; int used; } terms[] = {
         {"gbps", kind != KL_CONST}, {"tflops", kind == KL_ROOFLINE || kind == KL_SUM || norm},
-        {"row_gbps", kind == KL_ROW}, {"seq_us", kind == KL_SEQ}, {"q", norm},
+        {"row_gflops", kind == KL_ROW}, {"seq_us", kind == KL_SEQ}, {"q", qn},
         {"tile_m", kind == KL_TILED}};
     for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
         cfg_node *t = cfg_get(e, terms[i].key);

@@ -4,12 +4,16 @@
  *
  * Contract: one file calibrates one GPU (`hardware:`; a scenario on other hardware must borrow
  * it explicitly, scenario.h). `classes:` holds one entry per kcal_class, each a law
- *   t = t0 + seq * B + bytes / (B * row_bw) + combine(bytes / bw, flops / F)
+ *   t = t0 + seq * B + flops / (B * row_gf) + combine(bytes / bw, flops / F)
+ * (row term: flops / (B * row_gf), one token's share of the work, which grows with the row's
+ * width and not with B; not bytes / B, whose batch-independent bytes (a norm's weight) would
+ * make the time fall as the batch grows)
  * where combine is max for `roofline`, the sum for `sum` (t0 + bytes/bw + flops/F), and for
  * `smooth` and `tiled` the q-norm (m^q + c^q)^(1/q) of the two sides (q >= 1: q = 1 is the sum,
  * q -> infinity the roofline's max; memory and math overlap only partly near the ridge);
  * `tiled` also counts the math of a batch padded up to a multiple of tile_m rows (tensor-core
- * tiles quantise the GEMM's M, KCAL_TILE_M). A term whose parameter the law does not use is
+ * tiles quantise the GEMM's M, KCAL_TILE_M). `floor` is qnorm(t0, bytes / bw, q): a small
+ * kernel costs its latency floor t0 until its bytes take longer than that (no additive t0). A term whose parameter the law does not use is
  * absent (kcal_law_names lists the laws and their terms). `from: CLASS` marks a
  * class the profiles did not measure, priced with CLASS's law (its numbers say so). Every op
  * kind prog emits maps to one class (kcal_class_of; -1 for one that does not, which
@@ -29,7 +33,8 @@ typedef enum kcal_class {
 } kcal_class;
 
 typedef enum kcal_law_kind {
-    KL_CONST, KL_LINEAR, KL_ROW, KL_SEQ, KL_ROOFLINE, KL_SUM, KL_SMOOTH, KL_TILED, KL_COUNT
+    KL_CONST, KL_LINEAR, KL_ROW, KL_SEQ, KL_ROOFLINE, KL_SUM, KL_SMOOTH, KL_TILED, KL_FLOOR,
+    KL_COUNT
 } kcal_law_kind;
 
 extern const char *const kcal_class_names[KC_COUNT + 1];
@@ -42,7 +47,7 @@ typedef struct kcal_law {
     double s_per_byte;  /* 1 / bw */
     double s_per_flop;  /* 1 / F */
     double s_per_seq;   /* per sequence of the batch */
-    double s_per_row_byte; /* per byte of one token's row (bytes / B) */
+    double s_per_row_flop; /* per FLOP of one token's row (flops / B): the row's width */
     double q;           /* smooth, tiled: the norm's exponent */
     double tile_m;      /* tiled: rows of the M tile the batch is padded to */
 } kcal_law;

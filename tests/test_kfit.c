@@ -16,6 +16,8 @@
 #include "kprof.h"
 #include "model.h"
 #include "prog.h"
+#include "arcal.h"
+#include "coll.h"
 #include "cost.h"
 
 #define V70B "tests/data/vidur-h100/llama-2-70b-mlp.csv"
@@ -106,6 +108,82 @@ static void test_tiled_recovered(void **state)
     kp_free(&set);
 }
 
+/* The laws price more work no lower: a fused add + RMSNorm of hidden h moves 2(4Bh + h) bytes
+ * (the weight once, whatever B) and does 5Bh FLOPs; its time under each law must not fall as
+ * the batch grows. The row law once took bytes / B as the row's width, which counts the weight
+ * against every row and fell from B = 1 to 2: the TP-8 graph step was faster at batch 2. */
+static void test_monotone_in_batch(void **state)
+{
+    (void)state;
+    const double h = 8192;
+    kcal_law laws[] = {
+        {KL_ROW, 0, 1.0 / 3.4e12, 0, 0, 1e-9 / 13.66, 0, 0},
+        {KL_FLOOR, 6e-6, 1.0 / 2.6e12, 0, 0, 0, 4.8, 0},
+        {KL_TILED, 4.8e-6, 1.0 / 3.3e12, 1.0 / 712e12, 0, 0, 1.68, 64},
+        {KL_LINEAR, 5e-6, 1.0 / 3.6e12, 0, 0, 0, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof laws / sizeof laws[0]; k++) {
+        double prev = 0;
+        for (double B = 1; B <= 4096; B++) {
+            double t = kcal_law_time(&laws[k], 2.0 * (4 * B * h + h), 5 * B * h, B);
+            if (t < prev) fail_msg("law %s: %.6g us at B %g below %.6g at B %g",
+                                   kcal_law_names[laws[k].kind], t * 1e6, B, prev * 1e6, B - 1);
+            prev = t;
+        }
+    }
+    /* the bundled calibration on the 70B program at TP-8: no op's time falls with the batch */
+    kcal c;
+    tp_err err;
+    model_arch m;
+    if (kcal_load("models/kernels/h100-sxm.yaml", &c, &err)) fail_msg("%s", err.msg);
+    if (model_load("models/llama-3.1-70b.yaml", &m, &err)) fail_msg("%s", err.msg);
+    arcal ar;
+    if (arcal_load("models/allreduce/h100-sxm-tp8.yaml", &ar, &err)) fail_msg("%s", err.msg);
+    prog p[2];
+    prog_opts o = {0};
+    cost_params cp = {0};
+    cp.kernels = &c;
+    cp.allreduce = (coll_setup){COLL_NCCL_FIT, &ar, 90};
+    cp.graphs = 1;
+    for (long B = 1; B < 256; B++) {
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(prog_build(&p[i], &m, &o, 8, B + i, 2048, &err), 0);
+            assert_int_equal(cost_apply(&p[i], &cp, NULL, &err), 0);
+        }
+        assert_int_equal(p[0].n, p[1].n);
+        for (size_t j = 0; j < p[0].n; j++)
+            if (!prog_is_collective(&p[0].ops[j]) && p[1].ops[j].gpu_s < p[0].ops[j].gpu_s)
+                fail_msg("op %s: %.6g us at batch %ld, %.6g at %ld", prog_op_name(&p[0].ops[j]),
+                         p[1].ops[j].gpu_s * 1e6, B + 1, p[0].ops[j].gpu_s * 1e6, B);
+        prog_free(&p[0]);
+        prog_free(&p[1]);
+    }
+}
+
+/* Synthetic norm samples from a known floor law: ((6 us)^4 + (bytes / 2.5 TB/s)^4)^(1/4). */
+static void test_floor_recovered(void **state)
+{
+    (void)state;
+    kp_set set = {0};
+    set.cap = 4 * 40;
+    set.s = calloc(set.cap, sizeof *set.s);
+    for (int f = 0; f < 4; f++)
+        for (int i = 0; i < 40; i++) {
+            double B = 1 + 100.0 * i + 7 * f, bytes = 2.0 * (4 * B * 8192 + 8192);
+            double t = pow(pow(6e-6, 4) + pow(bytes / 2.5e12, 4), 0.25);
+            set.s[set.n++] = (kp_sample){KC_NORM, 1, f, 1L << f, (long)B, bytes, 5 * B * 8192, B,
+                                         t * 1e6, 1.0, i};
+        }
+    kf_class_fit c;
+    assert_int_equal(kf_fit_class(&set, KC_NORM, &c), 0);
+    assert_int_equal(c.law.kind, KL_FLOOR);
+    assert_true(fabs(c.law.t0_s - 6e-6) < 6e-9);
+    assert_true(fabs(1.0 / c.law.s_per_byte - 2.5e12) < 2.5e9);
+    assert_true(fabs(c.law.q - 4.0) < 4e-3);
+    assert_true(c.heldout_pct[KL_LINEAR] > 1.0);
+    kp_free(&set);
+}
+
 static void test_linear_recovered(void **state)
 {
     (void)state;
@@ -133,8 +211,11 @@ static void test_law_time(void **state)
     assert_true(fabs(kcal_law_time(&r, 3e9, 1e12, 1) - 2.002e-3) < 1e-12);
     kcal_law s = {KL_SEQ, 1e-6, 1e-12, 0, 0.5e-6, 0, 0, 0}; /* 1 + 8 * 0.5 + 1e6 * 1e-6 us */
     assert_true(fabs(kcal_law_time(&s, 1e6, 0, 8) - 6e-6) < 1e-15);
-    kcal_law w = {KL_ROW, 0, 0, 0, 0, 1e-9, 0, 0}; /* 8000 bytes over 8 rows: 1000 * 1e-9 s */
-    assert_true(fabs(kcal_law_time(&w, 8000, 0, 8) - 1e-6) < 1e-15);
+    kcal_law w = {KL_ROW, 0, 0, 0, 0, 1e-9, 0, 0}; /* 8000 FLOPs over 8 rows: 1000 * 1e-9 s */
+    assert_true(fabs(kcal_law_time(&w, 0, 8000, 8) - 1e-6) < 1e-15);
+    /* floor, q = 2: sqrt(3 us^2 + (4e6 B / 1e12 B/s)^2) = 5 us, no additive t0 */
+    kcal_law fl = {KL_FLOOR, 3e-6, 1.0 / 1e12, 0, 0, 0, 2.0, 0};
+    assert_true(fabs(kcal_law_time(&fl, 4e6, 0, 1) - 5e-6) < 1e-15);
     /* smooth, q = 2: 2 us + sqrt(3 ms^2 + 4 ms^2) = 2 us + 5 ms */
     kcal_law q = {KL_SMOOTH, 2e-6, 1.0 / 1e12, 1.0 / 1e15, 0, 0, 2.0, 0};
     assert_true(fabs(kcal_law_time(&q, 3e9, 4e12, 16) - 5.002e-3) < 1e-12);
@@ -264,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_law_time),           cmocka_unit_test(test_vidur_reader),
         cmocka_unit_test(test_bytes_match_prog),  cmocka_unit_test(test_bundled_and_cost),
         cmocka_unit_test(test_probe_reader),      cmocka_unit_test(test_tiled_recovered),
+        cmocka_unit_test(test_monotone_in_batch), cmocka_unit_test(test_floor_recovered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@ ATT=tests/data/attention-h100/decode.csv
 
 expect_ok "fit text" "$TPSIM" fit-kernels "$V70" "$ATT"
 check "fit text names the gemm law" grep -Eq '^gemm +4176 +4 +tiled' "$TMP/out"
+check "fit text: the norms' law is the latency floor" grep -Eq '^norm +2088 +4 +floor' "$TMP/out"
 check "fit text: held-out by TP degree" grep -Eq '^  gemm +tp1 +[0-9.]+ +tp2 +[0-9.]+ +tp4 +[0-9.]+ +tp8 +[0-9.]+$' "$TMP/out"
 expect_ok "fit json" "$TPSIM" fit-kernels "$V70" "$ATT" --format json
 check "json has the gemm class" grep -q '"gemm":{"law":"tiled"' "$TMP/out"

@@ -44,4 +44,16 @@ expect_ok "validate json, exact calibration" "$TPSIM" validate "$TMP/exact-scn.y
 cp "$TMP/out" "$TMP/exact.json"
 wr=$(width "$TMP/real.json"); we=$(width "$TMP/exact.json")
 check "calibration error widens the intervals ($wr > $we)" python3 -c "import sys; sys.exit(0 if $wr > $we + 1 else 1)"
+# more sequences never make the GPU work shorter: the TP-8 graph step was once faster at
+# batch 2 than at 1 (the norm's row law counted its weight against every row)
+for b in 1 2 3 4; do
+    "$TPSIM" run scenarios/cuda-graphs.yaml --tp 8 --batch $b --format json > "$TMP/g$b.json"
+done
+check "TP-8 graph step and compute non-decreasing in batch 1..4" python3 - "$TMP"/g[1-4].json <<'PY'
+import json, sys
+d = [json.load(open(f)) for f in sys.argv[1:]]
+for a, b in zip(d, d[1:]):
+    assert b["step_ms"]["mean"] >= a["step_ms"]["mean"], (a["step_ms"], b["step_ms"])
+    assert b["breakdown_ms"]["compute"] >= a["breakdown_ms"]["compute"], (a["breakdown_ms"], b["breakdown_ms"])
+PY
 finish
