@@ -162,7 +162,7 @@ static void ar_print_json(const ar_args *a, const arcal *cal, const coll_setup *
     jw_init(&w, stdout, 1);
     jw_obj(&w);
     jw_kint(&w, "tp", a->tp);
-    jw_kstr(&w, "model", coll_model_names[cs->model]);
+    jw_kstr(&w, "collective_model", coll_model_names[cs->model]);
     jw_kstr(&w, "mode", a->graphs ? "graphs" : "eager");
     jw_kstr(&w, "calibration", cal->path);
     jw_kstr(&w, "hardware", cal->hardware);

@@ -354,7 +354,7 @@ static void print_json(const fit_args *a, const arfit_sweep *s, const arfit_line
 {
     printf("{\"file\":");
     json_string(a->file);
-    printf(",\"format\":\"%s\",\"k\":%d,\"weight\":\"%s\",\"min_bytes\":%.0f,\"max_bytes\":%.0f,",
+    printf(",\"format\":\"%s\",\"tp\":%d,\"weight\":\"%s\",\"min_bytes\":%.0f,\"max_bytes\":%.0f,",
            s->format == ARFIT_FORMAT_CSV ? "csv" : "nccl-tests", s->k,
            a->opts.weight == ARFIT_WEIGHT_REL ? "rel" : "abs", a->opts.min_bytes,
            a->opts.max_bytes);

@@ -405,11 +405,12 @@ static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *
         } else {
             const kf_class_fit *c = &r->fit[k];
             jw_kint(&w, "n", c->n);
-            jw_kint(&w, "folds", c->n_folds);
+            jw_kint(&w, "n_folds", c->n_folds); /* "folds" is validate's list of fits */
             jw_knum(&w, "r2", c->r2);
             jw_knum(&w, "mape_pct", c->mape_pct);
             jw_kbool(&w, "chosen_by_heldout", c->chosen_by_heldout);
-            jw_key(&w, c->n_folds > 1 ? "heldout_mape_pct" : "insample_mape_pct");
+            /* per law: "heldout_mape_pct" is one number elsewhere (docs/json.md) */
+            jw_key(&w, c->n_folds > 1 ? "law_heldout_mape_pct" : "law_insample_mape_pct");
             jw_obj(&w);
             for (int m = 0; m < KL_COUNT; m++) {
                 double v = c->n_folds > 1 ? c->heldout_pct[m] : c->insample_pct[m];
@@ -456,7 +457,7 @@ static int fk_test(const fk_args *a, tp_err *err)
         jw_init(&w, stdout, 0);
         jw_obj(&w);
         jw_kstr(&w, "profile", a->test);
-        jw_kstr(&w, "calibration", a->calib);
+        jw_kstr(&w, "kernel_calibration", a->calib);
         jw_kint(&w, "samples", (int64_t)set.n);
         jw_key(&w, "classes");
         jw_obj(&w);

@@ -76,7 +76,7 @@ void tr_out_json(FILE *f, const tr_trace *t, const tr_report *r)
         jw_end_obj(&w);
     }
     jw_end_arr(&w);
-    jw_key(&w, "steps");
+    jw_key(&w, "per_step"); /* "steps" is a count elsewhere (docs/json.md) */
     jw_arr(&w);
     for (size_t i = 0; i < r->n_steps; i++) {
         const tr_step *s = &r->steps[i];

@@ -32,17 +32,18 @@ row() {
         }
         END {
             # the all-reduce calibration by file name, and how it was borrowed ("" if not)
-            cal = v[".allreduce_calibration"]; sub(/.*\//, "", cal)
+            cal = v[".calibration"]; sub(/.*\//, "", cal); if (cal == "null") cal = ""
+            bor = v[".calibration_borrowed"]; if (bor == "null") bor = ""
             printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", model, gpu,
                 v[".mode"], v[".tp"], v[".batch"], v[".ctx"], v[".weights_gb_per_rank"],
                 v[".kv_cache_gb_per_rank"], v[".ops_per_step"], v[".allreduces_per_step"],
                 v["step.mean"], v["bd.compute"], v["bd.allreduce"], v["bd.wait_peers"],
-                v["bd.gpu_idle"], v["bd.host"], cal, v[".borrowed_by"]
+                v["bd.gpu_idle"], v["bd.host"], cal, bor
         }'
 }
 
 csv="$stage/atlas.csv"
-echo "model,gpu,mode,tp,batch,ctx,weights_gb_per_rank,kv_gb_per_rank,ops_per_step,allreduces_per_step,step_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms,calibration,calibration_borrowed" > "$csv"
+echo "model,gpu,mode,tp,batch,ctx,weights_gb_per_rank,kv_cache_gb_per_rank,ops_per_step,allreduces_per_step,step_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms,calibration,calibration_borrowed" > "$csv"
 skipped=0
 for g in $gpus; do
     gname=${g%%:*} scn="$here/../scenarios/atlas-${g#*:}.yaml"

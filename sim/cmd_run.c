@@ -42,8 +42,10 @@ static void run_json_measured(jw *w, const scenario *s)
     jw_kstr(w, "file", m->path);
     jw_kstr(w, "named_by", m->named_by);
     if (m->device[0]) jw_kstr(w, "device", m->device);
-    jw_kbool(w, "foreign", borrowed != NULL);
-    if (borrowed) jw_kstr(w, "borrowed_by", borrowed);
+    /* why a trace of other hardware is used; null: its own (docs/json.md) */
+    jw_key(w, "borrowed_by");
+    if (borrowed) jw_str(w, borrowed);
+    else jw_num(w, 0.0 / 0.0); /* null */
     jw_key(w, "set");
     jw_arr(w);
     for (int p = 0; p < MEASURED_PARTS; p++) {
@@ -194,24 +196,22 @@ static void run_text_domain(const scenario *s, const run_summary *r)
            v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->grid, v->verdict);
 }
 
-/* The calibration that priced the all-reduce, and one call's cost. */
+/* The all-reduce: the calibration that priced it (its path and how it was borrowed, null at
+ * TP-1, as in sweep's rows) and one call's cost under the scenario's collective model. */
 static void run_json_allreduce(jw *w, const scenario *s, const run_summary *r, const arcal *cal)
 {
-    const coll_cost *cc = &r->allreduce_call;
-    jw_kstr(w, "allreduce_calibration", cal->path);
-    jw_knum(w, "allreduce_us_per_call", 1e6 * run_allreduce_call_s(s, r));
     jw_key(w, "calibration");
+    if (cal) jw_str(w, cal->path);
+    else jw_num(w, 0.0 / 0.0); /* null */
+    jw_key(w, "calibration_borrowed");
+    if (r->calibration_borrowed) jw_str(w, r->calibration_borrowed);
+    else jw_num(w, 0.0 / 0.0);
+    if (!cal) return;
+    const coll_cost *cc = &r->allreduce_call;
+    jw_key(w, "allreduce_call"); /* "allreduce" is the breakdown's ms */
     jw_obj(w);
-    jw_kstr(w, "hardware", cal->hardware);
-    jw_kint(w, "tp", cal->tp);
-    jw_kstr(w, "model", coll_model_names[s->allreduce_model]);
-    jw_kstr(w, "source", cal->path);
-    jw_kbool(w, "foreign", r->calibration_borrowed != NULL);
-    if (r->calibration_borrowed) jw_kstr(w, "borrowed_by", r->calibration_borrowed);
-    jw_end_obj(w);
-    jw_key(w, "allreduce");
-    jw_obj(w);
-    jw_kstr(w, "model", cc->model);
+    jw_kstr(w, "collective_model", coll_model_names[s->allreduce_model]);
+    jw_kstr(w, "priced_by", cc->model);
     jw_kstr(w, "algo", cc->algo);
     jw_kstr(w, "proto", cc->proto);
     jw_kbool(w, "copy_in", cc->copy_in);
@@ -219,6 +219,8 @@ static void run_json_allreduce(jw *w, const scenario *s, const run_summary *r, c
     jw_knum(w, "body_us", cc->body_s * 1e6);
     jw_knum(w, "us", cc->total_s * 1e6);
     jw_kbool(w, "eager_in_graph", cc->eager_in_graph);
+    jw_kstr(w, "calibration_hardware", cal->hardware);
+    jw_kint(w, "calibration_tp", cal->tp);
     jw_end_obj(w);
 }
 
@@ -252,7 +254,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_knum(&w, "weights_gb_per_rank", r->weight_bytes / 1e9);
     jw_knum(&w, "kv_cache_gb_per_rank", r->kv_bytes / 1e9);
     jw_kbool(&w, "fits_in_hbm", r->fits_in_hbm);
-    if (cal) run_json_allreduce(&w, s, r, cal);
+    run_json_allreduce(&w, s, r, cal);
     jw_key(&w, "step_ms");
     jw_obj(&w);
     jw_knum(&w, "mean", r->step_mean * 1e3);
@@ -267,7 +269,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     if (phase_total_s(&s->phases, r->req.batch) > 0) {
         jw_key(&w, "host_phases");
         jw_obj(&w);
-        jw_kstr(&w, "mode", phase_mode_name(s->phases.overlap));
+        jw_kstr(&w, "timing", phase_mode_name(s->phases.overlap));
         jw_key(&w, "ms");
         jw_obj(&w);
         for (int i = 0; i < PHASE_N; i++)

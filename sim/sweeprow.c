@@ -44,6 +44,9 @@ void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweepr
     SV_M("offset_ms", b->offset);
     SV_I("kernels_per_step", r->kernels_per_step);
     SV_I("allreduces_per_step", r->allreduces_per_step);
+    /* memory per rank, as run reports it (the names of docs/json.md) */
+    v[i++] = (sweeprow_val){"weights_gb_per_rank", SWEEPROW_GB, NULL, 0, r->weight_bytes / 1e9};
+    v[i++] = (sweeprow_val){"kv_cache_gb_per_rank", SWEEPROW_GB, NULL, 0, r->kv_bytes / 1e9};
     v[i++] =
         (sweeprow_val){"fits_in_hbm", SWEEPROW_BOOL, NULL, (unsigned long long)r->fits_in_hbm, 0};
     /* where the all-reduce cost came from, and how a calibration of other hardware was
@@ -68,7 +71,7 @@ void sweeprow_csv(FILE *f, const sweeprow_val *v)
         csv_put(f, v->s ? v->s : "");
     else if (v->kind == SWEEPROW_INT)
         fprintf(f, "%llu", v->u);
-    else if (v->kind == SWEEPROW_MS)
+    else if (v->kind == SWEEPROW_MS || v->kind == SWEEPROW_GB)
         fprintf(f, "%.6f", v->ms);
     else
         fputs(v->u ? "true" : "false", f);
@@ -82,7 +85,7 @@ void sweeprow_json(jw *w, const sweeprow_val *v)
         jw_kstr(w, v->name, v->s);
     else if (v->kind == SWEEPROW_INT)
         jw_kuint(w, v->name, v->u);
-    else if (v->kind == SWEEPROW_MS)
+    else if (v->kind == SWEEPROW_MS || v->kind == SWEEPROW_GB)
         jw_knum(w, v->name, v->ms);
     else
         jw_kbool(w, v->name, (int)v->u);

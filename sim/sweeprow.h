@@ -5,7 +5,7 @@
  * from a scenario, its execution mode and a run summary; it borrows the strings (scenario
  * and model names, calibration paths; the domain marks live in the caller's buffer) and
  * allocates nothing. sweeprow_csv writes one value as
- * sweep's CSV does (RFC 4180 quoting, ms with %.6f, true/false, a NULL string empty);
+ * sweep's CSV does (RFC 4180 quoting, ms and GB with %.6f, true/false, a NULL string empty);
  * sweeprow_json writes it as a JSON key/value (a NULL string as null).
  */
 #ifndef TPSIM_SWEEPROW_H
@@ -19,15 +19,15 @@
 
 struct jw;
 
-enum { SWEEPROW_STR, SWEEPROW_INT, SWEEPROW_MS, SWEEPROW_BOOL };
+enum { SWEEPROW_STR, SWEEPROW_INT, SWEEPROW_MS, SWEEPROW_BOOL, SWEEPROW_GB };
 typedef struct sweeprow_val {
     const char *name;
     int kind;
     const char *s;
     unsigned long long u; /* SWEEPROW_INT, SWEEPROW_BOOL */
-    double ms;            /* SWEEPROW_MS: milliseconds */
+    double ms;            /* SWEEPROW_MS: milliseconds; SWEEPROW_GB: gigabytes (1e9 bytes) */
 } sweeprow_val;
-#define SWEEPROW_COLS 27
+#define SWEEPROW_COLS 29
 /* room for a row's domain marks (domain.h), joined by "; " */
 #define SWEEPROW_MARKS_MAX (DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX)
 

@@ -395,16 +395,17 @@ static void vcmd_json_cells(jw *w, const val_report *r)
         jw_kint(w, "ctx", c->g->ctx);
         jw_knum(w, "measured_ms", c->g->measured_ms);
         jw_knum(w, "predicted_ms", c->predicted_ms);
-        jw_knum(w, "pred_lo", c->pred_lo);
-        jw_knum(w, "pred_hi", c->pred_hi);
-        jw_knum(w, "fit_lo", c->fit_lo);
-        jw_knum(w, "fit_hi", c->fit_hi);
-        jw_knum(w, "param_lo", c->par_lo); /* the free parameters' part alone */
-        jw_knum(w, "param_hi", c->par_hi);
-        if (r->opt.intervals) jw_kbool(w, "inside", c->inside);
+        jw_knum(w, "pred_lo_ms", c->pred_lo); /* the names plan uses for the same interval */
+        jw_knum(w, "pred_hi_ms", c->pred_hi);
+        jw_knum(w, "fit_lo_ms", c->fit_lo);
+        jw_knum(w, "fit_hi_ms", c->fit_hi);
+        jw_knum(w, "param_lo_ms", c->par_lo); /* the free parameters' part alone */
+        jw_knum(w, "param_hi_ms", c->par_hi);
+        if (r->opt.intervals) jw_kbool(w, "inside_interval", c->inside); /* run: domain.inside */
         jw_knum(w, "error_pct", c->error_pct);
         jw_kstr(w, "role", val_role_name(c->role));
-        jw_kbool(w, "calibration", c->calibration);
+        /* "calibration" is the all-reduce calibration's path elsewhere (docs/json.md) */
+        jw_kbool(w, "calibration_cell", c->calibration);
         jw_kint(w, "fold", c->fold + 1);
         jw_key(w, "baselines_ms");
         jw_obj(w);
@@ -429,7 +430,7 @@ static void vcmd_json_configs(jw *w, const val_report *r)
         jw_kint(w, "tp", c->tp);
         jw_kbool(w, "judged", c->judged);
         jw_kint(w, "fold", c->fold + 1);
-        jw_kint(w, "cells", c->n);
+        jw_kint(w, "n_cells", c->n);
         jw_kint(w, "heldout_cells", c->n_heldout);
         jw_knum(w, "mape_pct", c->mape_pct);
         jw_knum(w, "heldout_mape_pct", c->heldout_mape_pct);
@@ -463,8 +464,8 @@ static void vcmd_json_evidence(jw *w, const val_report *r)
     const scenario *s = &r->scn;
     jw_key(w, "coverage");
     jw_obj(w);
-    jw_kint(w, "heldout", r->n_heldout);
-    if (r->opt.intervals) jw_kint(w, "inside", r->n_inside);
+    jw_kint(w, "n_heldout", r->n_heldout); /* counts: "inside" is a cell's boolean */
+    if (r->opt.intervals) jw_kint(w, "n_inside", r->n_inside);
     jw_knum(w, "nominal", 0.95);
     jw_kstr(w, "synthetic", VAL_SYNTHETIC_COVERAGE);
     jw_end_obj(w);
@@ -511,9 +512,9 @@ static void vcmd_json_evidence(jw *w, const val_report *r)
     if (r->shrink_to_tp) {
         jw_kint(w, "from_tp", r->shrink_from_tp);
         jw_kint(w, "to_tp", r->shrink_to_tp);
-        jw_knum(w, "measured", r->shrink_measured);
-        jw_knum(w, "predicted", r->shrink_predicted);
-        jw_knum(w, "ideal", (double)r->shrink_to_tp / (double)r->shrink_from_tp);
+        jw_knum(w, "measured_ratio", r->shrink_measured); /* "measured" is run's object */
+        jw_knum(w, "predicted_ratio", r->shrink_predicted);
+        jw_knum(w, "ideal_ratio", (double)r->shrink_to_tp / (double)r->shrink_from_tp);
     }
     jw_end_obj(w);
 }

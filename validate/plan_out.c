@@ -112,12 +112,10 @@ static const char *const plan_out_cols[] = {"gpus",
                                             "meets_target",
                                             "tokens_per_s_per_gpu",
                                             "tokens_per_s_total",
-                                            "weights_gb_per_rank",
-                                            "kv_free_gb_per_rank",
-                                            "kv_gb_per_rank",
+                                            "kv_cache_free_gb_per_rank",
                                             "max_batch",
                                             "bound",
-                                            "marks",
+                                            "cell_marks",
                                             NULL};
 
 static void plan_out_csv_row(FILE *f, const plan_view *v, size_t i)
@@ -132,10 +130,10 @@ static void plan_out_csv_row(FILE *f, const plan_view *v, size_t i)
         if (c) fputc(',', f);
         sweeprow_csv(f, &sv[c]);
     }
-    fprintf(f, ",%ld,%ld,%.6f,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%ld,", v->sp->gpus, v->sp->gpus / g->tp,
+    /* weights and KV cache per rank are sweep's columns (sweeprow.h) */
+    fprintf(f, ",%ld,%ld,%.6f,%s,%.6f,%.6f,%.6f,%ld,", v->sp->gpus, v->sp->gpus / g->tp,
             v->sp->target_s * 1e3, w->meets ? "true" : "false", w->tok_s_gpu, w->tok_s_total,
-            g->weight_bytes / PLAN_GB, g->kv_free_bytes / PLAN_GB, w->sum.kv_bytes / PLAN_GB,
-            g->max_batch);
+            g->kv_free_bytes / PLAN_GB, g->max_batch);
     csv_put(f, plan_bound_name(plan_bound_of(&w->sum)));
     fputc(',', f);
     char marks[PLAN_ROW_MARKS_MAX];
@@ -363,15 +361,13 @@ static void plan_out_json_row(jw *w, const plan_view *v, size_t i, long rank)
     jw_kbool(w, "meets_target", row->meets);
     jw_knum(w, "tokens_per_s_per_gpu", row->tok_s_gpu);
     jw_knum(w, "tokens_per_s_total", row->tok_s_total);
-    jw_knum(w, "weights_gb_per_rank", g->weight_bytes / PLAN_GB);
-    jw_knum(w, "kv_free_gb_per_rank", g->kv_free_bytes / PLAN_GB);
-    jw_knum(w, "kv_gb_per_rank", row->sum.kv_bytes / PLAN_GB);
+    jw_knum(w, "kv_cache_free_gb_per_rank", g->kv_free_bytes / PLAN_GB);
     jw_kint(w, "max_batch", g->max_batch);
     jw_kstr(w, "bound", plan_bound_name(plan_bound_of(&row->sum)));
     char marks[PLAN_ROW_MARKS_MAX];
     plan_out_marks(v, i, marks, sizeof marks);
-    jw_kstr(w, "marks", marks);
-    if (rank > 0) jw_kint(w, "rank", rank);
+    jw_kstr(w, "cell_marks", marks); /* "marks" is run's list of domain marks */
+    if (rank > 0) jw_kint(w, "place", rank); /* "rank" is a GPU's elsewhere */
     if (!isnan(v->pred_lo[i])) {
         double lo, hi;
         plan_out_tok_interval(v, i, &lo, &hi);
@@ -398,7 +394,7 @@ void plan_out_json(FILE *f, const plan_view *v)
     jw_knum(&w, "reserve_gib", sp->reserve_bytes / (1024.0 * 1024 * 1024));
     jw_kint(&w, "batch_max", sp->batch_max);
     jw_kstr(&w, "intervals", v->intervals_note);
-    jw_kuint(&w, "cells", r->n_cells);
+    jw_kuint(&w, "n_cells", r->n_cells);
     jw_kuint(&w, "configurations", r->n_cfgs);
     jw_key(&w, "contexts");
     jw_arr(&w);

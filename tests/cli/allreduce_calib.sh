@@ -29,11 +29,12 @@ expect_ok "calibration_from" "$TPSIM" run "$H200" --tp 4 --set "calibration_from
 check "json says foreign, borrowed by calibration_from" python3 - "$TMP/out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-c = d["calibration"]
+a = d["allreduce_call"]
 assert d["hardware"] == "H200 SXM", d["hardware"]
-assert (c["hardware"], c["tp"], c["model"]) == ("H100 SXM", 4, "nccl-fit"), c
-assert c["source"].endswith("models/allreduce/h100-sxm-tp4.yaml"), c
-assert c["foreign"] is True and c["borrowed_by"] == "calibration_from", c
+assert (a["calibration_hardware"], a["calibration_tp"]) == ("H100 SXM", 4), a
+assert a["collective_model"] == "nccl-fit", a
+assert d["calibration"].endswith("models/allreduce/h100-sxm-tp4.yaml"), d
+assert d["calibration_borrowed"] == "calibration_from", d
 PY
 expect_ok "calibration_from text" "$TPSIM" run "$H200" --tp 4 --set "calibration_from=H100 SXM"
 check "text report says FOREIGN" grep -q "FOREIGN: measured on H100 SXM, used for H200 SXM (calibration_from)" "$TMP/out"
@@ -42,8 +43,9 @@ check "text report says FOREIGN" grep -q "FOREIGN: measured on H100 SXM, used fo
 expect_ok "--allow-foreign-calib" "$TPSIM" run "$H200" --tp 2 --allow-foreign-calib --format json &&
 check "json: borrowed by the flag" python3 -c '
 import json, sys
-c = json.load(open(sys.argv[1]))["calibration"]
-assert c["foreign"] is True and c["borrowed_by"] == "--allow-foreign-calib" and c["tp"] == 2, c
+d = json.load(open(sys.argv[1]))
+assert d["calibration_borrowed"] == "--allow-foreign-calib", d
+assert d["allreduce_call"]["calibration_tp"] == 2, d
 ' "$TMP/out"
 
 # --- its own hardware: not foreign, and the block names the collective model in use
@@ -51,9 +53,9 @@ expect_ok "own hardware" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 8 
     --set collective.allreduce=vllm-custom --format json &&
 check "json: own calibration, model vllm-custom" python3 -c '
 import json, sys
-c = json.load(open(sys.argv[1]))["calibration"]
-assert c["foreign"] is False and "borrowed_by" not in c and c["model"] == "vllm-custom", c
-assert (c["hardware"], c["tp"]) == ("H100 SXM", 8), c
+d = json.load(open(sys.argv[1])); a = d["allreduce_call"]
+assert d["calibration_borrowed"] is None and a["collective_model"] == "vllm-custom", d
+assert (a["calibration_hardware"], a["calibration_tp"]) == ("H100 SXM", 8), a
 ' "$TMP/out"
 
 # --- a --calib file measured elsewhere is refused at its path
@@ -72,9 +74,10 @@ expect_ok "--calib foreign allowed" "$TPSIM" run scenarios/eager-host-dispatch.y
     --calib "$TMP/a100-tp4.yaml" --allow-foreign-calib --format json &&
 check "json: the A100 calibration, foreign" python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1])); c = d["calibration"]
-assert c["hardware"] == "A100 SXM" and c["borrowed_by"] == "--allow-foreign-calib", c
-assert abs(d["allreduce_us_per_call"] - (30 + 2 * 3 / 4 * 16384 / 200e9 * 1e6)) < 1e-6, d
+d = json.load(open(sys.argv[1])); a = d["allreduce_call"]
+assert a["calibration_hardware"] == "A100 SXM", a
+assert d["calibration_borrowed"] == "--allow-foreign-calib", d
+assert abs(a["us"] - (30 + 2 * 3 / 4 * 16384 / 200e9 * 1e6)) < 1e-6, d
 ' "$TMP/out"
 
 # --- a message outside the calibration's fitted range is called extrapolated

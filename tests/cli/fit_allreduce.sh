@@ -13,10 +13,10 @@ fi
 
 # --- JSON -----------------------------------------------------------------------------------
 if expect_ok "json fit" "$TPSIM" fit-allreduce "$LOG" --format json --weight rel; then
-    for key in lambda_us beta_gbps r2 k n_points band_bias_pct piecewise pieces; do
+    for key in lambda_us beta_gbps r2 tp n_points band_bias_pct piecewise pieces; do
         check "json has $key" grep -q "\"$key\":" "$TMP/out"
     done
-    check "json k is 8" grep -q '"k":8,' "$TMP/out"
+    check "json tp is 8" grep -q '"tp":8,' "$TMP/out"
     check "json n_points is 14" grep -q '"n_points":14,' "$TMP/out"
     check "json is one line" test "$(wc -l <"$TMP/out")" -eq 1
     if command -v python3 >/dev/null; then

@@ -44,7 +44,7 @@ expect_ok "json names the phases" "$TPSIM" run "$S" --format json --batch 16
 check "json host_phases" python3 -c '
 import json, sys
 h = json.load(open(sys.argv[1]))["host_phases"]
-assert h["mode"] == "serialised" and list(h["ms"]) == ["schedule", "broadcast", "prepare_inputs", "sampler_sync", "output_processing"], h
+assert h["timing"] == "serialised" and list(h["ms"]) == ["schedule", "broadcast", "prepare_inputs", "sampler_sync", "output_processing"], h
 assert abs(h["ms"]["output_processing"] - (0.09677 + 0.10323 * 16)) < 1e-9 and abs(h["total_ms"] - sum(h["ms"].values())) < 1e-12, h
 ' "$TMP/out"
 expect_ok "text names the phases" "$TPSIM" run "$S"

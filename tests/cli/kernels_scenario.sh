@@ -37,7 +37,7 @@ expect_fail2 "missing kernels file" 'missing.yaml:[0-9]+:[0-9]+: .*no-such-kerne
 # claiming no error has narrower ones
 sed -E 's/(mape_pct|heldout_mape_pct): [0-9.]+/\1: 0/g' models/kernels/h100-sxm.yaml > "$TMP/exact.yaml"
 sed "s#^kernels: .*#kernels: $TMP/exact.yaml#" "$SK" > "$TMP/exact-scn.yaml"
-width() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(c["pred_hi"]-c["pred_lo"] for c in d["cells"]))' "$1"; }
+width() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(c["pred_hi_ms"]-c["pred_lo_ms"] for c in d["cells"]))' "$1"; }
 expect_ok "validate json" "$TPSIM" validate "$SK" --grid "$GRID" --format json
 cp "$TMP/out" "$TMP/real.json"
 expect_ok "validate json, exact calibration" "$TPSIM" validate "$TMP/exact-scn.yaml" --grid "$GRID" --format json

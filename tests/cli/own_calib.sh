@@ -18,14 +18,15 @@ expect_ok "run --calib on the H100 scenario, no foreign flag" "$TPSIM" run $SCN 
 check "not foreign; the per-call cost is the fitted model's" python3 - "$TMP/out" "$TMP/fit.json" "$TMP/my-tp8.yaml" <<'PY'
 import json, sys
 r, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-c = r["calibration"]
-assert c["foreign"] is False and "borrowed_by" not in c, c
-assert c["hardware"] == "NVIDIA H100 80GB HBM3" and c["tp"] == 8 and c["source"] == sys.argv[3], c
+a = r["allreduce_call"]
+assert r["calibration_borrowed"] is None, r
+assert a["calibration_hardware"] == "NVIDIA H100 80GB HBM3" and a["calibration_tp"] == 8, a
+assert r["calibration"] == sys.argv[3], r
 # the file's chosen fit (piecewise, lower BIC): the piece that holds 16 KiB
 k, b = 8, 8192 * 2
 p = [q for q in f["piecewise"]["pieces"] if q["from_bytes"] <= b][-1]
 want = p["lambda_us"] + 2 * (k - 1) / k * b / (p["beta_gbps"] * 1e9) * 1e6
-assert abs(r["allreduce_us_per_call"] - want) < 1e-6 * want, (r["allreduce_us_per_call"], want)
+assert abs(r["allreduce_call"]["us"] - want) < 1e-6 * want, (r["allreduce_call"]["us"], want)
 PY
 expect_ok "text report" "$TPSIM" run $SCN --tp 8 --calib "$TMP/my-tp8.yaml"
 check "text: the calibration line names the file and device" grep -q "^calibration $TMP/my-tp8.yaml: NVIDIA H100 80GB HBM3, tp 8" "$TMP/out"

@@ -127,6 +127,6 @@ check "tp8 all-reduce uses the given lambda" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = 30 + 2 * 7 / 8 * 8192 * 2 / 360e9 * 1e6
-sys.exit(0 if abs(d["allreduce_us_per_call"] - want) < 1e-6 else 1)' "$TMP/out"
+sys.exit(0 if abs(d["allreduce_call"]["us"] - want) < 1e-6 else 1)' "$TMP/out"
 
 finish

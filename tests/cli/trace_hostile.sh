@@ -23,8 +23,8 @@ import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 for k in ("kernels", "memcpys", "collectives", "launches", "unpaired"):
     assert a[k] == b[k], (k, a[k], b[k])
-assert [s["kernels"] for s in a["steps"]] == [s["kernels"] for s in b["steps"]]
-assert [s["duration_ms"] for s in a["steps"]] == [s["duration_ms"] for s in b["steps"]]
+assert [s["kernels"] for s in a["per_step"]] == [s["kernels"] for s in b["per_step"]]
+assert [s["duration_ms"] for s in a["per_step"]] == [s["duration_ms"] for s in b["per_step"]]
 PY
 gzip -c "$TMP/bare.json" >"$TMP/bare.json.gz"
 expect_ok "bare array, gzip" "$TPSIM" trace import "$TMP/bare.json.gz"
@@ -36,7 +36,7 @@ expect_fail2 "data after the array" "tail.json:1:[0-9]+: data after the trace ar
 expect_ok "HTA default steps" "$TPSIM" trace import "$D/HTA__nccl_parser_config__nccl_data_a100_2rank.json.gz" --format json
 check "ProfilerStep#N: 3 steps of 900, by marker" python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
-assert d["step_source"] == "marker" and [s["kernels"] for s in d["steps"]] == [900, 900, 900], d["steps"]' "$TMP/out"
+assert d["step_source"] == "marker" and [s["kernels"] for s in d["per_step"]] == [900, 900, 900], d["per_step"]' "$TMP/out"
 # vLLM's execute_* still wins where both are present; "ProfilerStep#x" is no step
 python3 - "$TMP/both.json" "$TMP/notstep.json" <<'PY'
 import json, sys
@@ -47,7 +47,7 @@ json.dump({"traceEvents": both}, open(sys.argv[1], "w"))
 json.dump({"traceEvents": [a("ProfilerStep#x", 0, 1000), a("ProfilerStep#", 0, 1000), k(20), k(210)]}, open(sys.argv[2], "w"))
 PY
 expect_ok "execute_ and ProfilerStep" "$TPSIM" trace import "$TMP/both.json" --format json
-check "execute_* are the steps (2)" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["steps"]) == 2, d' "$TMP/out"
+check "execute_* are the steps (2)" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["per_step"]) == 2, d' "$TMP/out"
 expect_ok "malformed ProfilerStep names" "$TPSIM" trace import "$TMP/notstep.json" --format json
 check "no marker steps from ProfilerStep#x" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["step_source"] == "idle gaps", d' "$TMP/out"
 

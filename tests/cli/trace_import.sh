@@ -16,8 +16,8 @@ import json, sys
 t, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 for k in ("kernels", "memcpys", "collectives", "graph_launches"):
     assert t[k] == p[k], (k, t[k], p[k])
-assert len(t["steps"]) == p["steps"], (len(t["steps"]), p["steps"])
-assert [s["kernels"] for s in t["steps"]] == p["kernels_per_step"]
+assert len(t["per_step"]) == p["steps"], (len(t["per_step"]), p["steps"])
+assert [s["kernels"] for s in t["per_step"]] == p["kernels_per_step"]
 if p["cudaLaunchKernel_mean_us"] is not None:
     got = [a["mean_us"] for a in t["launch_apis"] if a["name"] == "cudaLaunchKernel"][0]
     assert abs(got - p["cudaLaunchKernel_mean_us"]) < 1e-3 * max(1, got), (got, p)
@@ -33,11 +33,11 @@ compare nsys "$D/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite" --step-marker '^
 expect_ok "b200 literal" "$TPSIM" trace import "$D/TraceLens__b200__vllm_tp8_eager_step.json.gz" --format json
 check "b200: 768 kernels, 161 copies, 74 collectives, 1 step" python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
-assert (d["kernels"], d["memcpys"], d["collectives"], len(d["steps"])) == (768, 161, 74, 1), d' "$TMP/out"
+assert (d["kernels"], d["memcpys"], d["collectives"], len(d["per_step"])) == (768, 161, 74, 1), d' "$TMP/out"
 expect_ok "mi300x literal" "$TPSIM" trace import "$D/TraceLens__vllm_decode_full_graph_mi300x.json.gz" --format json
 check "mi300x: one graph launch, 425 kernels" python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
-assert (d["graph_launches"], d["kernels"], d["steps"][0]["graph_launches"]) == (1, 425, 1), d' "$TMP/out"
+assert (d["graph_launches"], d["kernels"], d["per_step"][0]["graph_launches"]) == (1, 425, 1), d' "$TMP/out"
 
 # synthetic: two streams with overlapping kernels, a kernel paired only through its ac2g
 # flow, one with no launch, a skipped event quoting "cat": "kernel", two steps
@@ -45,7 +45,7 @@ expect_ok "synthetic streams" "$TPSIM" trace import "$D/trace-synth-streams.json
 check "synthetic streams: hand-derived values" python3 - "$TMP/out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-s0, s1 = d["steps"]
+s0, s1 = d["per_step"]
 assert (d["kernels"], d["memcpys"], d["collectives"], d["unpaired"], d["launches"]) == (4, 1, 1, 1, 4), d
 assert (s0["kernels"], s0["collectives"], s0["unpaired"], s0["launches"]) == (4, 1, 1, 3), s0
 assert abs(s0["gpu_busy_ms"] - 0.021) < 1e-12, s0  # union 15..30 + 40..45 + 50..51 us
@@ -64,7 +64,7 @@ check "ranks merged on absolute time" python3 - "$TMP/out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["ranks"] == 2 and d["collectives"] == 2, d
-st = {s["rank"]: s for s in d["steps"]}
+st = {s["rank"]: s for s in d["per_step"]}
 assert st[0]["start_ns"] == st[1]["start_ns"] == 2001000000, st
 PY
 expect_fail2 "same rank twice" "rank 0 again" "$TPSIM" trace import "$D/trace-synth-rank0.json" "$D/trace-synth-rank0.json"

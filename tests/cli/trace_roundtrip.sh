@@ -17,8 +17,8 @@ for mode in eager graphs; do
     check "$mode round trip: kernels per step = run's" python3 - "$TMP/$mode-run.json" "$TMP/out" "$mode" <<'PY'
 import json, sys
 run, imp, mode = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
-assert imp["ranks"] == 2 and len(imp["steps"]) == 2 * 3, (imp["ranks"], len(imp["steps"]))
-for s in imp["steps"]:
+assert imp["ranks"] == 2 and len(imp["per_step"]) == 2 * 3, (imp["ranks"], len(imp["per_step"]))
+for s in imp["per_step"]:
     assert s["kernels"] + s["memcpys"] - s["collectives"] == run["kernels_per_step"], s
     assert s["collectives"] == run["collectives_per_step"], s
     assert s["unpaired"] == 0, s

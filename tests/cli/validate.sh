@@ -13,7 +13,7 @@ study = {(int(r["tp"]), int(r["batch"])): float(r["full_pred_ms"])
 for c in d["cells"]:
     s = study[(c["tp"], c["batch"])]
     assert abs(c["predicted_ms"] / s - 1) < 0.015, (c, s)
-    assert c["calibration"] == (c["tp"] == 2 and c["batch"] == 1)
+    assert c["calibration_cell"] == (c["tp"] == 2 and c["batch"] == 1)
     if c["tp"] == 4:
         assert -46 <= c["error_pct"] <= -40, c
 cf = {c["tp"]: c for c in d["configs"]}
@@ -21,7 +21,7 @@ assert abs(cf[2]["mape_pct"] - 2.8) < 0.3 and cf[2]["pass"], cf[2]
 assert abs(cf[4]["mape_pct"] - 43) < 1.5 and not cf[4]["pass"], cf[4]
 assert abs(cf[2]["residual_ms"] + 2.5) < 0.3 and abs(cf[4]["residual_ms"] - 8.0) < 0.5, cf
 assert abs(d["fitted"]["offset_ms"] + 3.3) < 0.1, d["fitted"]
-assert abs(d["shrink"]["measured"] - 1.11) < 0.02 and d["shrink"]["predicted"] > 1.8, d["shrink"]
+assert abs(d["shrink"]["measured_ratio"] - 1.11) < 0.02 and d["shrink"]["predicted_ratio"] > 1.8, d["shrink"]
 print(f"  paper-additive: R0 {d['fitted']['offset_ms']:.3f} ms, MAPE TP-2 {cf[2]['mape_pct']:.2f}% "
       f"TP-4 {cf[4]['mape_pct']:.2f}%, residual {cf[2]['residual_ms']:+.2f} -> {cf[4]['residual_ms']:+.2f} ms")
 PY
@@ -98,7 +98,7 @@ assert abs(cf[4]["mape_pct"] - 20) < 1e-6 and not cf[4]["pass"], cf[4]
 errs = sorted(round(c["error_pct"], 6) for c in d["cells"])
 assert errs == [-5.0, 10.0, 20.0], errs
 want_meas = (p21 / 1.10) / (p41 / 1.20)
-assert abs(d["shrink"]["measured"] - want_meas) < 1e-9 and abs(d["shrink"]["predicted"] - p21 / p41) < 1e-9
+assert abs(d["shrink"]["measured_ratio"] - want_meas) < 1e-9 and abs(d["shrink"]["predicted_ratio"] - p21 / p41) < 1e-9
 PY
 expect_ok "hand grid, kill-switch 7" "$TPSIM" validate "$TMP/nofit.yaml" --grid "$TMP/hand.csv" --kill-switch 7 --format json &&
 check "7.5% fails a 7% kill-switch" python3 -c '

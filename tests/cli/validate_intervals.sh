@@ -18,12 +18,12 @@ delta = z * cv * m_cal
 inside = 0
 for c in d["cells"]:
     p = c["predicted_ms"]
-    assert abs(c["fit_lo"] - (p - delta)) < 2e-3 * delta and abs(c["fit_hi"] - (p + delta)) < 2e-3 * delta, (c, delta)
+    assert abs(c["fit_lo_ms"] - (p - delta)) < 2e-3 * delta and abs(c["fit_hi_ms"] - (p + delta)) < 2e-3 * delta, (c, delta)
     half = math.hypot(delta, z * cv * p)
-    assert abs(c["pred_lo"] - (p - half)) < 2e-3 * half and abs(c["pred_hi"] - (p + half)) < 2e-3 * half, c
+    assert abs(c["pred_lo_ms"] - (p - half)) < 2e-3 * half and abs(c["pred_hi_ms"] - (p + half)) < 2e-3 * half, c
     if c["role"] == "held-out":
-        inside += c["pred_lo"] <= c["measured_ms"] <= c["pred_hi"]
-assert d["coverage"]["inside"] == inside and d["coverage"]["heldout"] == 7, d["coverage"]
+        inside += c["pred_lo_ms"] <= c["measured_ms"] <= c["pred_hi_ms"]
+assert d["coverage"]["n_inside"] == inside and d["coverage"]["n_heldout"] == 7, d["coverage"]
 PY
 done
 
@@ -86,11 +86,11 @@ sc = d["folds"][0]["error_scale"]
 assert abs(sc["cv_pct"] - 100 * cv) < 1e-6 and sc["dof"] == 3 and sc["interval"] == "95%", sc
 for c in d["cells"]:
     p, n = c["predicted_ms"], q * cv * c["predicted_ms"]
-    lo = p - math.sqrt((p - c["fit_lo"]) ** 2 + n * n)
-    hi = p + math.sqrt((c["fit_hi"] - p) ** 2 + n * n)
-    assert abs(c["pred_lo"] - lo) < 1e-6 and abs(c["pred_hi"] - hi) < 1e-6, (c, lo, hi)
-inside = sum(c["pred_lo"] <= c["measured_ms"] <= c["pred_hi"] for c in d["cells"] if c["role"] == "held-out")
-assert d["coverage"]["inside"] == inside and d["coverage"]["heldout"] == 4, d["coverage"]
+    lo = p - math.sqrt((p - c["fit_lo_ms"]) ** 2 + n * n)
+    hi = p + math.sqrt((c["fit_hi_ms"] - p) ** 2 + n * n)
+    assert abs(c["pred_lo_ms"] - lo) < 1e-6 and abs(c["pred_hi_ms"] - hi) < 1e-6, (c, lo, hi)
+inside = sum(c["pred_lo_ms"] <= c["measured_ms"] <= c["pred_hi_ms"] for c in d["cells"] if c["role"] == "held-out")
+assert d["coverage"]["n_inside"] == inside and d["coverage"]["n_heldout"] == 4, d["coverage"]
 print(f"  within: misfit {100 * rms:.2f}% per cell over 3 dof; held-out inside {inside} of 4")
 PY
 

@@ -40,8 +40,8 @@ def check(d):
         fold = d["folds"][c["fold"] - 1]
         b = [v for v in c["baselines"].values() if v is not None]
         best = min(b) if b else None
-        spread = max([(x["param_hi"] - x["param_lo"]) / x["predicted_ms"] * 100 for x in held], default=None)
-        gap = [max(x["fit_lo"] - x["measured_ms"], x["measured_ms"] - x["fit_hi"], 0) / x["measured_ms"] * 100
+        spread = max([(x["param_hi_ms"] - x["param_lo_ms"]) / x["predicted_ms"] * 100 for x in held], default=None)
+        gap = [max(x["fit_lo_ms"] - x["measured_ms"], x["measured_ms"] - x["fit_hi_ms"], 0) / x["measured_ms"] * 100
                for x in held]
         at_best = sum(gap) / len(gap) if held else None
         identified = spread is not None and spread <= ks and not free_bound[c["fold"]]
@@ -88,7 +88,7 @@ const = (m[(2, 1)] + m[(2, 8)]) / 2
 want = sum(abs(const - m[(4, b)]) / m[(4, b)] for b in (1, 2, 4, 8)) / 4 * 100
 assert abs(t4["baselines"]["constant"] - want) < 1e-6, (t4["baselines"], want)
 for c in d["cells"]:
-    assert c["pred_lo"] <= c["predicted_ms"] <= c["pred_hi"], c
+    assert c["pred_lo_ms"] <= c["predicted_ms"] <= c["pred_hi_ms"], c
     assert c["role"] == ("held-out" if c["tp"] == 4 else "calibration" if c["batch"] in (1, 8) else "unused"), c
     if c["tp"] == 4:
         assert abs(c["baselines_ms"]["constant"] - const) < 1e-9, c
