@@ -31,12 +31,17 @@ static const char *const hf_model_types[HF_N_ARCH] = {
     "llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "deepseek_v2", "deepseek_v3",
     "qwen3", "qwen3_moe", "gemma2", "phi3"};
 
-/* The architectures whose every key is accounted for (hf_check_keys): the decode step tpsim
- * builds for them uses the key, or the key provably does not change that step. */
-static int hf_strict(int arch)
+/* The classes issue 18 added, read by hf_family (the others by hf_classic). */
+static int hf_new_class(int arch)
 {
     return arch == HF_QWEN3 || arch == HF_QWEN3_MOE || arch == HF_GEMMA2 || arch == HF_PHI3;
 }
+
+/* The classes whose every key is accounted for (hf_check_keys): the decode step tpsim builds
+ * for them uses the key, or the key provably does not change that step. Not DeepSeek's: its
+ * shipped config carries grouped top-k routing (n_group, topk_group), which tpsim prices as
+ * topk_softmax, and the multi-token-prediction layer, which a plain decode step does not run. */
+static int hf_strict(int arch) { return arch != HF_DEEPSEEK_V2 && arch != HF_DEEPSEEK_V3; }
 
 /* Where a top-level key is written ("key" followed by ':' at depth 1), 1-based; 1:1 when
  * it is not in the file (a missing key is reported at the start). */
@@ -211,13 +216,15 @@ static int hf_model_type(const hf_file *f, int arch, tp_err *err)
  * kernels the step launches anyway (the norm's epsilon, the rotary base, the attention's
  * scale); limits on the context (tpsim's ctx is the context); norm_topk_prob, a flag of vLLM's
  * fused top-k kernel (renormalize); sliding_window_size, read by neither transformers'
- * Gemma2Config nor vLLM (they read sliding_window). */
+ * Gemma2Config nor vLLM (they read sliding_window); pretraining_tp, which vLLM does not read
+ * (transformers only splits the same matmuls by it); router_jitter_noise, training noise. */
 static const char *const hf_inert_keys[] = {
     "attention_dropout", "embd_pdrop", "resid_pdrop", "bos_token_id", "eos_token_id",
     "pad_token_id", "initializer_range", "router_aux_loss_coef", "output_router_logits",
     "transformers_version", "use_cache", "cache_implementation", "auto_map", "rms_norm_eps",
     "rope_theta", "query_pre_attn_scalar", "max_position_embeddings",
-    "original_max_position_embeddings", "norm_topk_prob", "sliding_window_size", NULL};
+    "original_max_position_embeddings", "norm_topk_prob", "sliding_window_size",
+    "pretraining_tp", "router_jitter_noise", NULL};
 /* Keys tpsim reads for every strict architecture, then each one's own. max_window_layers
  * matters only with use_sliding_window, which is refused for Qwen3. */
 static const char *const hf_read_keys[] = {
@@ -229,6 +236,14 @@ static const char *const hf_qwen3_keys[] = {"use_sliding_window", "max_window_la
 static const char *const hf_qwen3_moe_keys[] = {
     "use_sliding_window", "max_window_layers", "num_experts", "num_experts_per_tok",
     "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers", NULL};
+static const char *const hf_llama_keys[] = {"mlp_bias", NULL};
+static const char *const hf_qwen2_keys[] = {"use_sliding_window", "max_window_layers", "use_mrope",
+                                            NULL};
+static const char *const hf_mixtral_keys[] = {"num_local_experts", "num_experts_per_tok", NULL};
+static const char *const hf_qwen2_moe_keys[] = {
+    "use_sliding_window", "max_window_layers", "num_experts", "num_experts_per_tok",
+    "moe_intermediate_size", "shared_expert_intermediate_size", "decoder_sparse_step",
+    "mlp_only_layers", NULL};
 static const char *const hf_gemma2_keys[] = {"attn_logit_softcapping", "final_logit_softcapping",
                                              "hidden_activation", NULL};
 
@@ -240,11 +255,34 @@ static int hf_in(const char *key, const char *const *list)
 }
 
 /* A strict architecture's config: every key read, or known not to change the step. */
+/* rope_scaling types whose vLLM class only changes the cos/sin table it precomputes, so the
+ * step launches the same rotary kernel (vllm/model_executor/layers/rotary_embedding: linear,
+ * dynamic NTK, Llama 3, YaRN); others (longrope, mrope...) run other kernels. */
+static int hf_rope_scaling(const hf_file *f, int arch, tp_err *err)
+{
+    static const char *const same_kernel[] = {"default", "linear", "dynamic", "llama3", "yarn",
+                                              NULL};
+    json_t *rs = json_object_get(f->root, "rope_scaling");
+    if (!rs || json_is_null(rs)) return 0;
+    json_t *t = json_is_object(rs) ? json_object_get(rs, "rope_type") : NULL;
+    if (!t && json_is_object(rs)) t = json_object_get(rs, "type");
+    if (json_is_string(t) && hf_in(json_string_value(t), same_kernel)) return 0;
+    return hf_error(f, "rope_scaling", err, "rope type '%.40s' is not modelled for %s (vLLM runs "
+                    "other kernels for it), expected null or one of default, linear, dynamic, "
+                    "llama3, yarn", json_is_string(t) ? json_string_value(t) : "?",
+                    hf_arch_names[arch]);
+}
+
+/* A strict class's config: every key read, or known not to change the step. */
 static int hf_check_keys(const hf_file *f, int arch, tp_err *err)
 {
     const char *const *own = arch == HF_QWEN3       ? hf_qwen3_keys
                              : arch == HF_QWEN3_MOE ? hf_qwen3_moe_keys
                              : arch == HF_GEMMA2    ? hf_gemma2_keys
+                             : arch == HF_LLAMA     ? hf_llama_keys
+                             : arch == HF_QWEN2     ? hf_qwen2_keys
+                             : arch == HF_MIXTRAL   ? hf_mixtral_keys
+                             : arch == HF_QWEN2_MOE ? hf_qwen2_moe_keys
                                                     : NULL;
     const char *key;
     json_t *v;
@@ -254,12 +292,11 @@ static int hf_check_keys(const hf_file *f, int arch, tp_err *err)
             return hf_error(f, key, err, "not modelled for %s (it may change the decode step), "
                             "expected it absent", hf_arch_names[arch]);
     }
-    json_t *rs = json_object_get(f->root, "rope_scaling");
-    if (rs && !json_is_null(rs))
-        return hf_error(f, "rope_scaling", err, "a scaled rotary embedding is not modelled for "
-                        "%s (vLLM runs other kernels for some), expected null",
-                        hf_arch_names[arch]);
-    return 0;
+    json_t *mrope = json_object_get(f->root, "use_mrope");
+    if (mrope && !json_is_false(mrope))
+        return hf_error(f, "use_mrope", err, "multimodal rotary embedding is not modelled, "
+                        "expected false");
+    return hf_rope_scaling(f, arch, err);
 }
 
 /* The MLP's activation: SiLU for every class but Gemma's GELU (tanh approximation), which
@@ -549,7 +586,7 @@ static int hf_bind(const hf_file *f, model_arch *out, tp_err *err)
     int arch = 0;
     if (hf_arch(f, &arch, err) || hf_model_type(f, arch, err) ||
         (hf_strict(arch) && hf_check_keys(f, arch, err)) || hf_shapes(f, arch, &m, err) ||
-        (hf_strict(arch) ? hf_family(f, arch, &m, err) : hf_classic(f, arch, &m, err)))
+        (hf_new_class(arch) ? hf_family(f, arch, &m, err) : hf_classic(f, arch, &m, err)))
         return -1;
     int moe = arch == HF_MIXTRAL || arch == HF_QWEN2_MOE || arch == HF_QWEN3_MOE;
     if (moe && hf_moe(f, arch, &m, err)) return -1;

@@ -10,17 +10,20 @@
  * and logits, sliding window on every other layer or as layer_types says, embedding scaled
  * and tied) and Phi3ForCausalLM (Phi-3 and Phi-4: Llama's layout, fused projections).
  * model_type, when present, must be the one the class writes (an unknown one is refused
- * naming those known). For the Qwen3, Gemma-2 and Phi-3 classes every key must be one tpsim
- * reads or one that provably does not change the decode step (dropout, token ids, training
- * settings, constants inside kernels the step runs anyway: hf_inert_keys in hfconfig.c);
- * anything else, a scaled rotary embedding (rope_scaling), or Qwen3's use_sliding_window is
- * refused at its line and column. The other classes keep their earlier reading, in which
- * keys the step does not need are ignored. Every class's hidden_act, when present, must be
- * the activation vLLM runs for it (silu; gelu_pytorch_tanh for Gemma-2). A key left out takes its config class's default
+ * naming those known). For every class but DeepSeek's, every key must be one tpsim reads or
+ * one that provably does not change the decode step (dropout, token ids, training settings,
+ * constants inside kernels the step runs anyway: hf_inert_keys in hfconfig.c); anything else,
+ * a rope_scaling whose rotary kernel differs (not default, linear, dynamic, llama3 or yarn),
+ * Qwen2's use_mrope, or Qwen3's use_sliding_window is refused at its line and column.
+ * DeepSeek's keys the step does not need are ignored (its grouped top-k routing is priced as
+ * topk_softmax). Every class's hidden_act, when present, must be the activation vLLM runs for
+ * it (silu; gelu_pytorch_tanh for Gemma-2). A key left out takes its config class's default
  * (Qwen3Config head_dim 128; Gemma2Config head_dim 256, soft-caps 50 and 30, tied
  * embeddings, sliding_window 4096).
  * A config without torch_dtype (or dtype) is float32, 4 bytes a parameter, as transformers'
- * from_pretrained loads it (PretrainedConfig.torch_dtype defaults to None: float32).
+ * from_pretrained loads it (PretrainedConfig.torch_dtype defaults to None: float32). vLLM's
+ * dtype "auto" would serve it, like any float32 config, in 16 bits (_get_and_verify_dtype
+ * downcasts float32): --set precision.weights=bf16 (and kv_cache) models that.
  * Any other class, or a field the decode step needs that is missing or out of range, is one
  * line "file:line:col: key: what is wrong, what is expected" (the key's position in the
  * file). The model's name is `_name_or_path` when present, else the file name without ".json" (and without a

@@ -473,8 +473,21 @@ static void test_refusals(void **state)
     expect_refused("unmodelled", Q3 " \"partial_rotary_factor\": 0.5}",
                    ":4:2: partial_rotary_factor: not modelled for Qwen3ForCausalLM",
                    "expected it absent");
-    expect_refused("rope", Q3 " \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0}}",
-                   ":4:2: rope_scaling: a scaled rotary embedding is not modelled", "null");
+    expect_refused("rope", Q3 " \"rope_scaling\": {\"rope_type\": \"mrope\", \"factor\": 4.0}}",
+                   ":4:2: rope_scaling: rope type 'mrope' is not modelled for Qwen3ForCausalLM",
+                   "expected null or one of default, linear, dynamic, llama3, yarn");
+    expect_refused("llama-key",
+                   "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
+                   " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
+                   " \"vocab_size\": 100,\n \"attn_logit_softcapping\": 50.0}",
+                   ":4:2: attn_logit_softcapping: not modelled for LlamaForCausalLM",
+                   "expected it absent");
+    expect_refused("qwen2-mrope",
+                   "{\"architectures\": [\"Qwen2ForCausalLM\"], \"num_hidden_layers\": 2,\n"
+                   " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
+                   " \"vocab_size\": 100,\n \"use_mrope\": true}",
+                   ":4:2: use_mrope: multimodal rotary embedding is not modelled",
+                   "expected false");
     expect_refused("qwen-window", Q3 " \"use_sliding_window\": true, \"sliding_window\": 4096}",
                    ":4:2: use_sliding_window: sliding layers", "expected false");
     expect_refused("qwen-act", Q3 " \"hidden_act\": \"gelu\"}",
@@ -505,7 +518,7 @@ static void test_refusals(void **state)
                    "{\"architectures\": [\"Phi3ForCausalLM\"], \"num_hidden_layers\": 2,\n"
                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
                    " \"vocab_size\": 100,\n \"rope_scaling\": {\"type\": \"longrope\"}}",
-                   ":4:2: rope_scaling: a scaled rotary embedding is not modelled for "
+                   ":4:2: rope_scaling: rope type 'longrope' is not modelled for "
                    "Phi3ForCausalLM", "expected null");
 }
 
@@ -519,7 +532,10 @@ static void test_class_defaults(void **state)
     char path[256];
     model_arch m;
     tp_err err;
-    write_json(path, sizeof path, "q3-defaults", Q3_BARE " \"attention_bias\": true}");
+    /* a YaRN rope_scaling (the Qwen3 cards' long-context setting) only changes the cos/sin
+     * table: accepted */
+    write_json(path, sizeof path, "q3-defaults", Q3_BARE " \"attention_bias\": true,\n"
+               " \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0}}");
     int rc = model_load(path, &m, &err);
     unlink(path);
     if (rc) fail_msg("%s", err.msg);
