@@ -29,14 +29,18 @@ static const char FK_USAGE[] =
     "Fit per kernel class (gemm, attention, norm, rope, activation, add, embedding) a cost law\n"
     "t = t0 + ... to per-operator GPU profiles: Vidur's mlp.csv (time_stats.OP.median in ms and\n"
     "its shape columns), tpsim's decode-attention CSV (source,batch,context,q_heads,kv_heads,\n"
-    "head_dim,kv_dtype_bytes,time_us) or tpsim-probe's hardware file (FILE.yaml: its GEMV\n"
-    "bandwidths). Each op's bytes and FLOPs are those tpsim's program gives\n"
-    "it. The laws const, linear (t0 + bytes/bw), row (+ bytes per token), seq (+ per sequence;\n"
-    "attention) and roofline (t0 + max(bytes/bw, flops/F)) are compared by held-out MAPE, each\n"
-    "TP degree (each attention source) predicted from a fit on the others; the best is refitted\n"
-    "on all rows. The sampler and copies, which the profiles do not measure, take the add\n"
-    "class's law (from: add). -o writes the calibration (every class needed). --test prices a\n"
-    "profile the calibration was not fitted on and reports MAPE and worst error per class, TP.\n";
+    "head_dim,kv_dtype_bytes,time_us), tpsim-probe's hardware file (FILE.yaml: its GEMV\n"
+    "bandwidths) or tpsim trace import --kernels' listing (rank,kind,start_ns,dur_us,bytes,\n"
+    "name: classed by kernel name; collectives and names of no class are reported, not fitted).\n"
+    "Each op's bytes and FLOPs are those tpsim's program gives it. The laws const, linear\n"
+    "(t0 + bytes/bw), row (+ FLOPs per token), seq (+ per sequence; attention), roofline\n"
+    "(t0 + max(bytes/bw, flops/F)), sum, smooth (t0 + (mem^q + math^q)^(1/q)), tiled (smooth,\n"
+    "the batch padded to 64-row tiles; GEMM) and floor ((t0^q + mem^q)^(1/q)) are compared by\n"
+    "held-out MAPE, each TP degree (attention source, trace rank) predicted from a fit on the\n"
+    "others; the best is refitted on all rows. The sampler and copies, which the profiles do\n"
+    "not measure, take the add class's law (from: add). -o writes the calibration (every class\n"
+    "needed). --test prices a profile the calibration was not fitted on and reports MAPE and\n"
+    "worst error per class, TP.\n";
 
 typedef struct fk_args {
     const char *files[FK_MAX_FILES];
@@ -267,6 +271,24 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
     return ferror(f) ? -1 : 0;
 }
 
+/* A fold's name: "tpK" (a TP degree), an attention source's name, "rankN" (a trace's rank). */
+static void fk_fold_name(const kp_set *set, int fold, char *out, size_t cap)
+{
+    if (fold >= 2000) snprintf(out, cap, "rank%d", fold - 2000);
+    else if (fold >= 1000) snprintf(out, cap, "%s", set->sources[fold - 1000]);
+    else snprintf(out, cap, "tp%-2d", fold);
+}
+
+/* Trace kernels not fitted, by name: never dropped without a word. */
+static void fk_print_skipped(const kp_skipped *k)
+{
+    if (!k->collectives && !k->unmapped) return;
+    printf("trace kernels not fitted: %zu collectives (the collective model prices them), %zu of "
+           "no tpsim op kind:\n", k->collectives, k->unmapped);
+    for (int i = 0; i < k->n_names; i++) printf("  %6zu  %.100s\n", k->counts[i], k->names[i]);
+    if (k->names_over) printf("  %6zu  (other names)\n", k->names_over);
+}
+
 static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *r)
 {
     printf("kernel fit: %zu samples from %d profile%s\n", set->n, a->n_files, a->n_files > 1 ? "s" : "");
@@ -301,8 +323,9 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         printf("  %-10s", kcal_class_names[k]);
         for (int f = 0; f < c->n_folds; f++) {
             double v = c->fold_pct[c->law.kind][f];
-            if (c->fold_id[f] >= 1000) printf("  %s %5.1f", set->sources[c->fold_id[f] - 1000], v);
-            else printf("  tp%-2d %5.1f", c->fold_id[f], v);
+            char name[80];
+            fk_fold_name(set, c->fold_id[f], name, sizeof name);
+            printf("  %s %5.1f", name, v);
         }
         printf("\n");
     }
@@ -328,6 +351,7 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         }
         printf("\n");
     }
+    fk_print_skipped(&set->skipped);
     if (a->out) printf("wrote %s\n", a->out);
 }
 
@@ -361,6 +385,21 @@ static void fk_json_breaks(jw *w, const fk_break *b, int k, int bins)
     jw_end_obj(w);
 }
 
+/* "skipped": trace kernels not fitted (collectives; names of no class, with their counts). */
+static void fk_json_skipped(jw *w, const kp_skipped *k)
+{
+    jw_key(w, "skipped");
+    jw_obj(w);
+    jw_kint(w, "collectives", (int64_t)k->collectives);
+    jw_kint(w, "unmapped", (int64_t)k->unmapped);
+    jw_key(w, "unmapped_names");
+    jw_obj(w);
+    for (int i = 0; i < k->n_names; i++) jw_kint(w, k->names[i], (int64_t)k->counts[i]);
+    jw_end_obj(w);
+    jw_kint(w, "unmapped_other_names", (int64_t)k->names_over);
+    jw_end_obj(w);
+}
+
 /* "heldout_by_fold": the chosen law's held-out MAPE per fold, keyed by TP degree or source. */
 static void fk_json_folds(jw *w, const kp_set *set, const kf_class_fit *c)
 {
@@ -368,7 +407,7 @@ static void fk_json_folds(jw *w, const kp_set *set, const kf_class_fit *c)
     jw_key(w, "heldout_by_fold");
     jw_obj(w);
     for (int f = 0; f < c->n_folds; f++) {
-        if (c->fold_id[f] >= 1000) snprintf(key, sizeof key, "%s", set->sources[c->fold_id[f] - 1000]);
+        if (c->fold_id[f] >= 1000) fk_fold_name(set, c->fold_id[f], key, sizeof key);
         else snprintf(key, sizeof key, "%d", c->fold_id[f]);
         jw_knum(w, key, c->fold_pct[c->law.kind][f]);
     }
@@ -385,6 +424,7 @@ static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *
     for (int i = 0; i < a->n_files; i++) jw_str(&w, a->files[i]);
     jw_end_arr(&w);
     jw_kint(&w, "samples", (int64_t)set->n);
+    fk_json_skipped(&w, &set->skipped);
     jw_key(&w, "classes");
     jw_obj(&w);
     for (int k = 0; k < KC_COUNT; k++) {

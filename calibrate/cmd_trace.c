@@ -20,13 +20,14 @@
 
 static const char trace_usage[] =
     "usage: tpsim trace import FILE... [-o CALIB.yaml] [--hardware HW.yaml] [--step-marker REGEX]\n"
-    "                          [--format text|json]\n"
+    "                          [--format text|json] [--kernels KERNELS.csv]\n"
     "       tpsim trace compare REAL SIM [--step-marker REGEX] [--format text|json]\n"
     "FILE: a PyTorch-profiler (Kineto) trace, .json or .json.gz, or an Nsight Systems SQLite\n"
     "export; several files are the ranks of one job, merged on absolute time. SIM is tpsim\n"
     "run --trace output. Steps come from vLLM's execute_* annotations, --step-marker (an\n"
     "extended regex on annotation names), or idle gaps on the GPU. --hardware (a models/hw/\n"
-    "file) gives -o the nominal HBM bandwidth for per-class efficiencies.\n";
+    "file) gives -o the nominal HBM bandwidth for per-class efficiencies. --kernels writes every\n"
+    "GPU activity's duration (rank,kind,start_ns,dur_us,bytes,name), which fit-kernels reads.\n";
 
 static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen, tp_err *err);
 
@@ -68,17 +69,18 @@ static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen, tp
 typedef struct trace_args {
     char *files[1024];
     int n_files;
-    const char *out, *marker, *hardware;
+    const char *out, *marker, *hardware, *kernels;
     int json;
 } trace_args;
 
-enum { TF_HELP, TF_OUTPUT, TF_MARKER, TF_FORMAT, TF_HARDWARE };
+enum { TF_HELP, TF_OUTPUT, TF_MARKER, TF_FORMAT, TF_HARDWARE, TF_KERNELS };
 
 /* argv[0] is the subcommand ("import", "compare"). 1 when --help was asked (usage printed). */
 static int trace_parse(int argc, char **argv, trace_args *a, tp_err *err)
 {
     static const cli_flag flags[] = {{"help", 'h', 0}, {"output", 'o', 1}, {"step-marker", 0, 1},
-                                     {"format", 0, 1}, {"hardware", 0, 1}, {NULL, 0, 0}};
+                                     {"format", 0, 1}, {"hardware", 0, 1}, {"kernels", 0, 1},
+                                     {NULL, 0, 0}};
     char cmd[32];
     snprintf(cmd, sizeof cmd, "trace %s", argv[0]);
     memset(a, 0, sizeof *a);
@@ -101,6 +103,8 @@ static int trace_parse(int argc, char **argv, trace_args *a, tp_err *err)
             a->marker = v;
         } else if (f == TF_HARDWARE) {
             a->hardware = v;
+        } else if (f == TF_KERNELS) {
+            a->kernels = v;
         } else if (f == TF_FORMAT) {
             if (strcmp(v, "text") && strcmp(v, "json"))
                 return tp_err_set(err, "--format: '%s', expected text or json", v);
@@ -135,7 +139,7 @@ static int trace_import(int argc, char **argv)
     if (a.marker && trace_marker(a.marker, &re, &err)) return cmd_fail(&err);
     tr_trace t = {0};
     tr_report rep = {0};
-    ofile of = {0};
+    ofile of = {0}, ok = {0}; /* -o's calibration, --kernels' listing */
     int status = 2;
     tr_options o = {a.marker ? &re : NULL};
     hw_spec hw = {0};
@@ -144,24 +148,36 @@ static int trace_import(int argc, char **argv)
         goto out;
     }
     if (ofile_refuse_inputs(a.out, (const char *const *)a.files, a.n_files, &err)) goto out;
-    if (a.out && !cli_is_stdout(a.out) && ofile_open(&of, a.out, &err)) goto out;
-    if (trace_load(&t, a.files, a.n_files, &err) || tr_analyze(&t, &o, &rep, &err)) {
-        ofile_abort(&of);
+    if (a.kernels && (cli_is_stdout(a.kernels) || (a.out && !strcmp(a.out, a.kernels)))) {
+        tp_err_set(&err, "--kernels '%s', expected a file other than -o's", a.kernels);
         goto out;
     }
+    const char *const *in = (const char *const *)a.files;
+    if (a.kernels && (ofile_refuse_inputs(a.kernels, in, a.n_files, &err) ||
+                      ofile_refuse_inputs(a.kernels, &a.out, a.out != NULL, &err)))
+        goto out;
+    if (a.out && !cli_is_stdout(a.out) && ofile_open(&of, a.out, &err)) goto out;
+    if (a.kernels && ofile_open(&ok, a.kernels, &err)) goto out;
+    if (trace_load(&t, a.files, a.n_files, &err) || tr_analyze(&t, &o, &rep, &err)) goto out;
     if (a.out && cli_is_stdout(a.out)) /* -o -: the calibration is the output */
         tr_out_calib(stdout, &t, &rep, hw.hbm_bw, a.hardware);
     else if (a.json)
         tr_out_json(stdout, &t, &rep);
     else
         tr_out_text(stdout, &t, &rep);
-    /* the calibration is installed last, once the report reached stdout (ofile_commit) */
+    /* the files are installed last, once the report reached stdout (ofile_commit) */
+    if (a.kernels) {
+        tr_out_kernels(ok.f, &t);
+        if (ofile_commit(&ok, &err)) goto out;
+    }
     if (a.out && !cli_is_stdout(a.out)) {
         tr_out_calib(of.f, &t, &rep, hw.hbm_bw, a.hardware);
         if (ofile_commit(&of, &err)) goto out;
     }
     status = 0;
 out:
+    ofile_abort(&of);
+    ofile_abort(&ok);
     if (status) cmd_fail(&err);
     if (a.marker) regfree(&re);
     tr_report_free(&rep);
@@ -228,7 +244,7 @@ static int trace_compare(int argc, char **argv)
     trace_args a;
     int parsed = trace_parse(argc, argv, &a, &err);
     if (parsed) return parsed > 0 ? 0 : cmd_fail(&err);
-    if (a.n_files != 2 || a.out || a.hardware) {
+    if (a.n_files != 2 || a.out || a.hardware || a.kernels) {
         tp_err_set(&err, "trace compare: expected REAL SIM (two files) and no -o (see tpsim trace --help)");
         return cmd_fail(&err);
     }

@@ -298,6 +298,101 @@ out:
     return rc;
 }
 
+/* Kernel names to classes, first match wins (the order matters: "fused_add_rms_norm" is a
+ * norm, "_matmul_ogs_..._swiglu" a GEMM, "rotary_embedding" a rope). Each class is the one
+ * kcal_map gives the tpsim op those kernels run: the KV-cache write and the tensor copies are
+ * copies; FP8 quantisation, MoE routing, top-k and sums are elementwise passes (add). */
+static const struct { const char *pat; int cls; } kp_trace_map[] = {
+    {"nccl", KC_COUNT}, {"all_reduce", KC_COUNT}, {"allreduce", KC_COUNT},
+    {"cross_device_reduce", KC_COUNT}, {"all_gather", KC_COUNT}, {"AllGather", KC_COUNT},
+    {"reduce_scatter", KC_COUNT},
+    {"reshape_and_cache", KC_COPY}, {"direct_copy", KC_COPY}, {"CatArrayBatchedCopy", KC_COPY},
+    {"paged_attention", KC_ATTENTION}, {"flash_fwd", KC_ATTENTION}, {"flash_attn", KC_ATTENTION},
+    {"fmha", KC_ATTENTION}, {"unified_attention", KC_ATTENTION}, {"flashinfer", KC_ATTENTION},
+    {"rms_norm", KC_NORM}, {"Rmsnorm", KC_NORM}, {"rmsnorm", KC_NORM}, {"layer_norm", KC_NORM},
+    {"rotary", KC_ROPE},
+    {"gemm", KC_GEMM}, {"gemv", KC_GEMM}, {"matmul", KC_GEMM}, {"nvjet", KC_GEMM},
+    {"cutlass::Kernel", KC_GEMM}, {"cutlass_", KC_GEMM}, {"xmma", KC_GEMM}, {"bmm_", KC_GEMM},
+    {"Cijk_", KC_GEMM}, {"wvSplitK", KC_GEMM}, {"sgemm", KC_GEMM},
+    {"silu_and_mul", KC_ACTIVATION}, {"act_and_mul", KC_ACTIVATION},
+    {"gelu_and_mul", KC_ACTIVATION}, {"gelu_tanh_and_mul", KC_ACTIVATION},
+    {"embedding", KC_EMBEDDING}, {"indexSelect", KC_EMBEDDING},
+    {"argmax", KC_SAMPLER}, {"sampl", KC_SAMPLER}, {"softmax", KC_SAMPLER},
+    {"quant", KC_ADD}, {"topk", KC_ADD}, {"routing", KC_ADD}, {"moe_align", KC_ADD},
+    {"moe_sum", KC_ADD}, {"finalize", KC_ADD}, {"Functor_add", KC_ADD}, {"add_kernel", KC_ADD},
+};
+
+int kp_trace_class(const char *kind, const char *name)
+{
+    if (strcmp(kind, "kernel")) return KC_COPY; /* memcpy, memset */
+    for (size_t i = 0; i < sizeof kp_trace_map / sizeof kp_trace_map[0]; i++)
+        if (strstr(name, kp_trace_map[i].pat)) return kp_trace_map[i].cls;
+    return -1;
+}
+
+static void kp_skip(kp_skipped *k, const char *name)
+{
+    k->unmapped++;
+    for (int i = 0; i < k->n_names; i++)
+        if (!strncmp(k->names[i], name, sizeof k->names[i] - 1)) {
+            k->counts[i]++;
+            return;
+        }
+    if (k->n_names == KP_MAX_SKIPPED) {
+        k->names_over++;
+        return;
+    }
+    snprintf(k->names[k->n_names], sizeof k->names[0], "%s", name);
+    k->counts[k->n_names++] = 1;
+}
+
+static const char *const trace_cols[] = {"rank", "kind", "start_ns", "dur_us", "bytes", "name"};
+
+static int kp_trace(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err)
+{
+    for (int i = 0; i < 6; i++)
+        if (i >= nh || strcmp(hdr[i], trace_cols[i]))
+            return tp_err_at(err, rd->path, 1, 0, "column %d is '%s', expected '%s' (tpsim trace "
+                             "import --kernels: rank,kind,start_ns,dur_us,bytes,name)", i + 1,
+                             i < nh ? hdr[i] : "", trace_cols[i]);
+    if (nh != 6)
+        return tp_err_at(err, rd->path, 1, 0, "%d columns, expected 6 (rank,kind,start_ns,dur_us,"
+                         "bytes,name)", nh);
+    char *f[KP_MAX_FIELDS];
+    int lines[KP_MAX_FIELDS], cols[KP_MAX_FIELDS], n;
+    size_t rows = 0;
+    while ((n = csv_next(rd, f, lines, cols, KP_MAX_FIELDS, err)) > 0) {
+        kp_row r = {rd->path, f, lines, n};
+        if (n != 6) return tp_err_at(err, rd->path, lines[0], 0, "%d fields, expected 6", n);
+        long rank;
+        double start, us, bytes;
+        if (kp_whole(&r, 0, "rank", 0, 1 << 20, &rank, err) ||
+            kp_num(&r, 2, "start_ns", -9.3e18, 9.3e18, &start, err) ||
+            kp_num(&r, 3, "dur_us", 0, 1e9, &us, err) ||
+            kp_num(&r, 4, "bytes", 0, 1e15, &bytes, err))
+            return -1;
+        if (strcmp(f[1], "kernel") && strcmp(f[1], "memcpy") && strcmp(f[1], "memset"))
+            return tp_err_at(err, rd->path, lines[1], 0, "kind '%s', expected kernel, memcpy or "
+                             "memset", f[1]);
+        if (!f[5][0]) return tp_err_at(err, rd->path, lines[5], 0, "empty name, expected the "
+                                       "kernel's name");
+        rows++;
+        int cls = kp_trace_class(f[1], f[5]);
+        if (cls == KC_COUNT) set->skipped.collectives++;
+        if (cls < 0) kp_skip(&set->skipped, f[5]);
+        if (cls < 0 || cls == KC_COUNT) continue;
+        if (!(us > 0))
+            return tp_err_at(err, rd->path, lines[3], 0, "dur_us %s, expected a duration > 0 "
+                             "(a relative error needs one)", f[3]);
+        kp_sample s = {cls, -1, 2000 + (int)rank, 0, 0, bytes, 0, 0, us, 1.0, lines[0]};
+        if (kp_push(set, s)) return tp_err_set(err, "%s: out of memory", rd->path);
+    }
+    if (n < 0) return -1;
+    if (!rows) return tp_err_at(err, rd->path, rd->line, 0, "no data rows, expected one per "
+                                "GPU activity");
+    return 0;
+}
+
 int kp_read(const char *path, kp_set *set, tp_err *err)
 {
     size_t plen = strlen(path);
@@ -316,12 +411,15 @@ int kp_read(const char *path, kp_set *set, tp_err *err)
                   "decode-attention CSV)");
     else if (nh > 0 && !strcmp(hdr[0], "source"))
         rc = kp_attention(&rd, hdr, nh, set, err);
+    else if (nh > 0 && !strcmp(hdr[0], "rank"))
+        rc = kp_trace(&rd, hdr, nh, set, err);
     else if (nh > 0 && kp_col(hdr, nh, "num_tensor_parallel_workers") >= 0)
         rc = kp_vidur(&rd, hdr, nh, set, err);
     else if (nh > 0)
         tp_err_at(err, path, 1, 0, "header starts '%s', expected Vidur's mlp.csv layout "
                   "(time_stats.OP.median ..., num_tensor_parallel_workers) or tpsim's "
-                  "decode-attention CSV (source,batch,context,...)", hdr[0]);
+                  "decode-attention CSV (source,batch,context,...) or tpsim trace import "
+                  "--kernels' listing (rank,kind,start_ns,dur_us,bytes,name)", hdr[0]);
     free(text);
     return rc;
 }

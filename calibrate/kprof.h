@@ -10,9 +10,17 @@
  *     kv_dtype_bytes,time_us (one row per measured kernel, q_heads/kv_heads per GPU);
  *   tpsim-probe's hardware file (FILE.yaml): measured.gemv_tpK_LAYER_bB_gbps, GEMM samples
  *     on Llama-3.1-70B's per-rank linear layers, time = bytes moved / bandwidth.
+ *   `tpsim trace import --kernels`' listing: rank,kind,start_ns,dur_us,bytes,name, one row per
+ *     GPU activity of a profiler trace. The name says the class (kp_trace_class: vLLM's,
+ *     PyTorch's, cuBLAS/hipBLASLt's and NCCL's kernel names); bytes are the launching op's
+ *     input bytes (0 when unrecorded), FLOPs and the batch unknown (0), so a trace prices the
+ *     byte laws only. Collectives are priced by the collective model, not here, and a name of
+ *     no class is no op of tpsim's program: both are skipped and counted, never fitted, and
+ *     fit-kernels reports them by name (kp_set.skipped).
  * Each sample carries the bytes and FLOPs tpsim's program (prog.c) gives that op for the
  * row's shape, sharded for its TP degree, so a law fitted here prices prog's ops directly.
- * `fold` groups samples for held-out tests: the TP degree (Vidur), the source (attention).
+ * `fold` groups samples for held-out tests: the TP degree (Vidur), the source (attention,
+ * 1000 + its index), the trace's rank (2000 + rank).
  * Every bad row, unit, NaN or missing column: "file:line: what, expected", -1.
  */
 #ifndef TPSIM_KPROF_H
@@ -34,9 +42,21 @@ typedef struct kp_sample {
     int line;
 } kp_sample;
 
+#define KP_MAX_SKIPPED 16
+
+/* Trace kernels not fitted: collectives, and names of no class (the first KP_MAX_SKIPPED
+ * names with their counts; `names_over` counts the rows of the names beyond). */
+typedef struct kp_skipped {
+    size_t collectives, unmapped, names_over;
+    char names[KP_MAX_SKIPPED][120];
+    size_t counts[KP_MAX_SKIPPED];
+    int n_names;
+} kp_skipped;
+
 typedef struct kp_set {
     kp_sample *s;
     size_t n, cap;
+    kp_skipped skipped;
     char sources[KP_MAX_SOURCES][64]; /* attention rows' source names, fold = index + 1000 */
     int n_sources;
 } kp_set;
@@ -45,6 +65,9 @@ typedef struct kp_set {
 extern const char *const kp_op_names[KP_N_OPS];
 
 int kp_read(const char *path, kp_set *set, tp_err *err);
+/* The kcal_class of a trace's GPU activity (kind: "kernel", "memcpy", "memset"), KC_COUNT for
+ * a collective, -1 for a name of no class. */
+int kp_trace_class(const char *kind, const char *name);
 /* The token band of a row: 1, 2-16, 17-128, 129-1024, >1024 (KP_BANDS). */
 #define KP_BANDS 5
 int kp_band(long tokens);

@@ -1,6 +1,9 @@
 /* trace_out.c: see trace_out.h. */
 #include "trace_out.h"
 
+#include <inttypes.h>
+
+#include "csv.h"
 #include "jw.h"
 
 static void tr_json_stat(jw *w, const char *key, const tr_dstat *s)
@@ -296,4 +299,19 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
                     phase_names[ph], r->phase[ph].mean / 1e3);
     if (r->kernel_dur.n) fprintf(f, "  - gpu.kernel_fixed_us=%.4f\n", fixed_us);
     if (hbm_eff > 0) fprintf(f, "  - gpu.hbm_efficiency=%.4f\n", hbm_eff);
+}
+
+void tr_out_kernels(FILE *f, const tr_trace *t)
+{
+    static const char *const kinds[] = {"kernel", "memcpy", "memset"};
+    fprintf(f, "rank,kind,start_ns,dur_us,bytes,name\n");
+    for (size_t i = 0; i < t->n_ranks; i++)
+        for (size_t j = 0; j < t->ranks[i].gpu.n; j++) {
+            const tr_gpu *g = &t->ranks[i].gpu.v[j];
+            fprintf(f, "%ld,%s,%" PRId64 ",%" PRId64 ".%03d,%.0f,", t->ranks[i].rank,
+                    kinds[g->kind <= TR_MEMSET ? g->kind : 0], g->ts, g->dur / 1000,
+                    (int)(g->dur % 1000), g->bytes);
+            csv_put(f, tr_name(t, g->name));
+            fputc('\n', f);
+        }
 }

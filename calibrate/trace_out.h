@@ -24,4 +24,11 @@ void tr_out_json(FILE *f, const tr_trace *t, const tr_report *r);
  * efficiencies (achieved / nominal) and gpu.hbm_efficiency are left out. */
 void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw, const char *hw_path);
 
+/* Every GPU activity of the trace, one CSV row each, ranks in file order and each rank's by
+ * start time: rank,kind,start_ns,dur_us,bytes,name. kind: kernel, memcpy or memset; dur_us
+ * the duration (ns / 1000, exact to 3 decimals); bytes a kernel's launching op's input bytes
+ * (0 when the op recorded no shapes) or a copy's bytes; name as the trace spells it (quoted
+ * when needed, csv.h). `tpsim fit-kernels` reads it (calibrate/kprof.h). */
+void tr_out_kernels(FILE *f, const tr_trace *t);
+
 #endif

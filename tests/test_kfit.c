@@ -338,6 +338,38 @@ static void test_probe_reader(void **state)
     kp_free(&set);
 }
 
+/* tests/data/kfit/trace-kernels.csv (hand-made, by hand in tests/data/kfit/README.md): six GPU
+ * activities of rank 3; a collective and a name of no class are counted, not fitted. */
+static void test_trace_listing(void **state)
+{
+    (void)state;
+    kp_set set = {0};
+    tp_err err;
+    if (kp_read("tests/data/kfit/trace-kernels.csv", &set, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(set.n, 4);
+    int want[] = {KC_GEMM, KC_NORM, KC_COPY, KC_GEMM};
+    double us[] = {12.5, 4.25, 2.125, 7.5}, bytes[] = {0, 65536, 4096, 0};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(set.s[i].cls, want[i]);
+        assert_true(set.s[i].us == us[i] && set.s[i].bytes == bytes[i]);
+        assert_int_equal(set.s[i].fold, 2003);
+        assert_true(set.s[i].flops == 0 && set.s[i].batch == 0);
+    }
+    assert_int_equal(set.skipped.collectives, 1);
+    assert_int_equal(set.skipped.unmapped, 1);
+    assert_int_equal(set.skipped.n_names, 1);
+    assert_string_equal(set.skipped.names[0], "triton_poi_fused_0");
+    kp_free(&set);
+    /* first match wins: a fused add + norm is a norm, a SwiGLU GEMM a GEMM */
+    assert_int_equal(kp_trace_class("kernel", "vllm::fused_add_rms_norm_kernel"), KC_NORM);
+    assert_int_equal(kp_trace_class("kernel", "_matmul_ogs_NNT_bf16_swiglu"), KC_GEMM);
+    assert_int_equal(kp_trace_class("kernel", "vllm::rotary_embedding_kernel"), KC_ROPE);
+    assert_int_equal(kp_trace_class("kernel", "vllm::act_and_mul_kernel"), KC_ACTIVATION);
+    assert_int_equal(kp_trace_class("memset", "anything"), KC_COPY);
+    assert_int_equal(kp_trace_class("kernel", "cross_device_reduce_1stage"), KC_COUNT);
+    assert_int_equal(kp_trace_class("kernel", "FillFunctor"), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_bytes_match_prog),  cmocka_unit_test(test_bundled_and_cost),
         cmocka_unit_test(test_probe_reader),      cmocka_unit_test(test_tiled_recovered),
         cmocka_unit_test(test_monotone_in_batch), cmocka_unit_test(test_floor_recovered),
+        cmocka_unit_test(test_trace_listing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

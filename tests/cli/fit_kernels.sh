@@ -74,4 +74,53 @@ sed 's/gemv_tp2_qkv_proj_b1_gbps: 2500.0/gemv_tp2_qkv_proj_b1_gbps: fast/' "$PRO
 expect_fail2 "probe: not a number" 'p2.yaml:[0-9]+:[0-9]+: measured.gemv_tp2_qkv_proj_b1_gbps' "$TPSIM" fit-kernels "$TMP/p2.yaml"
 sed 's/^kind: hardware/kind: model/' "$PROBE" > "$TMP/p3.yaml"
 expect_fail2 "probe: kind" "p3.yaml:[0-9]+:[0-9]+: kind: 'model', expected tpsim-probe's kind: hardware" "$TPSIM" fit-kernels "$TMP/p3.yaml"
+# --- per-kernel durations from tpsim trace import --kernels (expected values: the Python in
+# tests/data/README.md, from the trace itself)
+B200=tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz
+expect_ok "trace import --kernels" "$TPSIM" trace import "$B200" --kernels "$TMP/k.csv"
+check "listing: one row per GPU activity" test "$(($(wc -l < "$TMP/k.csv") - 1))" = 929
+expect_ok "fit the listing" "$TPSIM" fit-kernels "$TMP/k.csv" --format json
+check "listing: classes, counts, constant laws and skipped kernels" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {"gemm": (181, 7.2231), "attention": (72, 5.5824), "norm": (73, 6.1844),
+        "rope": (36, 3.6918), "add": (180, 3.4047), "copy": (270, 2.8539)}
+got = {k: v for k, v in d["classes"].items() if "from" not in v}
+assert set(got) == set(want), got.keys()
+for k, (n, t0) in want.items():
+    assert got[k]["n"] == n and got[k]["law"] == "const", (k, got[k])
+    assert abs(got[k]["t0_us"] - t0) < 5e-5, (k, got[k]["t0_us"], t0)
+assert d["samples"] == 812, d["samples"]
+sk = d["skipped"]
+assert sk["collectives"] == 74 and sk["unmapped"] == 43, sk
+assert sum(sk["unmapped_names"].values()) + sk["unmapped_other_names"] == 43, sk
+PY
+expect_ok "fit the listing, text" "$TPSIM" fit-kernels "$TMP/k.csv"
+check "text names the skipped kernels" \
+    grep -Eq '^ +36 +void at::native::vectorized_elementwise_kernel<8, at::native::FillFunctor' "$TMP/out"
+head -3 "$TMP/k.csv" > "$TMP/k3.csv"
+sed '2s/,memcpy,/,copy,/' "$TMP/k3.csv" > "$TMP/kind.csv"
+expect_fail2 "listing: bad kind" "kind.csv:2: kind 'copy', expected kernel, memcpy or memset" \
+    "$TPSIM" fit-kernels "$TMP/kind.csv"
+sed '2s/,1\.600,/,nan,/' "$TMP/k3.csv" > "$TMP/knan.csv"
+expect_fail2 "listing: NaN duration" "knan.csv:2: dur_us 'nan' is not a number" \
+    "$TPSIM" fit-kernels "$TMP/knan.csv"
+sed '2s/,1\.600,/,0,/' "$TMP/k3.csv" > "$TMP/kzero.csv"
+expect_fail2 "listing: zero duration" "kzero.csv:2: dur_us 0, expected a duration > 0" \
+    "$TPSIM" fit-kernels "$TMP/kzero.csv"
+sed '2s/^0,/-1,/' "$TMP/k3.csv" > "$TMP/krank.csv"
+expect_fail2 "listing: negative rank" "krank.csv:2: rank '-1', expected a whole number" \
+    "$TPSIM" fit-kernels "$TMP/krank.csv"
+sed '1s/,bytes,/,input_bytes,/' "$TMP/k3.csv" > "$TMP/khdr.csv"
+expect_fail2 "listing: header" "khdr.csv:1: column 5 is 'input_bytes', expected 'bytes'" \
+    "$TPSIM" fit-kernels "$TMP/khdr.csv"
+sed '2s/,Memcpy.*$//' "$TMP/k3.csv" > "$TMP/kshort.csv"
+expect_fail2 "listing: short row" "kshort.csv:2: 5 fields, expected 6" \
+    "$TPSIM" fit-kernels "$TMP/kshort.csv"
+expect_fail2 "--kernels to stdout" "--kernels '-', expected a file" "$TPSIM" trace import "$B200" --kernels -
+expect_fail2 "--kernels onto the trace" "$B200" "$TPSIM" trace import "$B200" --kernels "$B200"
+expect_fail2 "--kernels on compare" "trace compare: expected REAL SIM" "$TPSIM" trace compare "$B200" "$B200" --kernels "$TMP/c.csv"
+printf '{"traceEvents": []}' > "$TMP/empty.json"
+expect_fail2 "--kernels: no partial file" "empty.json" "$TPSIM" trace import "$TMP/empty.json" --kernels "$TMP/none.csv"
+check "no listing left on failure" test ! -e "$TMP/none.csv"
 finish
