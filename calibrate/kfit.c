@@ -199,7 +199,8 @@ static int kf_qstep(const kf_qrow *r, size_t n, double *p, double *cost, double 
     for (; *lambda < 1e12; *lambda *= 10) {
         double A[KF_NP][KF_NP + 1], t[KF_NP];
         for (int a = 0; a < KF_NP; a++) {
-            for (int b = 0; b < KF_NP; b++) A[a][b] = JJ[a][b] + (a == b ? *lambda * JJ[a][a] + 1e-30 : 0);
+            for (int b = 0; b < KF_NP; b++)
+                A[a][b] = JJ[a][b] + (a == b ? *lambda * JJ[a][a] + 1e-30 : 0);
             A[a][KF_NP] = -Jr[a];
         }
         if (pin0) { /* floor: no additive t0, p[0] stays 0 */
@@ -232,7 +233,8 @@ static int kf_fit_qnorm(const kp_sample *const *rows, size_t n, int kind, kcal_l
     kcal_law probe = {.kind = kind, .tile_m = KCAL_TILE_M};
     for (size_t i = 0; i < n; i++) {
         double y = rows[i]->us;
-        double f = kind == KL_FLOOR ? 1.0 : kcal_padded_flops(&probe, rows[i]->flops, rows[i]->batch) * 1e-9;
+        double f = kcal_padded_flops(&probe, rows[i]->flops, rows[i]->batch) * 1e-9;
+        if (kind == KL_FLOOR) f = 1.0; /* the floor's constant feature */
         r[i] = (kf_qrow){rows[i]->bytes * 1e-6, f, y, rows[i]->w / (y * y)};
     }
     double p[KF_NP] = {c[0], log(c[1] > 0 ? c[1] : 1e-3), log(c[2] > 0 ? c[2] : 1e-3), 0.0};
@@ -368,7 +370,8 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
                 double ef = 0, wf = 0;
                 for (size_t i = 0; i < n; i++)
                     if (rows[i]->fold == folds[f]) {
-                        ef += rows[i]->w * fabs(kf_time_us(&lf, rows[i]) - rows[i]->us) / rows[i]->us;
+                        double d = kf_time_us(&lf, rows[i]) - rows[i]->us;
+                        ef += rows[i]->w * fabs(d) / rows[i]->us;
                         wf += rows[i]->w;
                     }
                 out->fold_pct[kind][f] = wf > 0 ? 100.0 * ef / wf : -1;
