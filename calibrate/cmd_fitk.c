@@ -390,13 +390,13 @@ static void fk_json_skipped(jw *w, const kp_skipped *k)
 {
     jw_key(w, "skipped");
     jw_obj(w);
-    jw_kint(w, "collectives", (int64_t)k->collectives);
-    jw_kint(w, "unmapped", (int64_t)k->unmapped);
+    jw_kint(w, "n_collective_kernels", (int64_t)k->collectives);
+    jw_kint(w, "n_unmapped_kernels", (int64_t)k->unmapped);
     jw_key(w, "unmapped_names");
     jw_obj(w);
     for (int i = 0; i < k->n_names; i++) jw_kint(w, k->names[i], (int64_t)k->counts[i]);
     jw_end_obj(w);
-    jw_kint(w, "unmapped_other_names", (int64_t)k->names_over);
+    jw_kint(w, "n_other_unmapped_kernels", (int64_t)k->names_over);
     jw_end_obj(w);
 }
 

@@ -92,8 +92,8 @@ for k, (n, t0) in want.items():
     assert abs(got[k]["t0_us"] - t0) < 5e-5, (k, got[k]["t0_us"], t0)
 assert d["samples"] == 812, d["samples"]
 sk = d["skipped"]
-assert sk["collectives"] == 74 and sk["unmapped"] == 43, sk
-assert sum(sk["unmapped_names"].values()) + sk["unmapped_other_names"] == 43, sk
+assert sk["n_collective_kernels"] == 74 and sk["n_unmapped_kernels"] == 43, sk
+assert sum(sk["unmapped_names"].values()) + sk["n_other_unmapped_kernels"] == 43, sk
 PY
 expect_ok "fit the listing, text" "$TPSIM" fit-kernels "$TMP/k.csv"
 check "text names the skipped kernels" \
