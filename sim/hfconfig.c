@@ -20,21 +20,22 @@ typedef struct hf_file {
 
 enum hf_arch {
     HF_LLAMA, HF_MISTRAL, HF_QWEN2, HF_MIXTRAL, HF_QWEN2_MOE, HF_DEEPSEEK_V2, HF_DEEPSEEK_V3,
-    HF_QWEN3, HF_QWEN3_MOE, HF_GEMMA2, HF_PHI3, HF_N_ARCH
+    HF_QWEN3, HF_QWEN3_MOE, HF_GEMMA2, HF_GEMMA3, HF_PHI3, HF_N_ARCH
 };
 static const char *const hf_arch_names[HF_N_ARCH] = {
     "LlamaForCausalLM",    "MistralForCausalLM",     "Qwen2ForCausalLM",      "MixtralForCausalLM",
     "Qwen2MoeForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "Qwen3ForCausalLM",
-    "Qwen3MoeForCausalLM", "Gemma2ForCausalLM",     "Phi3ForCausalLM"};
+    "Qwen3MoeForCausalLM", "Gemma2ForCausalLM",     "Gemma3ForCausalLM",     "Phi3ForCausalLM"};
 /* The model_type transformers writes beside each class (its config class's model_type). */
 static const char *const hf_model_types[HF_N_ARCH] = {
     "llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "deepseek_v2", "deepseek_v3",
-    "qwen3", "qwen3_moe", "gemma2", "phi3"};
+    "qwen3", "qwen3_moe", "gemma2", "gemma3_text", "phi3"};
 
 /* The classes issue 18 added, read by hf_family (the others by hf_classic). */
 static int hf_new_class(int arch)
 {
-    return arch == HF_QWEN3 || arch == HF_QWEN3_MOE || arch == HF_GEMMA2 || arch == HF_PHI3;
+    return arch == HF_QWEN3 || arch == HF_QWEN3_MOE || arch == HF_GEMMA2 || arch == HF_GEMMA3 ||
+           arch == HF_PHI3;
 }
 
 /* The classes whose every key is accounted for (hf_check_keys): the decode step tpsim builds
@@ -224,7 +225,7 @@ static const char *const hf_inert_keys[] = {
     "transformers_version", "use_cache", "cache_implementation", "auto_map", "rms_norm_eps",
     "rope_theta", "query_pre_attn_scalar", "max_position_embeddings",
     "original_max_position_embeddings", "norm_topk_prob", "sliding_window_size",
-    "pretraining_tp", "router_jitter_noise", NULL};
+    "pretraining_tp", "router_jitter_noise", "rope_local_base_freq", NULL};
 /* Keys tpsim reads for every strict architecture, then each one's own. max_window_layers
  * matters only with use_sliding_window, which is refused for Qwen3. */
 static const char *const hf_read_keys[] = {
@@ -236,6 +237,8 @@ static const char *const hf_qwen3_keys[] = {"use_sliding_window", "max_window_la
 static const char *const hf_qwen3_moe_keys[] = {
     "use_sliding_window", "max_window_layers", "num_experts", "num_experts_per_tok",
     "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers", NULL};
+static const char *const hf_gemma3_keys[] = {"attn_logit_softcapping", "final_logit_softcapping",
+                                             "hidden_activation", "sliding_window_pattern", NULL};
 static const char *const hf_llama_keys[] = {"mlp_bias", NULL};
 static const char *const hf_qwen2_keys[] = {"use_sliding_window", "max_window_layers", "use_mrope",
                                             NULL};
@@ -279,6 +282,7 @@ static int hf_check_keys(const hf_file *f, int arch, tp_err *err)
     const char *const *own = arch == HF_QWEN3       ? hf_qwen3_keys
                              : arch == HF_QWEN3_MOE ? hf_qwen3_moe_keys
                              : arch == HF_GEMMA2    ? hf_gemma2_keys
+                             : arch == HF_GEMMA3    ? hf_gemma3_keys
                              : arch == HF_LLAMA     ? hf_llama_keys
                              : arch == HF_QWEN2     ? hf_qwen2_keys
                              : arch == HF_MIXTRAL   ? hf_mixtral_keys
@@ -303,7 +307,8 @@ static int hf_check_keys(const hf_file *f, int arch, tp_err *err)
  * vLLM's Gemma2MLP insists on in both hidden_act and hidden_activation. */
 static int hf_activation(const hf_file *f, int arch, tp_err *err)
 {
-    const char *want = arch == HF_GEMMA2 ? "gelu_pytorch_tanh" : "silu";
+    int gemma = arch == HF_GEMMA2 || arch == HF_GEMMA3;
+    const char *want = gemma ? "gelu_pytorch_tanh" : "silu";
     static const char *const keys[] = {"hidden_act", "hidden_activation"};
     for (int i = 0; i < 2; i++) {
         json_t *v = json_object_get(f->root, keys[i]);
@@ -465,24 +470,40 @@ static int hf_softcap(const hf_file *f, const char *key, int absent_on, int *on,
     return 0;
 }
 
-/* Gemma-2 (vllm gemma2.py): four norms a layer, GELU-tanh MLP, the embedding scaled by
- * sqrt(hidden), soft-capped attention scores and logits (Gemma2Config's defaults 50 and 30
- * when absent), the lm_head tied to the embedding (vLLM asserts it). */
-static int hf_gemma2(const hf_file *f, model_arch *m, tp_err *err)
+/* Gemma-2 and Gemma-3 (vllm gemma2.py, gemma3.py): four norms a layer, GELU-tanh MLP, the
+ * embedding scaled by sqrt(hidden), the lm_head tied to the embedding (vLLM asserts it).
+ * Gemma-2 soft-caps attention scores and logits (Gemma2Config's defaults 50 and 30 when
+ * absent); Gemma-3 adds q/k norm and soft-caps only the logits when final_logit_softcapping
+ * says so (Gemma3TextConfig's default: none; vLLM passes its attention no soft-cap, whatever
+ * attn_logit_softcapping says). */
+static int hf_gemma(const hf_file *f, int arch, model_arch *m, tp_err *err)
 {
+    int g2 = arch == HF_GEMMA2, attn_cap = 0;
     m->sandwich_norms = m->gelu_tanh = m->embed_scale = 1;
-    if (hf_softcap(f, "attn_logit_softcapping", 1, &m->attn_softcap, err) ||
-        hf_softcap(f, "final_logit_softcapping", 1, &m->logit_softcap, err))
+    m->qk_norm = !g2;
+    if (hf_softcap(f, "attn_logit_softcapping", g2, &attn_cap, err) ||
+        hf_softcap(f, "final_logit_softcapping", g2, &m->logit_softcap, err))
         return -1;
+    m->attn_softcap = g2 && attn_cap;
     if (!m->tied_embeddings)
-        return hf_error(f, "tie_word_embeddings", err, "Gemma-2's lm_head is its embedding "
-                        "(vLLM's Gemma2ForCausalLM asserts it), expected true");
+        return hf_error(f, "tie_word_embeddings", err, "%s's lm_head is its embedding (vLLM "
+                        "asserts it), expected true", hf_arch_names[arch]);
+    return 0;
+}
+
+/* Gemma-3's sliding_window_pattern: one layer in N reads everything (default 6). */
+static int hf_gemma3_period(const hf_file *f, long *period, tp_err *err)
+{
+    long p = -1;
+    if (hf_long(f, "sliding_window_pattern", 0, 1, 1000, &p, err)) return -1;
+    *period = p > 0 ? p : 6;
     return 0;
 }
 
 /* Qwen3 and Qwen3-MoE (q/k norm; attention_bias on q, k, v only: vllm qwen3.py's o_proj has
  * none; sliding layers refused), Gemma-2 (every other layer slides: layer_types, else
- * Gemma2Config's (l + 1) % 2 rule, window 4096 when absent) and Phi-3 (Llama's layout with
+ * Gemma2Config's (l + 1) % 2 rule, window 4096 when absent), Gemma-3 (layer l slides unless
+ * (l + 1) % sliding_window_pattern == 0, or as layer_types says) and Phi-3 (Llama's layout with
  * fused qkv_proj and gate_up_proj, which vLLM runs as the same GEMMs; its sliding_window on
  * every layer, as tpsim reads Mistral's). */
 static int hf_family(const hf_file *f, int arch, model_arch *m, tp_err *err)
@@ -508,10 +529,14 @@ static int hf_family(const hf_file *f, int arch, model_arch *m, tp_err *err)
     } else {
         m->qkv_bias = m->o_bias = attn_bias;
     }
-    if (arch == HF_GEMMA2) {
-        if (hf_gemma2(f, m, err)) return -1;
+    if (arch == HF_GEMMA2 || arch == HF_GEMMA3) {
+        if (hf_gemma(f, arch, m, err)) return -1;
         if (!json_object_get(f->root, "sliding_window")) window = 4096;
-        if (slides < 0) period = 2;
+        if (slides < 0) {
+            period = 2;
+            if (arch == HF_GEMMA3 && hf_gemma3_period(f, &period, err)) return -1;
+            if (period == 1) slides = 0; /* every layer full */
+        }
     }
     if (slides == 1 && window <= 0)
         return hf_error(f, "sliding_window", err, "missing, but layer_types has sliding layers; "
@@ -528,7 +553,7 @@ static int hf_shapes(const hf_file *f, int arch, model_arch *m, tp_err *err)
     static const char *const kv_keys[] = {"n_head_kv", "num_kv_heads", "num_key_value_heads",
                                           "multi_query_group_num", NULL};
     int moe_only = arch == HF_QWEN2_MOE || arch == HF_QWEN3_MOE; /* no dense MLP of its own */
-    m->tied_embeddings = arch == HF_GEMMA2; /* the config classes' defaults */
+    m->tied_embeddings = arch == HF_GEMMA2 || arch == HF_GEMMA3; /* the classes' defaults */
     if (hf_long(f, "num_hidden_layers", 1, 1, 1000, &m->layers, err) ||
         hf_long(f, "hidden_size", 1, 1, 1L << 20, &m->hidden, err) ||
         hf_long(f, "num_attention_heads", 1, 1, 4096, &m->heads, err) ||
@@ -547,7 +572,9 @@ static int hf_shapes(const hf_file *f, int arch, model_arch *m, tp_err *err)
                         m->kv_heads, m->heads);
     /* head_dim absent: Qwen3Config's default 128, Gemma2Config's 256, else hidden / heads */
     if (head_dim < 0 && !json_object_get(f->root, "head_dim"))
-        head_dim = arch == HF_QWEN3 || arch == HF_QWEN3_MOE ? 128 : arch == HF_GEMMA2 ? 256 : -1;
+        head_dim = arch == HF_QWEN3 || arch == HF_QWEN3_MOE               ? 128
+                   : arch == HF_GEMMA2 || arch == HF_GEMMA3 ? 256
+                                                            : -1;
     if (head_dim > 0) {
         m->head_dim = head_dim;
     } else if (m->hidden % m->heads) {

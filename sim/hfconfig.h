@@ -8,7 +8,9 @@
  * Qwen3ForCausalLM and Qwen3MoeForCausalLM (per-head q/k RMSNorm; routed experts only),
  * Gemma2ForCausalLM (head_dim 256, four norms a layer, GELU-tanh MLP, soft-capped attention
  * and logits, sliding window on every other layer or as layer_types says, embedding scaled
- * and tied) and Phi3ForCausalLM (Phi-3 and Phi-4: Llama's layout, fused projections).
+ * and tied), Gemma3ForCausalLM (Gemma-3's text model: Gemma-2's layer plus q/k norm, one
+ * full-attention layer in sliding_window_pattern, soft-capped logits only if the file says
+ * so) and Phi3ForCausalLM (Phi-3 and Phi-4: Llama's layout, fused projections).
  * model_type, when present, must be the one the class writes (an unknown one is refused
  * naming those known). For every class but DeepSeek's, every key must be one tpsim reads or
  * one that provably does not change the decode step (dropout, token ids, training settings,
@@ -17,9 +19,10 @@
  * Qwen2's use_mrope, or Qwen3's use_sliding_window is refused at its line and column.
  * DeepSeek's keys the step does not need are ignored (its grouped top-k routing is priced as
  * topk_softmax). Every class's hidden_act, when present, must be the activation vLLM runs for
- * it (silu; gelu_pytorch_tanh for Gemma-2). A key left out takes its config class's default
+ * it (silu; gelu_pytorch_tanh for Gemma). A key left out takes its config class's default
  * (Qwen3Config head_dim 128; Gemma2Config head_dim 256, soft-caps 50 and 30, tied
- * embeddings, sliding_window 4096).
+ * embeddings, sliding_window 4096; Gemma3TextConfig the same but no soft-caps and a
+ * sliding_window_pattern of 6).
  * A config without torch_dtype (or dtype) is float32, 4 bytes a parameter, as transformers'
  * from_pretrained loads it (PretrainedConfig.torch_dtype defaults to None: float32). vLLM's
  * dtype "auto" would serve it, like any float32 config, in 16 bits (_get_and_verify_dtype

@@ -1,6 +1,6 @@
-/* test_hfarch.c: the architectures added for issue 18 (Qwen3, Qwen3-MoE, Gemma-2, Phi-3/4),
- * from the real config.json files in models/hf/ (provenance: models/hf/README.md), and
- * every shipped config against its published parameter count.
+/* test_hfarch.c: the architectures added for issue 18 (Qwen3, Qwen3-MoE, Gemma-2, Gemma-3's
+ * text model, Phi-3/4), from the real config.json files in models/hf/ (provenance:
+ * models/hf/README.md), and every shipped config against its published parameter count.
  *
  * Expected values are worked out by hand in the comments from the configs' shapes and vLLM's
  * model code (vllm/model_executor/models/{qwen3,qwen3_moe,gemma2,phi3,llama}.py); published
@@ -313,6 +313,73 @@ static void test_gemma2_layer_types(void **state)
     assert_non_null(strstr(err.msg, ":13:3: layer_types: full-attention layers that are not"));
 }
 
+/* ---- Gemma-3 ------------------------------------------------------------------------------ */
+
+/* gemma-3-1b-it (Gemma3ForCausalLM), written out with the values of google/gemma-3-1b-it's
+ * config.json as public code quotes it (not a verbatim copy, so not shipped in models/hf/):
+ * 26 layers, hidden 1152, 4 heads / 1 KV head of 256, intermediate 6912, vocab 262144, tied;
+ * Gemma-2's layer plus q/k norm; sliding_window 512 on every layer but each 6th; no soft-cap.
+ * Parameters: a layer q 1152*1024 + k, v 2 * 1152*256 + o 1024*1152 = 2949120, q/k norms
+ * 2*256, MLP 3 * 1152*6912 = 23887872, 4 norms 4*1152: 26842112; 26 layers 697894912 + the
+ * final norm 1152 = 697896064 non-embedding; embedding 262144*1152 = 301989888.
+ * Published (Gemma 3 technical report, arXiv:2503.19786, table 1): 1B: 302M embedding and
+ * 698M non-embedding parameters. */
+static const char gemma3_1b[] =
+    "{\n  \"architectures\": [\n    \"Gemma3ForCausalLM\"\n  ],\n  \"attention_bias\": false,\n"
+    "  \"attention_dropout\": 0.0,\n  \"attn_logit_softcapping\": null,\n  \"bos_token_id\": 2,\n"
+    "  \"cache_implementation\": \"hybrid\",\n  \"eos_token_id\": [\n    1,\n    106\n  ],\n"
+    "  \"final_logit_softcapping\": null,\n  \"head_dim\": 256,\n"
+    "  \"hidden_activation\": \"gelu_pytorch_tanh\",\n  \"hidden_size\": 1152,\n"
+    "  \"initializer_range\": 0.02,\n  \"intermediate_size\": 6912,\n"
+    "  \"max_position_embeddings\": 32768,\n  \"model_type\": \"gemma3_text\",\n"
+    "  \"num_attention_heads\": 4,\n  \"num_hidden_layers\": 26,\n  \"num_key_value_heads\": 1,\n"
+    "  \"pad_token_id\": 0,\n  \"query_pre_attn_scalar\": 256,\n  \"rms_norm_eps\": 1e-06,\n"
+    "  \"rope_local_base_freq\": 10000,\n  \"rope_scaling\": null,\n  \"rope_theta\": 1000000,\n"
+    "  \"sliding_window\": 512,\n  \"sliding_window_pattern\": 6,\n"
+    "  \"torch_dtype\": \"bfloat16\",\n  \"transformers_version\": \"4.50.0.dev0\",\n"
+    "  \"use_cache\": true,\n  \"vocab_size\": 262144\n}\n";
+
+static void test_gemma3_1b(void **state)
+{
+    (void)state;
+    char path[256];
+    model_arch m;
+    tp_err err;
+    write_json(path, sizeof path, "gemma-3-1b-it", gemma3_1b);
+    int rc = model_load(path, &m, &err);
+    unlink(path);
+    if (rc) fail_msg("%s", err.msg);
+    assert_int_equal(m.qk_norm + m.sandwich_norms + m.gelu_tanh + m.embed_scale, 4);
+    assert_int_equal(m.attn_softcap + m.logit_softcap, 0);
+    assert_int_equal(m.tied_embeddings, 1);
+    assert_int_equal(m.sliding_window, 512);
+    assert_int_equal(m.window_period, 6);
+    assert_int_equal(model_layer_slides(&m, 4), 1);
+    assert_int_equal(model_layer_slides(&m, 5), 0);
+    assert_int_equal(model_layer_slides(&m, 6), 1);
+    double total, active;
+    model_params(&m, &total, &active);
+    assert_near(total, 697896064.0 + 301989888.0);
+    assert_count("gemma-3-1b embedding", 262144.0 * 1152, 302e6, 0.5e6);
+    assert_count("gemma-3-1b non-embedding", total - 262144.0 * 1152, 698e6, 0.5e6);
+    static const int want[] = {OPN_INPUT_LAYERNORM, OPN_QKV_PROJ, OPN_Q_NORM, OPN_K_NORM,
+                               OPN_ROTARY, OPN_CACHE_WRITE, OPN_ATTENTION, OPN_O_PROJ,
+                               OPN_AR_COPY, OPN_ALL_REDUCE, OPN_POST_LAYERNORM, OPN_PRE_FF_NORM,
+                               OPN_GATE_UP, OPN_GELU_MUL, OPN_DOWN_PROJ, OPN_AR_COPY,
+                               OPN_ALL_REDUCE, OPN_POST_FF_NORM};
+    prog_opts o = {.input_copies = 0};
+    prog p;
+    assert_int_equal(prog_build(&p, &m, &o, 2, 1, 4096, &err), 0);
+    assert_layer_ops(&p, 5, want, sizeof want / sizeof want[0]);
+    /* layers 5, 11, 17, 23 read all 4096 positions, the other 22 the last 512; the one KV
+     * head is replicated at TP-2: 2 (K, V) * 256 * 2 B a position */
+    assert_near(p.kv_bytes, 2.0 * 256 * 2 * (22 * 512 + 4 * 4096));
+    /* no soft-cap FLOPs in the attention */
+    assert_near(find_op(&p, OPN_ATTENTION, 0)->flops, 4.0 * 256 * 2 * 512);
+    for (size_t i = 0; i < p.n; i++) assert_int_not_equal(p.ops[i].name, OPN_LOGIT_SOFTCAP);
+    prog_free(&p);
+}
+
 /* ---- Phi-3 / Phi-4 ------------------------------------------------------------------------- */
 
 /* phi-4 (Phi3ForCausalLM): 40 layers, hidden 5120, 40 heads / 10 KV heads of 5120/40 = 128,
@@ -458,6 +525,9 @@ static void expect_refused(const char *name, const char *json, const char *want1
 #define G2 "{\"architectures\": [\"Gemma2ForCausalLM\"], \"num_hidden_layers\": 2,\n" \
            " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n" \
            " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\",\n"
+#define G3 "{\"architectures\": [\"Gemma3ForCausalLM\"], \"num_hidden_layers\": 2,\n" \
+           " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n" \
+           " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\",\n"
 #define Q3 "{\"architectures\": [\"Qwen3ForCausalLM\"], \"num_hidden_layers\": 2,\n" \
            " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n" \
            " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\", \"head_dim\": 8,\n"
@@ -467,7 +537,7 @@ static void test_refusals(void **state)
     (void)state;
     expect_refused("type-unknown", Q3 " \"model_type\": \"qwen9\"}",
                    ":4:2: model_type: 'qwen9' is not known, expected one of llama, mistral",
-                   "qwen3_moe, gemma2, phi3");
+                   "qwen3_moe, gemma2, gemma3_text, phi3");
     expect_refused("type-mismatch", Q3 " \"model_type\": \"qwen2\"}",
                    ":4:2: model_type: 'qwen2' is Qwen2ForCausalLM's", "expected 'qwen3'");
     expect_refused("unmodelled", Q3 " \"partial_rotary_factor\": 0.5}",
@@ -509,7 +579,7 @@ static void test_refusals(void **state)
                    ":4:2: hidden_activation: Gemma2ForCausalLM runs the MLP with gelu_pytorch_tanh",
                    "expected \"gelu_pytorch_tanh\"");
     expect_refused("gemma-untied", G2 " \"tie_word_embeddings\": false}",
-                   ":4:2: tie_word_embeddings: Gemma-2's lm_head is its embedding",
+                   ":4:2: tie_word_embeddings: Gemma2ForCausalLM's lm_head is its embedding",
                    "expected true");
     expect_refused("gemma-cap", G2 " \"final_logit_softcapping\": \"30\"}",
                    ":4:2: final_logit_softcapping: expected a positive number",
@@ -524,8 +594,9 @@ static void test_refusals(void **state)
 
 /* Keys a config leaves out take the config class's defaults (transformers' Qwen3Config:
  * head_dim 128; Gemma2Config: head_dim 256, soft-caps 50 and 30, tied embeddings, window
- * 4096), and null turns a soft-cap off. Qwen3's attention_bias puts a bias on q, k and v
- * only (vllm qwen3.py: o_proj bias=False). */
+ * 4096; Gemma3TextConfig: one full layer in 6, no soft-caps), and null turns a soft-cap
+ * off. Qwen3's attention_bias puts a bias on q, k and v only (vllm qwen3.py: o_proj
+ * bias=False). */
 static void test_class_defaults(void **state)
 {
     (void)state;
@@ -556,6 +627,16 @@ static void test_class_defaults(void **state)
     unlink(path);
     if (rc) fail_msg("%s", err.msg);
     assert_int_equal(m.attn_softcap + m.logit_softcap, 0);
+    /* Gemma3TextConfig: one full layer in 6, window 4096, head_dim 256, no soft-caps, tied */
+    write_json(path, sizeof path, "g3-defaults", G3 " \"rms_norm_eps\": 1e-06}");
+    rc = model_load(path, &m, &err);
+    unlink(path);
+    if (rc) fail_msg("%s", err.msg);
+    assert_int_equal(m.window_period, 6);
+    assert_int_equal(m.sliding_window, 4096);
+    assert_int_equal(m.head_dim, 256);
+    assert_int_equal(m.attn_softcap + m.logit_softcap, 0);
+    assert_int_equal(m.tied_embeddings + m.qk_norm, 2);
     prog_opts o = {.input_copies = 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 1, 1, 16, &err), 0);
@@ -568,6 +649,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_qwen3_8b),       cmocka_unit_test(test_qwen3_moe),
         cmocka_unit_test(test_gemma2_9b),      cmocka_unit_test(test_gemma2_layer_types),
+        cmocka_unit_test(test_gemma3_1b),
         cmocka_unit_test(test_phi4),           cmocka_unit_test(test_phi3_mini_window),
         cmocka_unit_test(test_shipped_counts), cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_class_defaults),

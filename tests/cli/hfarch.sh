@@ -83,7 +83,7 @@ check "gemma: the trace names the soft-cap" grep -q '"logits_softcap"' "$TMP/g2.
 sed 's/"model_type": "qwen3",/"model_type": "qwen4",/' models/hf/Qwen3-8B.json >"$TMP/q4.json"
 expect_fail2 "unknown model_type" \
     "^tpsim: $TMP/q4\.json:16:3: model_type: 'qwen4' is not known, expected one of llama, .*, \
-qwen3, qwen3_moe, gemma2, phi3$" \
+qwen3, qwen3_moe, gemma2, gemma3_text, phi3$" \
     "$TPSIM" run $S --set "model=$TMP/q4.json"
 sed 's/"rope_theta": 250000,/"partial_rotary_factor": 0.75,/' models/hf/phi-4.json >"$TMP/phi.json"
 expect_fail2 "unmodelled key" \
@@ -98,11 +98,11 @@ sed 's/"hidden_act": "gelu_pytorch_tanh",/"hidden_act": "silu",/' models/hf/gemm
 expect_fail2 "Gemma-2 with SiLU" \
     "g2s\.json:13:3: hidden_act: Gemma2ForCausalLM runs the MLP with gelu_pytorch_tanh" \
     "$TPSIM" run $S --set "model=$TMP/g2s.json"
-printf '{\n  "architectures": ["Gemma3ForCausalLM"],\n  "model_type": "gemma3_text"\n}\n' \
+printf '{\n  "architectures": ["Gemma3ForConditionalGeneration"],\n  "model_type": "gemma3"\n}\n' \
     >"$TMP/g3.json"
-expect_fail2 "Gemma-3 refused by name" \
-    "g3\.json:2:3: architectures: 'Gemma3ForCausalLM' is not supported, expected one of \
-.*Gemma2ForCausalLM, Phi3ForCausalLM$" \
+expect_fail2 "Gemma-3 multimodal refused by name" \
+    "g3\.json:2:3: architectures: 'Gemma3ForConditionalGeneration' is not supported, expected \
+one of .*Gemma2ForCausalLM, Gemma3ForCausalLM, Phi3ForCausalLM$" \
     "$TPSIM" run $S --set "model=$TMP/g3.json"
 expect_fail2 "Qwen3-30B-A3B at TP-3" "tp 3 does not shard Qwen3-30B-A3B" \
     "$TPSIM" run $S --tp 3 --set model=Qwen3-30B-A3B
