@@ -21,10 +21,8 @@
 
 #define AR_MAX_ROWS 64
 
-static const char ar_usage[] =
-    "usage: tpsim allreduce --tp K [--sizes A..B|A,B,...] [--model M] [--calib FILE]\n"
-    "                       [--mode eager|graphs] [--log nccl-tests.out] [--column oop|ip|min]\n"
-    "                       [--format text|json]\n"
+static const char ar_usage[] = "usage: tpsim allreduce --tp K [flags]\n";
+static const char ar_help_text[] =
     "Predict one all-reduce of each size over K ranks with a collective model (M: nccl-fit,\n"
     "nccl-tuner, vllm-custom, auto; default auto) from an all-reduce calibration (default\n"
     "models/allreduce/h100-sxm-tpK.yaml). A..B steps by x2; sizes are bytes or K/M/G (powers\n"
@@ -77,10 +75,19 @@ static int ar_parse_sizes(const char *text, double *out, size_t *n, tp_err *err)
 static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
 {
     enum { F_HELP, F_TP, F_SIZES, F_MODEL, F_CALIB, F_MODE, F_LOG, F_COLUMN, F_FORMAT };
-    static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},    {"sizes", 0, 1},
-                                     {"model", 0, 1},   {"calib", 0, 1}, {"mode", 0, 1},
-                                     {"log", 0, 1},     {"column", 0, 1}, {"format", 0, 1},
-                                     {NULL, 0, 0}};
+    static const cli_flag flags[] = {
+        {"help", 'h', 0, NULL, "this help"},
+        {"tp", 0, 1, "K", "ranks of the all-reduce (required)"},
+        {"sizes", 0, 1, "A..B|A,B,...", "message sizes: A..B doubles, or a list (bytes or K/M/G)"},
+        {"model", 0, 1, "M", "nccl-fit, nccl-tuner, vllm-custom or auto (default auto)"},
+        {"calib", 0, 1, "FILE", "the all-reduce calibration\n"
+                                "(default models/allreduce/h100-sxm-tpK.yaml)"},
+        {"mode", 0, 1, "eager|graphs", "execution mode (default eager)"},
+        {"log", 0, 1, "nccl-tests.out", "compare with an nccl-tests all_reduce_perf log"},
+        {"column", 0, 1, "oop|ip|min", "the log's out-of-place (default), in-place or\n"
+                                       "smaller time"},
+        {"format", 0, 1, "text|json", "the report's format (default text)"},
+        CLI_END};
     cli_args ca;
     const char *v;
     int f;
@@ -91,7 +98,7 @@ static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
         case CLI_ERROR: return -1;
         case CLI_OPERAND:
             return tp_err_set(err, "allreduce: unexpected argument '%s' (see tpsim allreduce --help)", v);
-        case F_HELP: return 1;
+        case F_HELP: cli_help(stdout, ar_usage, flags, ar_help_text); return 1;
         case F_TP:
             if (cli_long(ca.shown, v, 2, 1024, &a->tp, err)) return -1;
             break;
@@ -200,10 +207,7 @@ int tpsim_cmd_allreduce(int argc, char **argv)
     tp_err err = {{0}};
     ar_args a;
     int r = ar_parse_args(argc, argv, &a, &err);
-    if (r == 1) {
-        fputs(ar_usage, stdout);
-        return 0;
-    }
+    if (r == 1) return 0; /* the help was printed */
     if (r) return cmd_fail(&err);
     int model = -1;
     for (int i = 0; coll_model_names[i]; i++)

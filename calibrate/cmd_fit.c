@@ -21,12 +21,8 @@
 
 #define EXIT_BAD_INPUT 2
 
-static const char USAGE[] =
-    "usage: tpsim fit-allreduce FILE [--tp K] [--weight abs|rel] [--min SIZE] [--max SIZE]\n"
-    "                           [--fit linear|piecewise] [-o FILE.yaml|-] [--format text|json]\n"
-    "                           [--hardware NAME] [--column oop|ip|min]\n"
-    "                           [--tuner NCCL_VERSION [--algos ring,tree,nvls] [--nvls-busbw GBPS]\n"
-    "                            [--tuning-log NCCL_LOG]]\n"
+static const char USAGE[] = "usage: tpsim fit-allreduce FILE [flags]\n";
+static const char HELP_TEXT[] =
     "Fit t = lambda + 2(k-1)/k * b/beta to an all-reduce sweep (nccl-tests all_reduce_perf\n"
     "output or a tpsim-nccl-sweep CSV). SIZE is bytes or K/M/G (powers of 1024); the default\n"
     "range is 32K..256M. --column picks nccl-tests' out-of-place (default), in-place or the\n"
@@ -74,11 +70,24 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
 {
     enum { F_HELP, F_TP, F_WEIGHT, F_MIN, F_MAX, F_FIT, F_FORMAT, F_HARDWARE, F_OUT, F_COLUMN,
            F_TUNER, F_ALGOS, F_NVLS, F_TUNING_LOG };
-    static const cli_flag flags[] = {{"help", 'h', 0},   {"tp", 0, 1},     {"weight", 0, 1},
-                                     {"min", 0, 1},      {"max", 0, 1},    {"fit", 0, 1},
-                                     {"format", 0, 1},   {"hardware", 0, 1}, {"output", 'o', 1},
-                                     {"column", 0, 1},   {"tuner", 0, 1},  {"algos", 0, 1},
-                                     {"nvls-busbw", 0, 1}, {"tuning-log", 0, 1}, {NULL, 0, 0}};
+    static const cli_flag flags[] = {
+        {"help", 'h', 0, NULL, "this help"},
+        {"tp", 0, 1, "K", "ranks of the sweep (a check against the file)"},
+        {"weight", 0, 1, "abs|rel", "least squares on absolute or relative errors (default abs)"},
+        {"min", 0, 1, "SIZE", "smallest message fitted (default 32K)"},
+        {"max", 0, 1, "SIZE", "largest message fitted (default 256M)"},
+        {"fit", 0, 1, "linear|piecewise", "the fit -o writes (default: the lower BIC)"},
+        {"format", 0, 1, "text|json", "the report's format (default text)"},
+        {"hardware", 0, 1, "NAME", "the hardware: the calibration file states"},
+        {"output", 'o', 1, "FILE.yaml|-", "write the calibration file (-: to stdout)"},
+        {"column", 0, 1, "oop|ip|min", "nccl-tests' out-of-place (default), in-place or\n"
+                                       "smaller time"},
+        {"tuner", 0, 1, "NCCL_VERSION", "also fit NCCL's own cost model for that version"},
+        {"algos", 0, 1, "ring,tree,nvls", "the algorithms the run allowed (default ring)"},
+        {"nvls-busbw", 0, 1, "GBPS", "NVLS bus bandwidth for the tuner fit"},
+        {"tuning-log", 0, 1, "NCCL_LOG", "read channels, bandwidth and algorithms from NCCL's\n"
+                                         "NCCL_DEBUG=INFO tuning table"},
+        CLI_END};
     *a = (fit_args){.opts = arfit_default_opts(), .algos = NT_ALGO_BIT(NT_RING)};
     cli_args ca;
     const char *v;
@@ -94,7 +103,7 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
                                   a->file, v);
             a->file = v;
             break;
-        case F_HELP: return 1;
+        case F_HELP: cli_help(stdout, USAGE, flags, HELP_TEXT); return 1;
         case F_TP:
             if (parse_tp(v, &a->tp, err)) return -1;
             break;
@@ -419,10 +428,7 @@ int tpsim_cmd_fit_allreduce(int argc, char **argv)
     tp_err err = {{0}};
     fit_args a;
     int r = parse_args(argc, argv, &a, &err);
-    if (r == 1) {
-        fputs(USAGE, stdout);
-        return 0;
-    }
+    if (r == 1) return 0; /* the help was printed */
     arfit_sweep s;
     arfit_linear_fit lin;
     arfit_piecewise_fit pw;

@@ -24,8 +24,9 @@
 #define FK_MAX_FILES 16
 
 static const char FK_USAGE[] =
-    "usage: tpsim fit-kernels PROFILE... --hardware NAME [-o FILE.yaml|-] [--format text|json]\n"
-    "       tpsim fit-kernels --test PROFILE --calib FILE.yaml [--format text|json]\n"
+    "usage: tpsim fit-kernels PROFILE... --hardware NAME [flags]\n"
+    "       tpsim fit-kernels --test PROFILE --calib FILE.yaml [flags]\n";
+static const char FK_HELP_TEXT[] =
     "Fit per kernel class (gemm, attention, norm, rope, activation, add, embedding) a cost law\n"
     "t = t0 + ... to per-operator GPU profiles: Vidur's mlp.csv (time_stats.OP.median in ms and\n"
     "its shape columns), tpsim's decode-attention CSV (source,batch,context,q_heads,kv_heads,\n"
@@ -52,9 +53,14 @@ typedef struct fk_args {
 static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
 {
     enum { F_HELP, F_HW, F_OUT, F_FORMAT, F_TEST, F_CALIB };
-    static const cli_flag flags[] = {{"help", 'h', 0}, {"hardware", 0, 1}, {"output", 'o', 1},
-                                     {"format", 0, 1}, {"test", 0, 1},     {"calib", 0, 1},
-                                     {NULL, 0, 0}};
+    static const cli_flag flags[] = {
+        {"help", 'h', 0, NULL, "this help"},
+        {"hardware", 0, 1, "NAME", "the hardware: the calibration states (required with -o)"},
+        {"output", 'o', 1, "FILE.yaml|-", "write the kernel calibration (every class needed)"},
+        {"format", 0, 1, "text|json", "the report's format (default text)"},
+        {"test", 0, 1, "PROFILE", "price a profile the calibration was not fitted on"},
+        {"calib", 0, 1, "FILE.yaml", "the kernel calibration --test prices with"},
+        CLI_END};
     memset(a, 0, sizeof *a);
     cli_args ca;
     const char *v;
@@ -69,7 +75,7 @@ static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
                                   FK_MAX_FILES);
             a->files[a->n_files++] = v;
             break;
-        case F_HELP: return 1;
+        case F_HELP: cli_help(stdout, FK_USAGE, flags, FK_HELP_TEXT); return 1;
         case F_HW:
             if (!*v || strlen(v) >= 64) return tp_err_set(err, "fit-kernels: --hardware needs a name of 1..63 characters");
             for (const char *p = v; *p; p++)
@@ -547,10 +553,7 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
     tp_err err = {{0}};
     fk_args a;
     int r = fk_parse(argc, argv, &a, &err);
-    if (r == 1) {
-        fputs(FK_USAGE, stdout);
-        return 0;
-    }
+    if (r == 1) return 0; /* the help was printed */
     if (r < 0) return cmd_fail(&err);
     if (a.test) return fk_test(&a, &err) ? cmd_fail(&err) : 0;
     kp_set set = {0};

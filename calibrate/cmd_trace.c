@@ -19,9 +19,9 @@
 #include "trace_stats.h"
 
 static const char trace_usage[] =
-    "usage: tpsim trace import FILE... [-o CALIB.yaml] [--hardware HW.yaml] [--step-marker REGEX]\n"
-    "                          [--format text|json] [--kernels KERNELS.csv]\n"
-    "       tpsim trace compare REAL SIM [--step-marker REGEX] [--format text|json]\n"
+    "usage: tpsim trace import FILE... [flags]\n"
+    "       tpsim trace compare REAL SIM [flags]\n";
+static const char trace_help_text[] =
     "FILE: a PyTorch-profiler (Kineto) trace, .json or .json.gz, or an Nsight Systems SQLite\n"
     "export; several files are the ranks of one job, merged on absolute time. SIM is tpsim\n"
     "run --trace output. Steps come from vLLM's execute_* annotations, --step-marker (an\n"
@@ -75,19 +75,26 @@ typedef struct trace_args {
 
 enum { TF_HELP, TF_OUTPUT, TF_MARKER, TF_FORMAT, TF_HARDWARE, TF_KERNELS };
 
+/* trace import's and compare's flags (compare takes --step-marker and --format) */
+static const cli_flag trace_flags[] = {
+    {"help", 'h', 0, NULL, "this help"},
+    {"output", 'o', 1, "CALIB.yaml", "import: write a trace calibration (tpsim run --measured)"},
+    {"step-marker", 0, 1, "REGEX", "steps from annotations matching this extended regex"},
+    {"format", 0, 1, "text|json", "the report's format (default text)"},
+    {"hardware", 0, 1, "HW.yaml", "import: a models/hw/ file, for per-class efficiencies"},
+    {"kernels", 0, 1, "KERNELS.csv", "import: each GPU activity's duration, for fit-kernels"},
+    CLI_END};
+
 /* argv[0] is the subcommand ("import", "compare"). 1 when --help was asked (usage printed). */
 static int trace_parse(int argc, char **argv, trace_args *a, tp_err *err)
 {
-    static const cli_flag flags[] = {{"help", 'h', 0}, {"output", 'o', 1}, {"step-marker", 0, 1},
-                                     {"format", 0, 1}, {"hardware", 0, 1}, {"kernels", 0, 1},
-                                     {NULL, 0, 0}};
     char cmd[32];
     snprintf(cmd, sizeof cmd, "trace %s", argv[0]);
     memset(a, 0, sizeof *a);
     cli_args ca;
     const char *v;
     int f;
-    if (cli_begin(&ca, cmd, "tpsim trace --help", flags, argc, argv, err)) return -1;
+    if (cli_begin(&ca, cmd, "tpsim trace --help", trace_flags, argc, argv, err)) return -1;
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         if (f == CLI_ERROR) return -1;
         if (f == CLI_OPERAND) {
@@ -95,7 +102,7 @@ static int trace_parse(int argc, char **argv, trace_args *a, tp_err *err)
                 return tp_err_set(err, "%s: more than 1024 files", cmd);
             a->files[a->n_files++] = (char *)v;
         } else if (f == TF_HELP) {
-            fputs(trace_usage, stdout);
+            cli_help(stdout, trace_usage, trace_flags, trace_help_text);
             return 1;
         } else if (f == TF_OUTPUT) {
             a->out = v;
@@ -315,7 +322,7 @@ int tpsim_cmd_trace(int argc, char **argv)
 {
     tp_err err = {{0}};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(trace_usage, argc < 2 ? stderr : stdout);
+        cli_help(argc < 2 ? stderr : stdout, trace_usage, trace_flags, trace_help_text);
         return argc < 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "import")) return trace_import(argc - 1, argv + 1);

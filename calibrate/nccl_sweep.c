@@ -89,10 +89,17 @@ static void parse_args(int argc, char **argv, sweep_args *a)
     *a = (sweep_args){.gpus = 0, .min_bytes = 32 * 1024, .max_bytes = 256u * 1024 * 1024,
                       .iters = 20, .warmup = 5, .dtype = DT_BF16, .timeout_s = 120};
     enum { F_HELP, F_GPUS, F_MIN, F_MAX, F_ITERS, F_WARMUP, F_DTYPE, F_TIMEOUT, F_OUT };
-    static const cli_flag flags[] = {{"help", 'h', 0},  {"gpus", 0, 1},    {"min", 0, 1},
-                                     {"max", 0, 1},     {"iters", 0, 1},   {"warmup", 0, 1},
-                                     {"dtype", 0, 1},   {"timeout", 0, 1}, {"output", 'o', 1},
-                                     {NULL, 0, 0}};
+    static const cli_flag flags[] = {
+        {"help", 'h', 0, NULL, "this help"},
+        {"gpus", 0, 1, "K", "GPUs of this node to reduce over (default: every visible one)"},
+        {"min", 0, 1, "SIZE", "smallest message (default 32K)"},
+        {"max", 0, 1, "SIZE", "largest message (default 256M)"},
+        {"iters", 0, 1, "N", "timed all-reduces per size (default 20)"},
+        {"warmup", 0, 1, "N", "untimed all-reduces first (default 5)"},
+        {"dtype", 0, 1, "bf16|fp16|fp32", "element type (default bf16)"},
+        {"timeout", 0, 1, "SECONDS", "give up after this long (default 120)"},
+        {"output", 'o', 1, "FILE|-", "the CSV (default: stdout)"},
+        CLI_END};
     cli_args ca;
     tp_err err;
     const char *v;

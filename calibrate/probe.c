@@ -93,11 +93,17 @@ static void parse_args(int argc, char **argv, probe_args *a)
 {
     *a = (probe_args){.read_bytes = (size_t)2 << 30, .timeout_s = 60};
     enum { F_HELP, F_DEVICE, F_BYTES, F_NOMINAL, F_TFLOPS, F_PCIE, F_NAME, F_TIMEOUT, F_OUT };
-    static const cli_flag flags[] = {{"help", 'h', 0},        {"device", 0, 1},
-                                     {"bytes", 0, 1},         {"nominal-gbps", 0, 1},
-                                     {"bf16-tflops", 0, 1},   {"pcie-gbps", 0, 1},
-                                     {"name", 0, 1},          {"timeout", 0, 1},
-                                     {"output", 'o', 1},      {NULL, 0, 0}};
+    static const cli_flag flags[] = {
+        {"help", 'h', 0, NULL, "this help"},
+        {"device", 0, 1, "N", "the CUDA device to measure (default 0)"},
+        {"bytes", 0, 1, "SIZE", "bytes read by the HBM probe (default 2G)"},
+        {"nominal-gbps", 0, 1, "X", "the HBM's nominal bandwidth (default: from the table)"},
+        {"bf16-tflops", 0, 1, "X", "the dense bf16 peak (default: from the table)"},
+        {"pcie-gbps", 0, 1, "X", "the host link's bandwidth (default: from the table)"},
+        {"name", 0, 1, "NAME", "the name: the hardware file states"},
+        {"timeout", 0, 1, "SECONDS", "give up after this long (default 60)"},
+        {"output", 'o', 1, "FILE|-", "the hardware file (default: stdout)"},
+        CLI_END};
     cli_args ca;
     tp_err err;
     const char *v;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # gen-man.sh TPSIM < docs/tpsim.1 > NEW: the man page's COMMAND USAGE section regenerated from
-# the commands' own --help text (the text each flag table's parser prints), so the manual
-# cannot drift from --help: every command in the dispatch table (`tpsim help --list`; a new one is
-# picked up with no change here) gets `tpsim help COMMAND` verbatim between the two marker lines; the rest of the
-# page passes through unchanged. `make man` writes docs/tpsim.1; tests/cli/conventions.sh
-# fails when it is stale.
+# the commands' --help, whose flag list cli_help prints from the same flag table the parser
+# reads (sim/cli.h), so the manual, --help and the flags accepted cannot differ: every command
+# in the dispatch table (`tpsim help --list`; a new one is picked up with no change here) gets
+# `tpsim help COMMAND` verbatim between the two marker lines; the rest of the page passes
+# through unchanged. `make man` writes docs/tpsim.1; tests/cli/conventions.sh fails when it
+# is stale.
 set -euo pipefail
 TPSIM=$1
 begin='.\" BEGIN GENERATED USAGE (scripts/gen-man.sh; do not edit by hand)'

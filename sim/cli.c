@@ -95,6 +95,10 @@ int cli_begin(cli_args *p, const char *cmd, const char *help, const cli_flag *fl
     int n = 0;
     for (; flags[n].name; n++) {
         if (n == CLI_MAX_FLAGS) return tp_err_set(err, "%s: more than %d flags", cmd, CLI_MAX_FLAGS);
+        /* a flag --help would not list is a bug: refused on every use, so a test finds it */
+        if (!flags[n].help || (flags[n].takes_value && !flags[n].arg))
+            return tp_err_set(err, "%s: --%s has no help text in its flag table", cmd ? cmd : "",
+                              flags[n].name);
         p->opts[n] = (struct option){flags[n].name, flags[n].takes_value ? required_argument
                                                                           : no_argument,
                                      NULL, CLI_LONG + n};
@@ -223,4 +227,30 @@ int cli_size(const char *what, const char *text, double *bytes, tp_err *err)
         return tp_err_set(err, "%s '%s' is not a positive whole number of bytes", what, text);
     *bytes = v;
     return 0;
+}
+
+/* the column where a flag's help starts in --help */
+#define CLI_HELP_COL 28
+
+void cli_help(FILE *f, const char *usage, const cli_flag *flags, const char *text)
+{
+    fputs(usage, f);
+    for (const cli_flag *g = flags; g->name; g++) {
+        char spec[96];
+        int n = g->letter ? snprintf(spec, sizeof spec, "-%c, --%s", g->letter, g->name)
+                          : snprintf(spec, sizeof spec, "--%s", g->name);
+        if (g->takes_value && n > 0 && (size_t)n < sizeof spec)
+            snprintf(spec + n, sizeof spec - (size_t)n, " %s", g->arg);
+        /* a long spec takes its own line; the help starts on the next, in the column */
+        if (strlen(spec) + 4 <= CLI_HELP_COL)
+            fprintf(f, "  %-*s", CLI_HELP_COL - 2, spec);
+        else
+            fprintf(f, "  %s\n%*s", spec, CLI_HELP_COL, "");
+        for (const char *p = g->help; *p; p++) {
+            fputc(*p, f);
+            if (*p == '\n' && p[1]) fprintf(f, "%*s", CLI_HELP_COL, "");
+        }
+        fputc('\n', f);
+    }
+    fputs(text, f);
 }

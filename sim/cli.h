@@ -20,6 +20,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "err.h"
 
@@ -32,12 +33,17 @@ int cli_modes(const char *text, int modes[2], int *n, tp_err *err);
 /* A message size: whole bytes, or with a K/M/G suffix in powers of 1024 ("32K", "256MiB"). */
 int cli_size(const char *what, const char *text, double *bytes, tp_err *err);
 
-/* One flag of a command. A table ends with an entry whose name is NULL. */
+/* One flag of a command. A table ends with an entry whose name is NULL. The table is the one
+ * place a flag is declared: the parser reads it, and cli_help prints --help's flag list from
+ * it (and the man page is --help's text, scripts/gen-man.sh), so the three cannot differ. */
 typedef struct cli_flag {
     const char *name; /* long name without the dashes: "tp" for --tp */
     char letter;      /* one-letter form ('o' for -o), or 0 */
     int takes_value;  /* 1: --name VALUE; 0: a switch */
+    const char *arg;  /* the value's name in --help ("K", "FILE"); NULL for a switch */
+    const char *help; /* what it does, one line (a '\n' continues it); never NULL */
 } cli_flag;
+#define CLI_END {NULL, 0, 0, NULL, NULL}
 
 #define CLI_MAX_FLAGS 40
 
@@ -56,12 +62,16 @@ typedef struct cli_args {
     struct option opts[CLI_MAX_FLAGS + 1];
 } cli_args;
 
-/* Start a pass; -1 (with err set) when the table is too large. */
+/* Start a pass; -1 (with err set) when the table is too large or a flag has no help text. */
 int cli_begin(cli_args *p, const char *cmd, const char *help, const cli_flag *flags, int argc,
               char **argv, tp_err *err);
 /* The next item: the index of a flag in the table (*value its value, or NULL for a switch),
  * CLI_OPERAND (*value the operand), CLI_DONE, or CLI_ERROR with err set. */
 int cli_next(cli_args *p, const char **value, tp_err *err);
+/* A command's --help: usage (its "usage: tpsim CMD OPERANDS [flags]" line or lines), one line
+ * per flag of the table ("  --tp K" and its help, aligned), then text (what it does, exit
+ * status). */
+void cli_help(FILE *f, const char *usage, const cli_flag *flags, const char *text);
 /* "-" as an output path means standard output. */
 int cli_is_stdout(const char *path);
 

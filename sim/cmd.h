@@ -17,8 +17,20 @@
 /* Entries of a command's flag table (cli.h): --set, --calib, --mode, --measured,
  * --allow-foreign-calib. */
 #define CMD_SCN_FLAGS                                                                          \
-    {"set", 0, 1}, {"calib", 0, 1}, {"mode", 0, 1}, {"measured", 0, 1},                       \
-    {"allow-foreign-calib", 0, 0}
+    CMD_SET_FLAG, CMD_CALIB_FLAG, CMD_MODE_FLAG, CMD_MEASURED_FLAG, CMD_FOREIGN_FLAG
+/* each on its own, for a command that lists them apart (sweep's --mode takes a list) */
+#define CMD_SET_FLAG                                                                           \
+    {"set", 0, 1, "KEY=VALUE", "set a scenario key (dotted: host.launch.mean_us=20); repeatable"}
+#define CMD_CALIB_FLAG                                                                         \
+    {"calib", 0, 1, "FILE", "an all-reduce calibration (a file or a models/allreduce/ name)\n"  \
+                            "for its tp:, in place of the scenario's; repeatable"}
+#define CMD_MODE_FLAG {"mode", 0, 1, "eager|graphs", "execution mode (default: the scenario's)"}
+#define CMD_MEASURED_FLAG                                                                      \
+    {"measured", 0, 1, "FILE", "a trace calibration (tpsim trace import -o) applied on top"}
+#define CMD_FOREIGN_FLAG                                                                       \
+    {"allow-foreign-calib", 0, 0, NULL,                                                        \
+     "use a calibration measured on other hardware (the report\n"                             \
+     "says FOREIGN)"}
 /* 1 if the flag named `name` (without dashes) is one of them and value was recorded, 0 if it
  * is not one of them, -1 on a bad value. */
 int cmd_scn_flag(scn_opts *o, const char *name, const char *value, tp_err *err);

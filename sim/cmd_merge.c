@@ -10,15 +10,15 @@
 #include "ofile.h"
 #include "shard.h"
 
-static const char merge_usage[] =
-    "usage: tpsim merge OUT PART...\n"
+static const char merge_usage[] = "usage: tpsim merge OUT PART... [flags]\n";
+static const char merge_help_text[] =
     "  joins the parts written by tpsim sweep --shard I/N (every shard exactly once, in any\n"
     "  order) into OUT (- for stdout), exactly the CSV the sweep writes without --shard.\n";
 
 int tpsim_cmd_merge(int argc, char **argv)
 {
     tp_err err = {{0}};
-    static const cli_flag flags[] = {{"help", 'h', 0}, {NULL, 0, 0}};
+    static const cli_flag flags[] = {{"help", 'h', 0, NULL, "this help"}, CLI_END};
     const char **operands = calloc((size_t)argc + 1, sizeof *operands), *v;
     int n = 0, f, status = 2;
     cli_args ca;
@@ -32,7 +32,7 @@ int tpsim_cmd_merge(int argc, char **argv)
         if (f == CLI_OPERAND) {
             operands[n++] = v;
         } else { /* --help */
-            fputs(merge_usage, stdout);
+            cli_help(stdout, merge_usage, flags, merge_help_text);
             status = 0;
             goto done;
         }

@@ -18,11 +18,8 @@
 /* ran, but the weights and KV cache do not fit in HBM (help, README, man page) */
 #define RUN_EXIT_NO_FIT 1
 
-static const char run_usage[] =
-    "usage: tpsim run SCENARIO [--tp K] [--batch B] [--ctx C] [--steps N] [--warmup N]\n"
-    "                 [--seed S] [--set key=value]... [--calib FILE]... [--mode eager|graphs]\n"
-    "                 [--format text|json] [--trace FILE] [--allow-foreign-calib]\n"
-    "                 [--measured FILE] [--quiet]\n"
+static const char run_usage[] = "usage: tpsim run SCENARIO [flags]\n";
+static const char run_help_text[] =
     "SCENARIO is a file or a name (scenarios/NAME.yaml; --calib: models/allreduce/NAME.yaml).\n"
     "exit status: 0 done; 1 ran, but the configuration does not fit in HBM (weights + KV\n"
     "cache per rank above the GPU's memory: the report says so); 2 bad input.\n"
@@ -398,10 +395,20 @@ static int run_parse(int argc, char **argv, run_opts *o, scn_opts *so, tp_err *e
     const char *v;
     long lv;
     enum { F_HELP, F_TP, F_BATCH, F_CTX, F_STEPS, F_WARMUP, F_SEED, F_FORMAT, F_TRACE, F_QUIET };
-    static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},     {"batch", 0, 1},
-                                     {"ctx", 0, 1},     {"steps", 0, 1},  {"warmup", 0, 1},
-                                     {"seed", 0, 1},    {"format", 0, 1}, {"trace", 0, 1},
-                                     {"quiet", 0, 0},   CMD_SCN_FLAGS,    {NULL, 0, 0}};
+    static const cli_flag flags[] = {
+        {"help", 'h', 0, NULL, "this help"},
+        {"tp", 0, 1, "K", "tensor-parallel degree (default: the scenario's tp)"},
+        {"batch", 0, 1, "B", "sequences per decode step (default: the scenario's)"},
+        {"ctx", 0, 1, "C", "context length in tokens (default: the scenario's)"},
+        {"steps", 0, 1, "N", "decode steps measured (default: the scenario's)"},
+        {"warmup", 0, 1, "N", "steps run first and not measured"},
+        {"seed", 0, 1, "S", "the random seed (default: the scenario's)"},
+        {"format", 0, 1, "text|json", "the report's format (default text)"},
+        {"trace", 0, 1, "FILE", "write the timeline as a Chrome/Kineto trace (.gz: gzip);\n"
+                                "at most 100 steps"},
+        {"quiet", 0, 0, NULL, "no progress line on a terminal"},
+        CMD_SCN_FLAGS,
+        CLI_END};
     cli_args ca;
     int f;
     run_request *req = &o->req;
@@ -415,7 +422,7 @@ static int run_parse(int argc, char **argv, run_opts *o, scn_opts *so, tp_err *e
             if (o->path) return tp_err_set(err, "run: a second scenario '%s', expected one", v);
             o->path = v;
         } else if (f == F_HELP) {
-            fputs(run_usage, stdout);
+            cli_help(stdout, run_usage, flags, run_help_text);
             return 1;
         } else if (target) {
             long lo = f == F_WARMUP ? 0 : 1;

@@ -17,12 +17,8 @@
 
 #define SWEEP_MAX 64
 
-static const char sweep_usage[] =
-    "usage: tpsim sweep SCENARIO [--tp 1,2,4,8] [--batch 1,2,4,8] [--ctx 2048,...]\n"
-    "                   [--mode eager,graphs] [--steps N] [--warmup N] [--seed S]\n"
-    "                   [--fit GRID] [-o FILE|-] [--format csv|json]\n"
-    "                   [--set key=value]... [--calib FILE]... [--jobs N] [--quiet]\n"
-    "                   [--shard I/N] [--measured FILE] [--allow-foreign-calib]\n"
+static const char sweep_usage[] = "usage: tpsim sweep SCENARIO [flags]\n";
+static const char sweep_help_text[] =
     "  one row per cell (CSV with a header, or a JSON array of objects), each with the\n"
     "  scenario, model, hardware, mode, the cell, step times and breakdown in ms, and\n"
     "  fits_in_hbm (true/false: weights + KV cache within the GPU's HBM). A cell that does\n"
@@ -56,14 +52,26 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
     enum { F_HELP, F_TP, F_BATCH, F_CTX, F_MODE, F_STEPS, F_WARMUP, F_SEED, F_FIT, F_OUT,
            F_FORMAT, F_JOBS, F_QUIET, F_SHARD };
     /* sweep's --mode takes a list, so it comes before the shared single --mode */
-    static const cli_flag flags[] = {{"help", 'h', 0},  {"tp", 0, 1},    {"batch", 0, 1},
-                                     {"ctx", 0, 1},     {"mode", 0, 1},  {"steps", 0, 1},
-                                     {"warmup", 0, 1},  {"seed", 0, 1},  {"fit", 0, 1},
-                                     {"output", 'o', 1}, {"format", 0, 1}, {"jobs", 0, 1},
-                                     {"quiet", 0, 0},   {"shard", 0, 1}, {"set", 0, 1},
-                                     {"calib", 0, 1},   {"measured", 0, 1},
-                                     {"allow-foreign-calib", 0, 0},
-                                     {NULL, 0, 0}};
+    static const cli_flag flags[] = {
+        {"help", 'h', 0, NULL, "this help"},
+        {"tp", 0, 1, "1,2,4,8", "TP degrees (default: the scenario's tp)"},
+        {"batch", 0, 1, "1,2,4,8", "batch sizes (default: the scenario's)"},
+        {"ctx", 0, 1, "2048,...", "context lengths (default: the scenario's)"},
+        {"mode", 0, 1, "eager,graphs", "execution modes (default: the scenario's)"},
+        {"steps", 0, 1, "N", "decode steps measured per cell"},
+        {"warmup", 0, 1, "N", "steps run first and not measured"},
+        {"seed", 0, 1, "S", "the random seed (default: the scenario's)"},
+        {"fit", 0, 1, "GRID", "fit the scenario's declared parameters on GRID first"},
+        {"output", 'o', 1, "FILE|-", "write the rows to FILE (default: stdout)"},
+        {"format", 0, 1, "csv|json", "CSV with a header (default) or a JSON array"},
+        {"jobs", 0, 1, "N", "cells at once (default: one per core)"},
+        {"quiet", 0, 0, NULL, "no progress line on a terminal"},
+        {"shard", 0, 1, "I/N", "only cells I, I+N, I+2N...: a CSV part for tpsim merge"},
+        CMD_SET_FLAG,
+        CMD_CALIB_FLAG,
+        CMD_MEASURED_FLAG,
+        CMD_FOREIGN_FLAG,
+        CLI_END};
     const char *v;
     long lv;
     cli_args ca;
@@ -79,6 +87,7 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
             if (*path) return tp_err_set(err, "sweep: a second scenario '%s', expected one", v);
             *path = v;
         } else if (f == F_HELP) {
+            cli_help(stdout, sweep_usage, flags, sweep_help_text);
             return 1;
         } else if (f == F_MODE) {
             if (cli_modes(v, o->modes, &o->n_modes, err)) return -1;
@@ -222,7 +231,7 @@ int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit)
     const char *path = NULL;
     char fitted[SCN_MAX_FIT * SCN_MAX_FIT_KEYS][192];
     int parsed = sweep_parse(argc, argv, &o, &so, &path, &err);
-    if (parsed > 0) return fputs(sweep_usage, stdout), 0;
+    if (parsed > 0) return 0;
     if (parsed < 0) return cmd_fail(&err);
     scenario *s = calloc(2, sizeof *s); /* one per mode */
     run_summary *rows = calloc(SWEEP_MAX * 4, sizeof *rows);

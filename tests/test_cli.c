@@ -14,9 +14,13 @@
 #include "cli.h"
 
 enum { F_HELP, F_TP, F_STEPS, F_SEED, F_SET, F_OUT };
-static const cli_flag flags[] = {{"help", 'h', 0}, {"tp", 0, 1},  {"steps", 0, 1},
-                                 {"seed", 0, 1},   {"set", 0, 1}, {"output", 'o', 1},
-                                 {NULL, 0, 0}};
+static const cli_flag flags[] = {{"help", 'h', 0, NULL, "this help"},
+                                 {"tp", 0, 1, "K", "tensor-parallel degree"},
+                                 {"steps", 0, 1, "N", "steps"},
+                                 {"seed", 0, 1, "S", "the seed"},
+                                 {"set", 0, 1, "KEY=VALUE", "a key\nrepeatable"},
+                                 {"output", 'o', 1, "FILE", "where"},
+                                 CLI_END};
 
 /* Parse argv; write "code:value;" per item into out (F_* as a digit, O for an operand). */
 static int trace(int argc, char **argv, char *out, size_t cap, tp_err *err)
@@ -113,6 +117,44 @@ static void test_stdout_dash(void **state)
     assert_false(cli_is_stdout(NULL));
 }
 
+/* --help's flag list is the table: every entry once, in order, with its value's name and its
+ * help (a continuation line in the help's column), between the usage and the text. */
+static void test_help_lists_the_table(void **state)
+{
+    (void)state;
+    char buf[2048] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    cli_help(f, "usage: tpsim run SCENARIO [flags]\n", flags, "TEXT\n");
+    fclose(f);
+    const char *want = "usage: tpsim run SCENARIO [flags]\n"
+                       "  -h, --help                this help\n"
+                       "  --tp K                    tensor-parallel degree\n"
+                       "  --steps N                 steps\n"
+                       "  --seed S                  the seed\n"
+                       "  --set KEY=VALUE           a key\n"
+                       "                            repeatable\n"
+                       "  -o, --output FILE         where\n"
+                       "TEXT\n";
+    assert_string_equal(buf, want);
+}
+
+/* A flag the help could not list is refused when the command starts, so every use fails. */
+static void test_flag_without_help_refused(void **state)
+{
+    (void)state;
+    static const cli_flag bare[] = {{"tp", 0, 1, "K", "degree"}, {"quiet", 0, 0, NULL, NULL},
+                                    CLI_END};
+    static const cli_flag no_arg[] = {{"tp", 0, 1, NULL, "degree"}, CLI_END};
+    char *argv[] = {"run", NULL};
+    cli_args ca;
+    tp_err err = {{0}};
+    assert_int_equal(cli_begin(&ca, "run", NULL, bare, 1, argv, &err), -1);
+    assert_string_equal(err.msg, "run: --quiet has no help text in its flag table");
+    assert_int_equal(cli_begin(&ca, "run", NULL, no_arg, 1, argv, &err), -1);
+    assert_int_equal(cli_begin(&ca, "run", NULL, flags, 1, argv, &err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -122,6 +164,8 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_second_pass_starts_afresh),
         cmocka_unit_test(test_stdout_dash),
+        cmocka_unit_test(test_help_lists_the_table),
+        cmocka_unit_test(test_flag_without_help_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

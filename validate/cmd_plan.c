@@ -30,14 +30,8 @@
 #define PLAN_RESERVE_GIB 4.84
 #define PLAN_MEM_UTIL 0.90 /* vLLM's default gpu_memory_utilization (same source) */
 
-static const char pcmd_usage[] =
-    "usage: tpsim plan SCENARIO --gpus N --tpot-ms T [--hardware h100,h200,a100]\n"
-    "                  [--tp 1,2,4,8] [--mode eager,graphs] [--ctx C | --ctx-range A..B]\n"
-    "                  [--batch-max B] [--gpu-memory-utilization U] [--reserve-gib R]\n"
-    "                  [--top N] [--grid GRID] [--no-intervals] [--format text|csv|json]\n"
-    "                  [-o FILE|-] [--steps N] [--warmup N] [--seed S] [--jobs N] [--quiet]\n"
-    "                  [--shard I/N] [--set key=value]... [--calib FILE]... [--measured FILE]\n"
-    "                  [--allow-foreign-calib] [--plot DIR]\n"
+static const char pcmd_usage[] = "usage: tpsim plan SCENARIO --gpus N --tpot-ms T [flags]\n";
+static const char pcmd_help_text[] =
     "  Searches every hardware x TP degree x mode x context, every batch 1..B whose weights +\n"
     "  KV cache fit in U x HBM less R GiB per GPU (vLLM's gpu_memory_utilization, default\n"
     "  0.90; reserve 4.84 GiB: vLLM's profiled activation + non-torch memory), simulates each\n"
@@ -186,20 +180,36 @@ static int pcmd_check(pcmd_opts *o, const char **path, tp_err *err)
 enum { F_HELP, F_GPUS, F_TPOT, F_HW, F_TP, F_MODE, F_CTX, F_CTX_RANGE, F_BATCH_MAX, F_UTIL,
        F_RESERVE, F_TOP, F_GRID, F_NO_IV, F_FORMAT, F_OUT, F_STEPS, F_WARMUP, F_SEED,
        F_JOBS, F_QUIET, F_SHARD, F_PLOT };
-static const cli_flag pcmd_flags[] = {{"help", 'h', 0},      {"gpus", 0, 1},
-                                     {"tpot-ms", 0, 1},     {"hardware", 0, 1},
-                                     {"tp", 0, 1},          {"mode", 0, 1},
-                                     {"ctx", 0, 1},         {"ctx-range", 0, 1},
-                                     {"batch-max", 0, 1},   {"gpu-memory-utilization", 0, 1},
-                                     {"reserve-gib", 0, 1}, {"top", 0, 1},
-                                     {"grid", 0, 1},        {"no-intervals", 0, 0},
-                                     {"format", 0, 1},      {"output", 'o', 1},
-                                     {"steps", 0, 1},       {"warmup", 0, 1},
-                                     {"seed", 0, 1},        {"jobs", 0, 1},
-                                     {"quiet", 0, 0},       {"shard", 0, 1},
-                                     {"plot", 0, 1},        {"set", 0, 1},
-                                     {"calib", 0, 1},       {"measured", 0, 1},
-                                     {"allow-foreign-calib", 0, 0}, {NULL, 0, 0}};
+static const cli_flag pcmd_flags[] = {
+    {"help", 'h', 0, NULL, "this help"},
+    {"gpus", 0, 1, "N", "GPUs to deploy on (required)"},
+    {"tpot-ms", 0, 1, "T", "the per-token latency target in ms (required)"},
+    {"hardware", 0, 1, "h100,h200,...", "hardware to search: h100, h200, a100, l40s, b200\n"
+                                        "(default: the scenario's)"},
+    {"tp", 0, 1, "1,2,4,8", "TP degrees (default: those of 1,2,4,8 that divide N)"},
+    {"mode", 0, 1, "eager,graphs", "execution modes (default: both)"},
+    {"ctx", 0, 1, "C,...", "contexts (default: the scenario's ctx)"},
+    {"ctx-range", 0, 1, "A..B", "5 contexts from A to B, spaced evenly in log"},
+    {"batch-max", 0, 1, "B", "largest batch searched (default 256)"},
+    {"gpu-memory-utilization", 0, 1, "U", "share of HBM for weights + KV cache (default 0.90)"},
+    {"reserve-gib", 0, 1, "R", "GiB per GPU reserved for activations (default 4.84)"},
+    {"top", 0, 1, "N", "rows of each ranking shown (default 10)"},
+    {"grid", 0, 1, "GRID", "the grid the intervals' fit uses (default: the bundled H100 one)"},
+    {"no-intervals", 0, 0, NULL, "skip the 95% intervals (faster)"},
+    {"format", 0, 1, "text|csv|json", "the report's format (default text)"},
+    {"output", 'o', 1, "FILE|-", "write the report to FILE (default: stdout)"},
+    {"steps", 0, 1, "N", "decode steps measured per cell"},
+    {"warmup", 0, 1, "N", "steps run first and not measured"},
+    {"seed", 0, 1, "S", "the random seed (default: the scenario's)"},
+    {"jobs", 0, 1, "N", "cells at once (default: one per core)"},
+    {"quiet", 0, 0, NULL, "no progress line on a terminal"},
+    {"shard", 0, 1, "I/N", "only cells I, I+N, ...: a CSV part for tpsim merge"},
+    {"plot", 0, 1, "DIR", "draw the Pareto and breakdown figures (PNG, SVG) into DIR"},
+    CMD_SET_FLAG,
+    CMD_CALIB_FLAG,
+    CMD_MEASURED_FLAG,
+    CMD_FOREIGN_FLAG,
+    CLI_END};
 
 /* One flag or operand into o and so: 0, 1 for --help, -1 with err set. */
 static int pcmd_flag(pcmd_opts *o, scn_opts *so, const char **path, int f, const char *shown,
@@ -687,7 +697,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     o.batch_max = 256, o.util = PLAN_MEM_UTIL, o.reserve_gib = PLAN_RESERVE_GIB, o.top = 10;
     const char *path = NULL;
     int parsed = pcmd_parse(argc, argv, &o, &so, &path, &err);
-    if (parsed > 0) return fputs(pcmd_usage, stdout), 0;
+    if (parsed > 0) return cli_help(stdout, pcmd_usage, pcmd_flags, pcmd_help_text), 0;
     if (parsed < 0) return cmd_fail(&err);
     int status = 2, n_hw = o.n_hw ? o.n_hw : 1;
     grid g = {0};

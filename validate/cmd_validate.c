@@ -17,15 +17,10 @@
 /* protocols one invocation runs in turn (--summary) */
 #define VCMD_MAX_PROTOCOLS 8
 
-/* The usage, with the protocols' flags and clauses from their table (validate.h). */
+/* The usage: the flag list from the flag table (cli_help), the protocols' clauses from theirs
+ * (validate.h). */
+static const char validate_usage[] = "usage: tpsim validate SCENARIO [flags]\n";
 static const char validate_usage_head[] =
-    "usage: tpsim validate SCENARIO [--grid FILE] [--kill-switch PCT] [--format text|json]\n"
-    "                      [";
-static const char validate_usage_flags[] =
-    "] [--meas-cv PCT] [--strict]\n"
-    "                      [--summary] [--plot DIR] [--scan DIR]\n"
-    "                      [--set key=value]... [--calib FILE]... [--mode M]\n"
-    "                      [--jobs N] [--quiet] [--measured FILE]\n"
     "  fits the scenario's fit.params on the calibration cells of the protocol only, predicts\n"
     "  every grid cell, and judges each config on its held-out cells against the kill-switch\n"
     "  and two null baselines (constant: the calibration cells' mean; additive: the study's\n"
@@ -62,15 +57,9 @@ static int vcmd_wrap(const char *text, int col)
     return col;
 }
 
-static void vcmd_usage(void)
+static void vcmd_usage(const cli_flag *flags)
 {
-    fputs(validate_usage_head, stdout);
-    for (int i = 0; i < val_n_protocols; i++) {
-        const val_protocol_def *d = &val_protocols[i];
-        printf("%s--%s%s%s", i ? " | " : "", d->name, d->value ? " " : "",
-               d->value ? d->value : "");
-    }
-    fputs(validate_usage_flags, stdout);
+    cli_help(stdout, validate_usage, flags, validate_usage_head);
     int col = printf("  protocols:");
     for (int i = 0; i < val_n_protocols; i++) {
         char clause[512];
@@ -622,18 +611,27 @@ enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT, F_CV, F_STRICT, F_SUMMARY, F_SC
        F_QUIET, F_PROTOCOL };
 static void vcmd_flags(cli_flag *out, size_t cap)
 {
-    static const cli_flag own[] = {{"help", 'h', 0},    {"grid", 0, 1},    {"plot", 0, 1},
-                                   {"kill-switch", 0, 1}, {"format", 0, 1}, {"meas-cv", 0, 1},
-                                   {"strict", 0, 0},    {"summary", 0, 0}, {"scan", 0, 1},
-                                   {"jobs", 0, 1},      {"quiet", 0, 0}};
+    static const cli_flag own[] = {
+        {"help", 'h', 0, NULL, "this help"},
+        {"grid", 0, 1, "FILE", "the measured grid (default: the study's H100 grid)"},
+        {"plot", 0, 1, "DIR", "draw the validation figures (PNG, SVG) into DIR"},
+        {"kill-switch", 0, 1, "PCT", "held-out MAPE a config must stay within (default 15)"},
+        {"format", 0, 1, "text|json", "the report's format (default text)"},
+        {"meas-cv", 0, 1, "PCT", "relative measurement error per cell (default 1)"},
+        {"strict", 0, 0, NULL, "exit 1 unless every judged config is SUPPORTED"},
+        {"summary", 0, 0, NULL, "one table row per judged config"},
+        {"scan", 0, 1, "DIR", "write the objective over the free parameters (CSV, gnuplot)"},
+        {"jobs", 0, 1, "N", "cells at once (default: one per core)"},
+        {"quiet", 0, 0, NULL, "no progress line on a terminal"}};
     static const cli_flag scn[] = {CMD_SCN_FLAGS};
     _Static_assert(sizeof own / sizeof own[0] == F_PROTOCOL, "one entry per F_ value");
     size_t n = 0;
     for (size_t i = 0; i < sizeof own / sizeof own[0] && n + 1 < cap; i++) out[n++] = own[i];
     for (int i = 0; i < val_n_protocols && n + 1 < cap; i++)
-        out[n++] = (cli_flag){val_protocols[i].name, 0, val_protocols[i].value != NULL};
+        out[n++] = (cli_flag){val_protocols[i].name, 0, val_protocols[i].value != NULL,
+                              val_protocols[i].value, "a protocol (see protocols below)"};
     for (size_t i = 0; i < sizeof scn / sizeof scn[0] && n + 1 < cap; i++) out[n++] = scn[i];
-    out[n] = (cli_flag){NULL, 0, 0};
+    out[n] = (cli_flag)CLI_END;
 }
 
 /* The command line into o and so: 0, 1 when --help was printed, -1 with err set. */
@@ -654,7 +652,7 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
             if (o->path) return tp_err_set(err, "validate: a second scenario '%s', expected one", v);
             o->path = v;
         } else if (f == F_HELP) {
-            vcmd_usage();
+            vcmd_usage(flags);
             return 1;
         } else if (f == F_GRID) {
             o->grid_path = v;

@@ -314,6 +314,22 @@ for c in $("$TPSIM" help --list); do
         grep -qF -- "$(printf '%s' "$f" | sed 's/-/\\-/g')" docs/tpsim.1 || bad "man page lacks $c $f"
     done
 done
+# --help's flag list is printed from the flag table (cli_help): each flag once, on a line of at
+# most 100 columns, and each one it lists is one the command takes (not "unknown option");
+# a flag line: "  -o, --output FILE" or "  --tp K", then two spaces and its help (or nothing)
+FLAGLINE='^  (-[a-z], )?--[a-z][a-z0-9-]*( [^ ]+)?(  |$)'
+for c in $("$TPSIM" help --list); do
+    "$TPSIM" help "$c" >"$TMP/help"
+    check "help $c: lines of at most 100 columns" awk 'length > 100 { exit 1 }' "$TMP/help"
+    grep -E "$FLAGLINE" "$TMP/help" | grep -Eo -- '^  (-[a-z], )?--[a-z0-9-]+' >"$TMP/flags"
+    check "help $c: each flag listed once" test -z "$(sort "$TMP/flags" | uniq -d)"
+    for f in $(grep -Eo -- '--[a-z0-9-]+' "$TMP/flags"); do
+        [ "$f" = --help ] && continue
+        sub=; [ "$c" = trace ] && sub=import
+        "$TPSIM" "$c" $sub "$f" >/dev/null 2>"$TMP/err"
+        grep -q "unknown option" "$TMP/err" && bad "help $c lists $f, which $c refuses"
+    done
+done
 expect_ok "help trace import" "$TPSIM" help trace import
 check "help trace import is trace import --help" bash -c "'$TPSIM' trace import --help | cmp -s - '$TMP/out'"
 expect_fail2 "help: too many words" "help: COMMAND \[SUBCOMMAND\], got also 'x'" "$TPSIM" help trace import x
