@@ -283,6 +283,10 @@ static void test_scenarios_bit_identical(void **state)
         /* MoE (vLLM's FusedMoE sequence) and per-tensor precision: ops the models work adds */
         {"model=Mixtral-8x7B-v0.1", "host.launch.dist=lognormal", "host.launch.cv=0.3", "host.queue_depth=5", NULL},
         {"precision.weights=fp8", "precision.kv_cache=fp8", "execution.mode=graphs", NULL},
+        /* issue 18's op kinds: q/k norm, Gemma's extra norms, GELU, embedding scale, logit
+         * soft-cap (eager, after the gather) and per-layer sliding windows */
+        {"model=gemma-2-9b-it", "host.launch.dist=lognormal", "host.launch.cv=0.3", NULL},
+        {"model=Qwen3-30B-A3B", "execution.mode=graphs", NULL},
     };
     int checked[16] = {0}, n_models = 0;
     char dir[64], cals[3][512];
