@@ -13,8 +13,8 @@
 /* The fields of engine_config this back end honours: all of them (engine.h; method, on_step
  * and on_step_ctx are the shared ones). A new field must be added here, once handled, or the
  * build stops. */
-#define EV_HONOURS(X)                                                                             \
-    X(program) X(tp) X(steps) X(warmup) X(seed) X(host) X(graphs) X(graph_launch)                 \
+#define EV_HONOURS(X)                                                                              \
+    X(program) X(tp) X(steps) X(warmup) X(seed) X(host) X(graphs) X(graph_launch)                  \
         X(broadcast_wait) X(phases_overlap) X(queue_depth) X(launch_latency_s) X(trace)
 ENGINE_BACKEND_FIELDS(EV_HONOURS, ENGINE_REFUSES_NONE)
 

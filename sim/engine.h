@@ -74,26 +74,26 @@ typedef enum engine_method {
  * error in that back end ("'engine_field_listed_NAME' undeclared"), so no back end ignores
  * one silently. method, on_step and on_step_ctx are honoured once for both
  * (ENGINE_SHARED_FIELDS: engine_run and engine_deliver). */
-#define ENGINE_CONFIG_FIELDS(X)                                                                  \
-    X(const prog *, program)         /* ops with gpu_s filled in; not owned */                    \
-    X(long, tp)                                                                                   \
-    X(long, steps)                   /* measured steps */                                         \
-    X(long, warmup)                  /* steps simulated first, left out of the statistics */     \
-    X(uint64_t, seed)                                                                             \
-    X(const engine_host *, host)     /* tp entries, one per rank; not owned */                   \
-    X(int, graphs)                   /* CUDA-graph replay: one launch per step */                 \
-    X(dist, graph_launch)                                                                         \
-    X(int, broadcast_wait)           /* ranks > 0 wait for rank 0's driver work each step */     \
-    X(int, phases_overlap)           /* 0: host phases after the drain, with host.step (vLLM   \
-                                        V0); 1: after the last launch, before the drain, so    \
-                                        they hide behind the GPU's remaining work (V1 async    \
-                                        scheduling) */                                            \
-    X(long, queue_depth)             /* launch queue depth per stream, >= 1 */                   \
-    X(double, launch_latency_s)                                                                   \
-    X(const struct engine_sink *, trace) /* receives every timeline slice as it happens; NULL:  \
-                                            none */                                               \
-    X(engine_method, method)                                                                      \
-    X(engine_step_fn, on_step)       /* NULL: keep every step in engine_result.rank_steps */     \
+#define ENGINE_CONFIG_FIELDS(X)                                                                    \
+    X(const prog *, program)         /* ops with gpu_s filled in; not owned */                     \
+    X(long, tp)                                                                                    \
+    X(long, steps)                   /* measured steps */                                          \
+    X(long, warmup)                  /* steps simulated first, left out of the statistics */       \
+    X(uint64_t, seed)                                                                              \
+    X(const engine_host *, host)     /* tp entries, one per rank; not owned */                     \
+    X(int, graphs)                   /* CUDA-graph replay: one launch per step */                  \
+    X(dist, graph_launch)                                                                          \
+    X(int, broadcast_wait)           /* ranks > 0 wait for rank 0's driver work each step */       \
+    X(int, phases_overlap)           /* 0: host phases after the drain, with host.step (vLLM       \
+                                        V0); 1: after the last launch, before the drain, so        \
+                                        they hide behind the GPU's remaining work (V1 async        \
+                                        scheduling) */                                             \
+    X(long, queue_depth)             /* launch queue depth per stream, >= 1 */                     \
+    X(double, launch_latency_s)                                                                    \
+    X(const struct engine_sink *, trace) /* receives every timeline slice as it happens; NULL:     \
+                                            none */                                                \
+    X(engine_method, method)                                                                       \
+    X(engine_step_fn, on_step)       /* NULL: keep every step in engine_result.rank_steps */       \
     X(void *, on_step_ctx)
 
 typedef struct engine_config {

@@ -29,11 +29,11 @@
 
 #define ENGINE_FIELD_LISTED(name) engine_field_listed_##name,
 #define ENGINE_FIELD_REFUSED(name, why) engine_field_listed_##name,
-#define ENGINE_FIELD_EXISTS(name) \
+#define ENGINE_FIELD_EXISTS(name)                                                                  \
     _Static_assert(sizeof(((engine_config *)0)->name) > 0, "a listed field of engine_config");
 #define ENGINE_FIELD_REFUSED_EXISTS(name, why) ENGINE_FIELD_EXISTS(name)
-#define ENGINE_FIELD_COVERED(type, name)                                                         \
-    _Static_assert(engine_field_listed_##name >= 0,                                               \
+#define ENGINE_FIELD_COVERED(type, name)                                                           \
+    _Static_assert(engine_field_listed_##name >= 0,                                                \
                    "engine_config." #name " is neither honoured nor refused by this back end");
 /* At file scope in a back end's .c file: HONOURS(X) calls X(field) for each field it
  * honours, REFUSES(X) X(field, why) for each it refuses whenever set (its refusal function
@@ -41,13 +41,13 @@
  * must name one of them, or the build stops at "'engine_field_listed_NAME' undeclared". A
  * field listed twice is a redeclared enumerator, and a listed name that is no field fails
  * its sizeof: both are build errors too. */
-#define ENGINE_BACKEND_FIELDS(HONOURS, REFUSES)                                                   \
-    enum {                                                                                        \
-        ENGINE_SHARED_FIELDS(ENGINE_FIELD_LISTED) HONOURS(ENGINE_FIELD_LISTED)                    \
-            REFUSES(ENGINE_FIELD_REFUSED) engine_fields_listed_end                                \
-    };                                                                                            \
-    HONOURS(ENGINE_FIELD_EXISTS)                                                                  \
-    REFUSES(ENGINE_FIELD_REFUSED_EXISTS)                                                          \
+#define ENGINE_BACKEND_FIELDS(HONOURS, REFUSES)                                                    \
+    enum {                                                                                         \
+        ENGINE_SHARED_FIELDS(ENGINE_FIELD_LISTED) HONOURS(ENGINE_FIELD_LISTED)                     \
+            REFUSES(ENGINE_FIELD_REFUSED) engine_fields_listed_end                                 \
+    };                                                                                             \
+    HONOURS(ENGINE_FIELD_EXISTS)                                                                   \
+    REFUSES(ENGINE_FIELD_REFUSED_EXISTS)                                                           \
     ENGINE_CONFIG_FIELDS(ENGINE_FIELD_COVERED)
 
 /* ---- step accounting ------------------------------------------------------------------ */

@@ -12,8 +12,8 @@
  * set (maxplus_refusal returns the reason given here). A new field goes into one of the two
  * lists, or the build stops. launch_latency_s is honoured, except that maxplus_refusal
  * refuses a negative one. */
-#define MP_HONOURS(X)                                                                             \
-    X(program) X(tp) X(steps) X(warmup) X(seed) X(host) X(graphs) X(graph_launch)                 \
+#define MP_HONOURS(X)                                                                              \
+    X(program) X(tp) X(steps) X(warmup) X(seed) X(host) X(graphs) X(graph_launch)                  \
         X(broadcast_wait) X(phases_overlap) X(queue_depth) X(launch_latency_s)
 #define MP_REFUSES(X) X(trace, "a trace was asked for, and only the event engine writes one")
 ENGINE_BACKEND_FIELDS(MP_HONOURS, MP_REFUSES)
@@ -30,7 +30,7 @@ typedef struct mp_op {
 
 const char *maxplus_refusal(const engine_config *c)
 {
-#define MP_REFUSE_SET(name, why) \
+#define MP_REFUSE_SET(name, why)                                                                   \
     if (c->name) return why;
     MP_REFUSES(MP_REFUSE_SET)
 #undef MP_REFUSE_SET
