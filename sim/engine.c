@@ -152,14 +152,14 @@ static int host_spend(eng *e, uint32_t r, double now, double cost, host_phase ne
     return eng_push(e, now + cost, EV_HOST, r) ? HOST_FAIL : HOST_STOP;
 }
 
-static int host_block(eng *e, uint32_t r, double now)
+static inline int host_block(eng *e, uint32_t r, double now)
 {
     e->ranks[r].waiting = 1;
     e->ranks[r].wait_since = now;
     return HOST_STOP;
 }
 
-static void host_unblock(eng *e, uint32_t r, engine_label label, double now)
+static inline void host_unblock(eng *e, uint32_t r, engine_label label, double now)
 {
     eng_rank *h = &e->ranks[r];
     if (now > h->wait_since)

@@ -129,59 +129,62 @@ static inline unsigned mp_step_begin(const mp *m)
     return ev;
 }
 
-/* Op i on every rank, in rank order: its launch (PH_LAUNCH, then PH_ENQUEUE, blocked while
- * the queue is full; or the graph launch opening a run, then PH_GRAPH_DONE), its start
- * (stream_kick: an event where it is not ready when the stream is free) and its end
+/* The step's ops, each on every rank in rank order: its launch (PH_LAUNCH, then PH_ENQUEUE,
+ * blocked while the queue is full; or the graph launch opening a run, then PH_GRAPH_DONE),
+ * its start (stream_kick: an event where it is not ready when the stream is free) and its end
  * (stream_start_op, EV_OP_END); a collective ends on every rank at once after the last
- * arrival. Returns the events. */
-static inline unsigned mp_op_step(const mp *m, size_t i)
+ * arrival. Returns the events. One function for the whole loop, so that the state below is
+ * loaded once a step, not once an op. */
+static inline unsigned mp_ops(const mp *m)
 {
     const engine_config *c = m->c;
-    const mp_op o = m->ops[i];
-    const size_t k = m->k, depth = m->depth;
+    const size_t k = m->k, n = m->n, depth = m->depth;
     const double lat = c->launch_latency_s;
     /* the state in locals: a draw may call out, and m's fields would then be read again */
     double *host = m->host, *prev_end = m->prev_end, *arrival = m->arrival, *ring = m->ring;
     engine_step *acc = m->acc;
     dist_rng *rng = m->rng;
     unsigned ev = 0;
-    double latest = 0;
-    for (size_t r = 0; r < k; r++) {
-        double h = host[r];
-        if (o.entry == MP_EAGER) {
-            const dist *d = engine_launch_dist(&c->host[r], o.coll);
-            h = mp_spend(h, dist_sample(d, &rng[r]), &acc[r], &ev);
-            if (depth && i >= depth) /* the op i - depth places back holds the slot */
-                h = engine_queue_admit(h, ring[r * depth + (i - depth) % depth]);
-        } else if (o.entry == MP_GRAPH_OPEN) {
-            h = mp_spend(h, dist_sample(&c->graph_launch, &rng[r]), &acc[r], &ev);
-        }
-        host[r] = h;
-        /* stream_kick: at max(enqueue, previous end); an event if the op is not ready */
-        double ready = engine_op_ready(h, lat), pe = prev_end[r], kick = h > pe ? h : pe;
-        double start = kick;
-        if (ready > kick) {
-            start = ready;
-            ev++;
-        }
-        if (!o.coll) {
-            engine_account_compute(&acc[r], o.gpu_s);
-            prev_end[r] = start + o.gpu_s;
-            if (depth) ring[r * depth + i % depth] = prev_end[r];
-            ev++;
-        } else {
-            arrival[r] = start;
-            latest = engine_coll_latest(latest, start, r == 0);
-        }
-    }
-    if (o.coll) {
-        double end = engine_coll_end(latest, o.gpu_s);
+    for (size_t i = 0; i < n; i++) {
+        const mp_op *o = &m->ops[i];
+        double latest = 0;
         for (size_t r = 0; r < k; r++) {
-            engine_account_collective(&acc[r], latest, arrival[r], o.gpu_s);
-            prev_end[r] = end;
-            if (depth) ring[r * depth + i % depth] = end;
+            double h = host[r];
+            if (o->entry == MP_EAGER) {
+                const dist *d = engine_launch_dist(&c->host[r], o->coll);
+                h = mp_spend(h, dist_sample(d, &rng[r]), &acc[r], &ev);
+                if (depth && i >= depth) /* the op i - depth places back holds the slot */
+                    h = engine_queue_admit(h, ring[r * depth + (i - depth) % depth]);
+            } else if (o->entry == MP_GRAPH_OPEN) {
+                h = mp_spend(h, dist_sample(&c->graph_launch, &rng[r]), &acc[r], &ev);
+            }
+            host[r] = h;
+            /* stream_kick: at max(enqueue, previous end); an event if the op is not ready */
+            double ready = engine_op_ready(h, lat), pe = prev_end[r], kick = h > pe ? h : pe;
+            double start = kick;
+            if (ready > kick) {
+                start = ready;
+                ev++;
+            }
+            if (!o->coll) {
+                engine_account_compute(&acc[r], o->gpu_s);
+                prev_end[r] = start + o->gpu_s;
+                if (depth) ring[r * depth + i % depth] = prev_end[r];
+                ev++;
+            } else {
+                arrival[r] = start;
+                latest = engine_coll_latest(latest, start, r == 0);
+            }
         }
-        ev += (unsigned)k;
+        if (o->coll) {
+            double end = engine_coll_end(latest, o->gpu_s);
+            for (size_t r = 0; r < k; r++) {
+                engine_account_collective(&acc[r], latest, arrival[r], o->gpu_s);
+                prev_end[r] = end;
+                if (depth) ring[r * depth + i % depth] = end;
+            }
+            ev += (unsigned)k;
+        }
     }
     return ev;
 }
@@ -218,7 +221,7 @@ int maxplus_run(const engine_config *c, engine_result *out, tp_err *err)
         for (long s = 0; s < total; s++) {
             /* this step's events: fits, as a step has < 2^32 / 4 ops x ranks */
             unsigned ev = mp_step_begin(&m);
-            for (size_t i = 0; i < m.n; i++) ev += mp_op_step(&m, i);
+            ev += mp_ops(&m);
             events += ev + mp_step_end(&m, s, out);
         }
         out->events = events;
