@@ -65,34 +65,79 @@ static int parse_choice(const char *flag, const char *v, const char *a, const ch
     return tp_err_set(err, "fit-allreduce: %s '%s' is not %s or %s", flag, v, a, b);
 }
 
+/* --algos ring,tree,nvls into a mask of NT_ALGO_BIT()s. */
+static int parse_algos(const char *v, unsigned *algos, tp_err *err)
+{
+    char buf[64], *tok, *save;
+    snprintf(buf, sizeof buf, "%s", v);
+    *algos = 0;
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int al = nt_algo_parse(tok);
+        if (al < 0)
+            return tp_err_set(err, "fit-allreduce: --algos '%s' is not ring, tree or nvls", tok);
+        *algos |= NT_ALGO_BIT(al);
+    }
+    if (!*algos || strlen(v) >= sizeof buf)
+        return tp_err_set(err, "fit-allreduce: --algos '%s', expected a list of ring, tree, nvls",
+                          v);
+    return 0;
+}
+
+/* --column oop|ip|min */
+static int parse_column(const char *v, arfit_column *column, tp_err *err)
+{
+    if (!strcmp(v, "oop")) *column = ARFIT_COLUMN_OOP;
+    else if (!strcmp(v, "ip")) *column = ARFIT_COLUMN_IP;
+    else if (!strcmp(v, "min")) *column = ARFIT_COLUMN_MIN;
+    else return tp_err_set(err, "fit-allreduce: --column '%s' is not oop, ip or min", v);
+    return 0;
+}
+
+/* The flags together: a file, a range, and what --tuning-log and nvls need. */
+static int check_args(const fit_args *a, tp_err *err)
+{
+    if (!a->file) return tp_err_set(err, "fit-allreduce: no sweep file given (see --help)");
+    if (a->opts.min_bytes > a->opts.max_bytes)
+        return tp_err_set(err, "fit-allreduce: --min is above --max");
+    if (a->tuning_log && !a->tuner)
+        return tp_err_set(err, "fit-allreduce: --tuning-log needs --tuner NCCL_VERSION (the "
+                          "version whose latency constants apply)");
+    if ((a->algos & NT_ALGO_BIT(NT_NVLS)) && a->nvls_busbw <= 0)
+        return tp_err_set(err, "fit-allreduce: --algos nvls needs --nvls-busbw GBPS (its bus "
+                          "bandwidth, e.g. from nccl-tests with NCCL_ALGO=NVLS)");
+    return 0;
+}
+
+/* fit-allreduce's flags (parse_args reads them by index) */
+static const cli_flag fit_flags[] = {
+    {"help", 'h', 0, NULL, "this help"},
+    {"tp", 0, 1, "K", "ranks of the sweep (a check against the file)"},
+    {"weight", 0, 1, "abs|rel", "least squares on absolute or relative errors (default abs)"},
+    {"min", 0, 1, "SIZE", "smallest message fitted (default 32K)"},
+    {"max", 0, 1, "SIZE", "largest message fitted (default 256M)"},
+    {"fit", 0, 1, "linear|piecewise", "the fit -o writes (default: the lower BIC)"},
+    {"format", 0, 1, "text|json", "the report's format (default text)"},
+    {"hardware", 0, 1, "NAME", "the hardware: the calibration file states"},
+    {"output", 'o', 1, "FILE.yaml|-", "write the calibration file (-: to stdout)"},
+    {"column", 0, 1, "oop|ip|min", "nccl-tests' out-of-place (default), in-place or\n"
+                                   "smaller time"},
+    {"tuner", 0, 1, "NCCL_VERSION", "also fit NCCL's own cost model for that version"},
+    {"algos", 0, 1, "ring,tree,nvls", "the algorithms the run allowed (default ring)"},
+    {"nvls-busbw", 0, 1, "GBPS", "NVLS bus bandwidth for the tuner fit"},
+    {"tuning-log", 0, 1, "NCCL_LOG", "read channels, bandwidth and algorithms from NCCL's\n"
+                                     "NCCL_DEBUG=INFO tuning table"},
+    CLI_END};
+
 /* Returns 1 when help was asked for, 0 when args are complete, -1 on error. */
 static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
 {
     enum { F_HELP, F_TP, F_WEIGHT, F_MIN, F_MAX, F_FIT, F_FORMAT, F_HARDWARE, F_OUT, F_COLUMN,
            F_TUNER, F_ALGOS, F_NVLS, F_TUNING_LOG };
-    static const cli_flag flags[] = {
-        {"help", 'h', 0, NULL, "this help"},
-        {"tp", 0, 1, "K", "ranks of the sweep (a check against the file)"},
-        {"weight", 0, 1, "abs|rel", "least squares on absolute or relative errors (default abs)"},
-        {"min", 0, 1, "SIZE", "smallest message fitted (default 32K)"},
-        {"max", 0, 1, "SIZE", "largest message fitted (default 256M)"},
-        {"fit", 0, 1, "linear|piecewise", "the fit -o writes (default: the lower BIC)"},
-        {"format", 0, 1, "text|json", "the report's format (default text)"},
-        {"hardware", 0, 1, "NAME", "the hardware: the calibration file states"},
-        {"output", 'o', 1, "FILE.yaml|-", "write the calibration file (-: to stdout)"},
-        {"column", 0, 1, "oop|ip|min", "nccl-tests' out-of-place (default), in-place or\n"
-                                       "smaller time"},
-        {"tuner", 0, 1, "NCCL_VERSION", "also fit NCCL's own cost model for that version"},
-        {"algos", 0, 1, "ring,tree,nvls", "the algorithms the run allowed (default ring)"},
-        {"nvls-busbw", 0, 1, "GBPS", "NVLS bus bandwidth for the tuner fit"},
-        {"tuning-log", 0, 1, "NCCL_LOG", "read channels, bandwidth and algorithms from NCCL's\n"
-                                         "NCCL_DEBUG=INFO tuning table"},
-        CLI_END};
     *a = (fit_args){.opts = arfit_default_opts(), .algos = NT_ALGO_BIT(NT_RING)};
     cli_args ca;
     const char *v;
     int f, c;
-    if (cli_begin(&ca, "fit-allreduce", "tpsim fit-allreduce --help", flags, argc, argv, err))
+    if (cli_begin(&ca, "fit-allreduce", "tpsim fit-allreduce --help", fit_flags, argc, argv, err))
         return -1;
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         switch (f) {
@@ -103,7 +148,7 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
                                   a->file, v);
             a->file = v;
             break;
-        case F_HELP: cli_help(stdout, USAGE, flags, HELP_TEXT); return 1;
+        case F_HELP: cli_help(stdout, USAGE, fit_flags, HELP_TEXT); return 1;
         case F_TP:
             if (parse_tp(v, &a->tp, err)) return -1;
             break;
@@ -123,10 +168,7 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
             a->fit_by = "--fit";
             break;
         case F_COLUMN:
-            if (!strcmp(v, "oop")) a->opts.column = ARFIT_COLUMN_OOP;
-            else if (!strcmp(v, "ip")) a->opts.column = ARFIT_COLUMN_IP;
-            else if (!strcmp(v, "min")) a->opts.column = ARFIT_COLUMN_MIN;
-            else return tp_err_set(err, "fit-allreduce: --column '%s' is not oop, ip or min", v);
+            if (parse_column(v, &a->opts.column, err)) return -1;
             break;
         case F_TUNER:
             if (!nt_find(v))
@@ -134,22 +176,9 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
                                   "expected one of %s", v, nt_versions());
             a->tuner = v;
             break;
-        case F_ALGOS: {
-            char buf[64], *tok, *save;
-            snprintf(buf, sizeof buf, "%s", v);
-            a->algos = 0;
-            for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                int al = nt_algo_parse(tok);
-                if (al < 0)
-                    return tp_err_set(err, "fit-allreduce: --algos '%s' is not ring, tree or nvls",
-                                      tok);
-                a->algos |= NT_ALGO_BIT(al);
-            }
-            if (!a->algos || strlen(v) >= sizeof buf)
-                return tp_err_set(err, "fit-allreduce: --algos '%s', expected a list of ring, "
-                                  "tree, nvls", v);
+        case F_ALGOS:
+            if (parse_algos(v, &a->algos, err)) return -1;
             break;
-        }
         case F_TUNING_LOG:
             a->tuning_log = v;
             break;
@@ -172,16 +201,7 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
         default: break;
         }
     }
-    if (!a->file) return tp_err_set(err, "fit-allreduce: no sweep file given (see --help)");
-    if (a->opts.min_bytes > a->opts.max_bytes)
-        return tp_err_set(err, "fit-allreduce: --min is above --max");
-    if (a->tuning_log && !a->tuner)
-        return tp_err_set(err, "fit-allreduce: --tuning-log needs --tuner NCCL_VERSION (the "
-                          "version whose latency constants apply)");
-    if ((a->algos & NT_ALGO_BIT(NT_NVLS)) && a->nvls_busbw <= 0)
-        return tp_err_set(err, "fit-allreduce: --algos nvls needs --nvls-busbw GBPS (its bus "
-                          "bandwidth, e.g. from nccl-tests with NCCL_ALGO=NVLS)");
-    return 0;
+    return check_args(a, err);
 }
 
 /* NCCL's own model fitted to the sweep (--tuner). */

@@ -45,49 +45,50 @@ typedef struct sweep_opts {
     uint64_t fp;          /* the sweep's fingerprint (shard.h): flags here, scenario later */
 } sweep_opts;
 
+/* sweep's flags (sweep_parse reads them by index); its --mode takes a list */
+static const cli_flag sweep_flags[] = {
+    {"help", 'h', 0, NULL, "this help"},
+    {"tp", 0, 1, "1,2,4,8", "TP degrees (default: the scenario's tp)"},
+    {"batch", 0, 1, "1,2,4,8", "batch sizes (default: the scenario's)"},
+    {"ctx", 0, 1, "2048,...", "context lengths (default: the scenario's)"},
+    {"mode", 0, 1, "eager,graphs", "execution modes (default: the scenario's)"},
+    {"steps", 0, 1, "N", "decode steps measured per cell"},
+    {"warmup", 0, 1, "N", "steps run first and not measured"},
+    {"seed", 0, 1, "S", "the random seed (default: the scenario's)"},
+    {"fit", 0, 1, "GRID", "fit the scenario's declared parameters on GRID first"},
+    {"output", 'o', 1, "FILE|-", "write the rows to FILE (default: stdout)"},
+    {"format", 0, 1, "csv|json", "CSV with a header (default) or a JSON array"},
+    {"jobs", 0, 1, "N", "cells at once (default: one per core)"},
+    {"quiet", 0, 0, NULL, "no progress line on a terminal"},
+    {"shard", 0, 1, "I/N", "only cells I, I+N, I+2N...: a CSV part for tpsim merge"},
+    CMD_SET_FLAG,
+    CMD_CALIB_FLAG,
+    CMD_MEASURED_FLAG,
+    CMD_FOREIGN_FLAG,
+    CLI_END};
+
 /* 1 when --help was asked for, 0 when the command line is complete, -1 on error. */
 static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const char **path,
                        tp_err *err)
 {
     enum { F_HELP, F_TP, F_BATCH, F_CTX, F_MODE, F_STEPS, F_WARMUP, F_SEED, F_FIT, F_OUT,
            F_FORMAT, F_JOBS, F_QUIET, F_SHARD };
-    /* sweep's --mode takes a list, so it comes before the shared single --mode */
-    static const cli_flag flags[] = {
-        {"help", 'h', 0, NULL, "this help"},
-        {"tp", 0, 1, "1,2,4,8", "TP degrees (default: the scenario's tp)"},
-        {"batch", 0, 1, "1,2,4,8", "batch sizes (default: the scenario's)"},
-        {"ctx", 0, 1, "2048,...", "context lengths (default: the scenario's)"},
-        {"mode", 0, 1, "eager,graphs", "execution modes (default: the scenario's)"},
-        {"steps", 0, 1, "N", "decode steps measured per cell"},
-        {"warmup", 0, 1, "N", "steps run first and not measured"},
-        {"seed", 0, 1, "S", "the random seed (default: the scenario's)"},
-        {"fit", 0, 1, "GRID", "fit the scenario's declared parameters on GRID first"},
-        {"output", 'o', 1, "FILE|-", "write the rows to FILE (default: stdout)"},
-        {"format", 0, 1, "csv|json", "CSV with a header (default) or a JSON array"},
-        {"jobs", 0, 1, "N", "cells at once (default: one per core)"},
-        {"quiet", 0, 0, NULL, "no progress line on a terminal"},
-        {"shard", 0, 1, "I/N", "only cells I, I+N, I+2N...: a CSV part for tpsim merge"},
-        CMD_SET_FLAG,
-        CMD_CALIB_FLAG,
-        CMD_MEASURED_FLAG,
-        CMD_FOREIGN_FLAG,
-        CLI_END};
     const char *v;
     long lv;
     cli_args ca;
     int f;
-    if (cli_begin(&ca, "sweep", "tpsim sweep --help", flags, argc, argv, err)) return -1;
+    if (cli_begin(&ca, "sweep", "tpsim sweep --help", sweep_flags, argc, argv, err)) return -1;
     o->fp = SHARD_FP_INIT;
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         if (f == CLI_ERROR) return -1;
         /* every flag that shapes the rows goes into the fingerprint, in order (shard.h) */
         if (f >= 0 && f != F_OUT && f != F_JOBS && f != F_QUIET && f != F_SHARD)
-            shard_fp_flag(&o->fp, flags[f].name, v);
+            shard_fp_flag(&o->fp, sweep_flags[f].name, v);
         if (f == CLI_OPERAND) {
             if (*path) return tp_err_set(err, "sweep: a second scenario '%s', expected one", v);
             *path = v;
         } else if (f == F_HELP) {
-            cli_help(stdout, sweep_usage, flags, sweep_help_text);
+            cli_help(stdout, sweep_usage, sweep_flags, sweep_help_text);
             return 1;
         } else if (f == F_MODE) {
             if (cli_modes(v, o->modes, &o->n_modes, err)) return -1;
@@ -117,7 +118,7 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
             o->quiet = 1;
         } else if (f == F_SHARD) {
             if (shard_parse(v, &o->shard, &o->n_shards, err)) return -1;
-        } else if (cmd_scn_flag(so, flags[f].name, v, err) < 0) {
+        } else if (cmd_scn_flag(so, sweep_flags[f].name, v, err) < 0) {
             return -1;
         }
     }

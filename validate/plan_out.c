@@ -236,6 +236,51 @@ static void plan_out_text_pareto(FILE *f, const plan_view *v, long ctx)
     free(rows);
 }
 
+/* Under a context's ranking: what does not fit, the closest when nothing meets the target, and
+ * why the winner and the runner-up are where they are. */
+static void plan_out_text_answer(FILE *f, const plan_view *v, long ctx, const size_t *order,
+                                 size_t k)
+{
+    const plan_result *r = v->r;
+    for (size_t i = 0; i < r->n_cfgs; i++) {
+        const plan_cfg *g = &r->cfgs[i];
+        if (g->ctx != ctx || g->max_batch > 0) continue;
+        char name[96];
+        plan_out_name(v, i, name, sizeof name);
+        fprintf(f,
+                "  does not fit: %s: weights %.1f GB + one sequence's KV cache %.2f GB > %.1f GB "
+                "usable per GPU\n",
+                name, g->weight_bytes / PLAN_GB, g->kv_seq_bytes / PLAN_GB,
+                (g->kv_free_bytes + g->weight_bytes) / PLAN_GB);
+    }
+    char why[320], cap_why[256], name[96];
+    if (k == 0) {
+        long c = plan_out_closest(r, ctx);
+        if (c >= 0) {
+            plan_out_name(v, r->rows[c].cfg, name, sizeof name);
+            plan_out_why_bound(&r->rows[c], why, sizeof why);
+            fprintf(
+                f,
+                "  nothing meets the target; closest: %s batch %ld at %.2f ms (%.2f ms over): %s\n",
+                name, r->rows[c].sum.req.batch, r->rows[c].sum.step_mean * 1e3,
+                (r->rows[c].sum.step_mean - v->sp->target_s) * 1e3, why);
+        } else {
+            fprintf(f, "  nothing fits in memory at this context\n");
+        }
+    }
+    for (size_t i = 0; i < k && i < 2; i++) {
+        size_t cfg = order[i];
+        const plan_row *w = &r->rows[r->cfgs[cfg].pick];
+        plan_out_name(v, cfg, name, sizeof name);
+        plan_out_why_bound(w, why, sizeof why);
+        plan_out_why_cap(v, cfg, cap_why, sizeof cap_why);
+        char marks[PLAN_ROW_MARKS_MAX];
+        plan_out_marks(v, (size_t)r->cfgs[cfg].pick, marks, sizeof marks);
+        fprintf(f, "  %-10s %s batch %ld: %s; %s%s%s\n", i ? "runner-up:" : "winner:", name,
+                w->sum.req.batch, why, cap_why, marks[0] ? "; " : "", marks);
+    }
+}
+
 static void plan_out_text_ctx(FILE *f, const plan_view *v, long ctx)
 {
     const plan_result *r = v->r;
@@ -280,43 +325,7 @@ static void plan_out_text_ctx(FILE *f, const plan_view *v, long ctx)
     if (k > (size_t)v->top && v->top >= 2)
         fprintf(f, "  ... %zu more (--top N, or -o FILE --format csv for every cell)\n",
                 k - (size_t)v->top);
-    for (size_t i = 0; i < r->n_cfgs; i++) {
-        const plan_cfg *g = &r->cfgs[i];
-        if (g->ctx != ctx || g->max_batch > 0) continue;
-        char name[96];
-        plan_out_name(v, i, name, sizeof name);
-        fprintf(f,
-                "  does not fit: %s: weights %.1f GB + one sequence's KV cache %.2f GB > %.1f GB "
-                "usable per GPU\n",
-                name, g->weight_bytes / PLAN_GB, g->kv_seq_bytes / PLAN_GB,
-                (g->kv_free_bytes + g->weight_bytes) / PLAN_GB);
-    }
-    char why[320], cap_why[256], name[96];
-    if (k == 0) {
-        long c = plan_out_closest(r, ctx);
-        if (c >= 0) {
-            plan_out_name(v, r->rows[c].cfg, name, sizeof name);
-            plan_out_why_bound(&r->rows[c], why, sizeof why);
-            fprintf(
-                f,
-                "  nothing meets the target; closest: %s batch %ld at %.2f ms (%.2f ms over): %s\n",
-                name, r->rows[c].sum.req.batch, r->rows[c].sum.step_mean * 1e3,
-                (r->rows[c].sum.step_mean - v->sp->target_s) * 1e3, why);
-        } else {
-            fprintf(f, "  nothing fits in memory at this context\n");
-        }
-    }
-    for (size_t i = 0; i < k && i < 2; i++) {
-        size_t cfg = order[i];
-        const plan_row *w = &r->rows[r->cfgs[cfg].pick];
-        plan_out_name(v, cfg, name, sizeof name);
-        plan_out_why_bound(w, why, sizeof why);
-        plan_out_why_cap(v, cfg, cap_why, sizeof cap_why);
-        char marks[PLAN_ROW_MARKS_MAX];
-        plan_out_marks(v, (size_t)r->cfgs[cfg].pick, marks, sizeof marks);
-        fprintf(f, "  %-10s %s batch %ld: %s; %s%s%s\n", i ? "runner-up:" : "winner:", name,
-                w->sum.req.batch, why, cap_why, marks[0] ? "; " : "", marks);
-    }
+    plan_out_text_answer(f, v, ctx, order, k);
     if (k >= 2) {
         char sep[320];
         plan_out_separable(v, (size_t)r->cfgs[order[0]].pick, (size_t)r->cfgs[order[1]].pick, sep,
