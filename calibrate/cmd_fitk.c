@@ -230,8 +230,9 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
                "attention source, predicted from a fit on the others), refitted on all rows. "
                "Bytes and FLOPs per op as tpsim's program counts them; tiled pads the batch to "
                "Hopper's 64-row wgmma tile (docs/sources.md#wgmma-tile). The sampler and copies "
-               "are not in the profiles: they take the add class's law (from: add).\n  where: ",
-            set->n);
+               "are not in the profiles: they take the add class's law (from: add).%s\n  where: ",
+            set->n, set->trace_rows ? " Trace listing rows: each kernel's traced time, bytes "
+            "the launching op's input bytes (0 unrecorded), no FLOPs or batch." : "");
     for (int i = 0; i < a->n_files; i++) {
         if (i) fprintf(f, ", ");
         fk_plain(f, a->files[i]);
@@ -321,8 +322,11 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         if (r->from[k] >= 0) printf("  (not measured: from %s)", kcal_class_names[r->from[k]]);
         printf("\n");
     }
-    printf("held-out MAPE %% of the chosen law by fold (TP degree, or attention source), each "
-           "predicted from a fit on the others:\n");
+    int multi = 0;
+    for (int k = 0; k < KC_COUNT; k++) multi |= r->have[k] && r->fit[k].n_folds > 1;
+    if (multi)
+        printf("held-out MAPE %% of the chosen law by fold (TP degree, attention source, trace "
+               "rank), each predicted from a fit on the others:\n");
     for (int k = 0; k < KC_COUNT; k++) {
         const kf_class_fit *c = &r->fit[k];
         if (!r->have[k] || c->n_folds < 2) continue;

@@ -386,6 +386,7 @@ static int kp_trace(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err
                              "(a relative error needs one)", f[3]);
         kp_sample s = {cls, -1, 2000 + (int)rank, 0, 0, bytes, 0, 0, us, 1.0, lines[0]};
         if (kp_push(set, s)) return tp_err_set(err, "%s: out of memory", rd->path);
+        set->trace_rows++;
     }
     if (n < 0) return -1;
     if (!rows) return tp_err_at(err, rd->path, rd->line, 0, "no data rows, expected one per "

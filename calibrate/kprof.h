@@ -57,6 +57,7 @@ typedef struct kp_set {
     kp_sample *s;
     size_t n, cap;
     kp_skipped skipped;
+    int trace_rows;   /* samples read from a trace listing (input bytes, no FLOPs) */
     char sources[KP_MAX_SOURCES][64]; /* attention rows' source names, fold = index + 1000 */
     int n_sources;
 } kp_set;

@@ -72,6 +72,8 @@ expect_ok "fit-kernels -o" "$TPSIM" fit-kernels "$V70" "$ATT" --hardware "H100 S
 schema fit-kernels-test 7b "$TPSIM" fit-kernels --test tests/data/vidur-h100/llama-2-7b-mlp.csv \
     --calib "$TMP/k.yaml" --format json
 schema trace-import b200 "$TPSIM" trace import "$B200" --format json
+expect_ok "trace import --kernels" "$TPSIM" trace import "$B200" --kernels "$TMP/kern.csv"
+schema fit-kernels trace "$TPSIM" fit-kernels "$TMP/kern.csv" --format json
 schema trace-import mi300x "$TPSIM" trace import "$MI" --format json
 schema trace-import two-ranks "$TPSIM" trace import tests/data/trace-synth-rank0.json \
     tests/data/trace-synth-rank1.json --format json
