@@ -32,7 +32,7 @@ d = json.load(open(sys.argv[1]))
 a = d["allreduce_call"]
 assert d["hardware"] == "H200 SXM", d["hardware"]
 assert (a["calibration_hardware"], a["calibration_tp"]) == ("H100 SXM", 4), a
-assert a["collective_model"] == "nccl-fit", a
+assert a["collective_model"] == "auto", a   # the scenario's
 assert d["calibration"].endswith("models/allreduce/h100-sxm-tp4.yaml"), d
 assert d["calibration_borrowed"] == "calibration_from", d
 PY
@@ -71,7 +71,7 @@ Y
 expect_fail2 "--calib from other hardware" "a100-tp4.yaml: the tp 4 all-reduce calibration was measured on A100 SXM, the scenario runs on H100 SXM" \
     "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --calib "$TMP/a100-tp4.yaml"
 expect_ok "--calib foreign allowed" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 \
-    --calib "$TMP/a100-tp4.yaml" --allow-foreign-calib --format json &&
+    --calib "$TMP/a100-tp4.yaml" --allow-foreign-calib --format json --set collective.allreduce=nccl-fit &&
 check "json: the A100 calibration, foreign" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1])); a = d["allreduce_call"]
@@ -81,9 +81,9 @@ assert abs(a["us"] - (30 + 2 * 3 / 4 * 16384 / 200e9 * 1e6)) < 1e-6, d
 ' "$TMP/out"
 
 # --- a message outside the calibration's fitted range is called extrapolated
-expect_ok "tp8 16 KiB" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 8
+expect_ok "tp8 16 KiB" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 8 --set collective.allreduce=nccl-fit
 check "16 KiB below the TP-8 fit's 32K..256M" grep -q "(16384 bytes is outside the fit's range 32768..268435456: extrapolated)" "$TMP/out"
-expect_ok "tp4 16 KiB" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4
+expect_ok "tp4 16 KiB" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --set collective.allreduce=nccl-fit
 check "16 KiB inside the TP-4 fit's range" bash -c "! grep -q extrapolated '$TMP/out'"
 
 finish

@@ -7,7 +7,8 @@ SCN=scenarios/eager-host-dispatch.yaml
 for fit in linear piecewise; do
     expect_ok "fit $fit" "$TPSIM" fit-allreduce $LOG --fit $fit --hardware "H100 SXM" -o "$TMP/tp8-$fit.yaml" --format json
     cp "$TMP/out" "$TMP/fit-$fit.json"
-    expect_ok "run with $fit calibration" "$TPSIM" run $SCN --tp 8 --calib "$TMP/tp8-$fit.yaml" --format json &&
+    expect_ok "run with $fit calibration" "$TPSIM" run $SCN --tp 8 --calib "$TMP/tp8-$fit.yaml" --format json \
+        --set collective.allreduce=nccl-fit &&
     check "$fit: per-call all-reduce cost is the fitted model's" python3 - "$TMP/fit-$fit.json" "$TMP/out" "$fit" <<'PY'
 import json, sys
 f, r, kind = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]

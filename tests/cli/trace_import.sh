@@ -106,9 +106,12 @@ expect_ok "scenario runs on the calibration" "$TPSIM" run "$TMP/nokernels.yaml" 
 check "the run used the calibrated launch cost" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-# 980 launches per step at 10 us (9.8 ms) + 159 us of step work, not the scenario 22.39 us
+# 980 launches per step at 10 us (9.8 ms) + 159 us of step work, not the scenario 22.39 us,
+# plus the host phases of models/host/vllm.yaml at batch 1: 870 + 870 + 300 + 19.125 + 0 +
+# 96.77 + 103.23 us = 2.259125 ms
 launches = d["kernels_per_step"] + d["collectives_per_step"]
-assert abs(d["breakdown_ms"]["host"] - (launches * 0.010 + 0.159)) < 1e-6, (launches, d["breakdown_ms"])' "$TMP/out"
+assert abs(d["host_phases"]["total_ms"] - 2.259125) < 1e-9, d["host_phases"]
+assert abs(d["breakdown_ms"]["host"] - (launches * 0.010 + 0.159 + 2.259125)) < 1e-6, (launches, d["breakdown_ms"])' "$TMP/out"
 
 # bad traces: one line, status 2, no output file
 head -c 200000 "$D/TraceLens__b200__vllm_tp8_eager_step.json.gz" >"$TMP/cut.json.gz"

@@ -35,8 +35,13 @@ check "sensitivity lists every assumption with every held-out cell" python3 - "$
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {s["key"] for s in d["sensitivity"]}
-# with kernels: the GPU efficiencies and the hardware file's kernel_fixed_us price nothing
-assert keys == {"gpu.launch_latency_us", "host.queue_depth"}, keys
+# with kernels: the GPU efficiencies and the hardware file's kernel_fixed_us price nothing;
+# the host-phase file's assumed phases are the scenario's assumptions too
+import re
+phases = {"host." + k for k in re.findall(r"^  - \{key: (phases\.[a-z_.]+), why:",
+                                           open("models/host/vllm.yaml").read(), re.M)}
+assert len(phases) == 3, phases
+assert keys == {"gpu.launch_latency_us", "host.queue_depth"} | phases, keys
 for s in d["sensitivity"]:
     assert [(c["tp"], c["batch"]) for c in s["cells"]] == [(4, 1), (4, 2), (4, 4), (4, 8)], s
 PY
@@ -46,7 +51,7 @@ d = json.load(open(sys.argv[1]))
 f = d["fitted"]
 fixed = f"--set host.launch.mean_us={f['host.launch.mean_us']!r} --set host.collective.mean_us={f['host.launch.mean_us']!r}"
 for s in d["sensitivity"]:
-    if s["key"] != "gpu.launch_latency_us":
+    if s["key"] not in ("gpu.launch_latency_us", "host.phases.schedule.mean_us"):
         continue
     for c in s["cells"]:
         for frac, got in ((0.8, c["minus_ms"]), (1.2, c["plus_ms"])):
@@ -60,7 +65,7 @@ while IFS='|' read -r args want; do
 import sys; got, want = map(float, sys.argv[1:]); assert abs(got / want - 1) < 1e-6, (got, want)' "$got" "$want"
     n_fd=$((n_fd + 1))
 done <"$TMP/fd.txt"
-check "8 finite differences checked" test "$n_fd" -eq 8
+check "16 finite differences checked (2 keys x 4 cells x 2 sides)" test "$n_fd" -eq 16
 "$TPSIM" validate $EHD --transfer 2:4 >"$TMP/out"
 check "text prints the assumptions and their moves" grep -q "assumed  gpu.launch_latency_us .*= 4" "$TMP/out"
 check "text: no hardware kernel_fixed_us under kernels:" bash -c "! grep -q kernel_fixed_us '$TMP/out'"
