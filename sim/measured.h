@@ -5,7 +5,8 @@
  * value out of range: one "file:line:col: ..." line in err, -1). It reads the structured
  * values, not the file's `apply:` list: host.launch, host.collective, host.step and
  * host.phases.NAME (dist, mean_us, cv, and per_seq_us 0: the trace's value is the phase at
- * the trace's batch, not a term added to the scenario's per-sequence one), gpu.kernel_fixed_us and gpu.hbm_efficiency. A part marked `unmeasured: true`,
+ * the trace's batch, not a term added to the scenario's per-sequence one),
+ * gpu.kernel_fixed_us and gpu.hbm_efficiency. A part marked `unmeasured: true`,
  * or absent, sets nothing: the scenario keeps its value and the note says so.
  * measured_open applies a file to a scenario document before the user's --set flags, so the
  * order is scenario file < measured file < --set; each value it writes keeps its position in

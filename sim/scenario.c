@@ -16,6 +16,7 @@ static const char *const scenario_keys[] = {"name",    "description", "model",  
                                        "kernels",  /* a kernel calibration (kcal.h) */
                                             "validated", /* the validated domain (domain.h) */
                                             "phases", /* a host-phase file (phase.h) */
+                                            "phases_declared", /* its declarations, spliced */
                                             NULL};
 static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
@@ -477,50 +478,58 @@ static int scenario_phase_file(cfg_doc *doc, const cfg_node *pn, phase_file *pf,
     return 0;
 }
 
-/* The host-phase file's sourced: and assumed: entries become the scenario's, under their
- * scenario keys (host.phases.NAME.KEY), so validate reads them as the scenario's own and
- * runs a sensitivity row for each assumed phase; a key the scenario also declares or fits is
- * refused, as a key declared twice in one file. */
-static int scenario_bind_phase_decls(cfg_doc *doc, scenario *s, tp_err *err)
+/* The host-phase file's declarations, as scenario_splice_phases left them in the document
+ * under the reserved key phases_declared.N {key, note, assumed}, each at the file's position:
+ * read back at every bind without loading the file again (validate binds once per evaluation).
+ * They become the scenario's own sourced: and assumed: entries, so validate reads them as the
+ * scenario's and runs a sensitivity row for each assumed phase; a key the scenario also
+ * declares or fits is refused, as a key declared twice in one file. */
+static int scenario_bind_phase_decls(const cfg_node *root, scenario *s, tp_err *err)
 {
-    const cfg_node *pn = cfg_get(cfg_root(doc), "phases");
-    if (!pn) return 0;
-    phase_file *pf = malloc(sizeof *pf);
-    if (!pf) return tp_err_set(err, "out of memory");
-    int rc = scenario_phase_file(doc, pn, pf, err);
-    for (int i = 0; !rc && i < pf->n_decls; i++) {
-        const phase_decl *pd = &pf->decls[i];
+    const cfg_node *pd = cfg_get(root, "phases_declared");
+    if (!pd) return 0;
+    for (size_t i = 0; i < pd->n; i++) {
+        const cfg_node *e = pd->vals[i], *kn = cfg_get(e, "key"), *nn = cfg_get(e, "note");
+        const cfg_node *an = cfg_get(e, "assumed");
         int line;
-        if (scenario_declared(s, pd->key, &line))
-            rc = tp_err_at(err, pf->path, pd->line, pd->col, "'%s' is also fitted or declared by "
-                           "the scenario (%s line %d), expected each number declared once",
-                           pd->key, s->path, line);
-        else if (s->n_decls == SCN_MAX_DECLS)
-            rc = tp_err_at(err, pf->path, pd->line, pd->col, "more than %d sourced and assumed "
-                           "entries", SCN_MAX_DECLS);
-        if (rc) break;
+        if (!kn || !nn || !an) return cfg_error(e, err, "incomplete host-phase declaration");
+        if (scenario_declared(s, kn->text, &line))
+            return tp_err_at(err, kn->file, kn->line, kn->col, "'%s' is also fitted or declared by "
+                             "the scenario (%s line %d), expected each number declared once",
+                             kn->text, s->path, line);
+        if (s->n_decls == SCN_MAX_DECLS)
+            return tp_err_at(err, kn->file, kn->line, kn->col, "more than %d sourced and assumed "
+                             "entries", SCN_MAX_DECLS);
         scenario_decl *d = &s->decls[s->n_decls++];
         memset(d, 0, sizeof *d);
-        snprintf(d->key, sizeof d->key, "%s", pd->key);
-        snprintf(d->note, sizeof d->note, "%s", pd->note);
-        d->assumed = pd->assumed;
-        d->line = pd->line;
-        d->col = pd->col;
+        snprintf(d->key, sizeof d->key, "%s", kn->text);
+        snprintf(d->note, sizeof d->note, "%s", nn->text);
+        d->assumed = an->text[0] == '1';
+        d->line = kn->line;
+        d->col = kn->col;
+        snprintf(s->phases_path, sizeof s->phases_path, "%s", kn->file);
     }
-    if (!rc) snprintf(s->phases_path, sizeof s->phases_path, "%s", pf->path);
-    free(pf);
-    return rc;
+    return 0;
 }
 
 /* phases: FILE writes the file's values into host.phases before the measured file and --set
- * (so both still override a phase), each at its position in the file. A scenario that names
- * a file and also writes host.phases is refused: one host model, stated once. A --set of the
- * phases key itself (another host model) is applied first, so it names the file spliced. */
+ * (so both still override a phase), each at its position in the file, and its declarations
+ * under the reserved root key phases_declared (scenario_bind_phase_decls), which neither the
+ * scenario nor --set may write. A scenario that names a file and also writes host.phases is
+ * refused: one host model, stated once. A --set of the phases key itself (another host model)
+ * is applied first, so it names the file spliced. */
 static int scenario_splice_phases(cfg_doc *doc, const char *const *sets, int n_sets, tp_err *err)
 {
-    for (int i = 0; i < n_sets; i++)
+    for (int i = 0; i < n_sets; i++) {
+        if (!strncmp(sets[i], "phases_declared", 15))
+            return tp_err_at(err, "--set", i + 1, 1, "phases_declared is tpsim's own record of "
+                             "a host-phase file's declarations, expected phases=FILE instead");
         if (!strncmp(sets[i], "phases=", 7) && cfg_set(doc, sets[i], i + 1, err)) return -1;
+    }
     cfg_node *r = cfg_root(doc), *pn = cfg_get(r, "phases"), *host = cfg_get(r, "host"), *inl;
+    if ((inl = cfg_get(r, "phases_declared")))
+        return cfg_error(inl, err, "a key tpsim keeps for itself, expected phases: FILE and the "
+                         "file's own sourced: and assumed: lists");
     if (!pn) return 0;
     if (host && host->kind == CFG_MAP && (inl = cfg_get(host, "phases")))
         return cfg_error(inl, err, "the scenario names a host-phase file (phases:, %s:%d) and "
@@ -528,10 +537,19 @@ static int scenario_splice_phases(cfg_doc *doc, const char *const *sets, int n_s
     phase_file *pf = malloc(sizeof *pf);
     if (!pf) return tp_err_set(err, "out of memory");
     int rc = scenario_phase_file(doc, pn, pf, err);
+    char assign[sizeof pf->items[0].key + sizeof pf->decls[0].note + 32];
     for (int i = 0; !rc && i < pf->n_items; i++) {
-        char assign[sizeof pf->items[0].key + sizeof pf->items[0].text + 2];
         snprintf(assign, sizeof assign, "%s=%s", pf->items[i].key, pf->items[i].text);
         rc = cfg_set_at(doc, assign, pf->path, pf->items[i].line, pf->items[i].col, err);
+    }
+    for (int i = 0; !rc && i < pf->n_decls; i++) {
+        const phase_decl *d = &pf->decls[i];
+        static const char *const field[] = {"key", "note", "assumed"};
+        const char *value[] = {d->key, d->note, d->assumed ? "1" : "0"};
+        for (int f = 0; !rc && f < 3; f++) {
+            snprintf(assign, sizeof assign, "phases_declared.%d.%s=%s", i, field[f], value[f]);
+            rc = cfg_set_at(doc, assign, pf->path, d->line, d->col, err);
+        }
     }
     free(pf);
     return rc;
@@ -619,7 +637,7 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     if (from) snprintf(s.calibration_from, sizeof s.calibration_from, "%s", from);
     if (((n = cfg_get(r, "sourced")) && scenario_bind_decls(r, n, 0, &s, err)) ||
         ((n = cfg_get(r, "assumed")) && scenario_bind_decls(r, n, 1, &s, err)) ||
-        scenario_bind_phase_decls(doc, &s, err))
+        scenario_bind_phase_decls(r, &s, err))
         return -1;
     *out = s;
     return 0;

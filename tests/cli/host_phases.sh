@@ -100,6 +100,12 @@ expect_fail2 "file and inline phases: refused" "s-both.yaml:[0-9]+:[0-9]+: host.
 sed "s|^assumed:|assumed:\n  - {key: host.phases.broadcast.mean_us, why: twice}|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-twice.yaml"
 expect_fail2 "declared in the file and the scenario: refused" "vllm.yaml:[0-9]+:[0-9]+: 'host.phases.broadcast.mean_us' is also fitted or declared by the scenario" \
     "$TPSIM" run "$TMP/s-twice.yaml"
+# the file's declarations travel in the document under a key tpsim keeps for itself
+sed "s|^assumed:|phases_declared: {0: {key: host.launch.mean_us, note: forged, assumed: 0}}\nassumed:|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-forged.yaml"
+expect_fail2 "phases_declared in a scenario: refused" "s-forged.yaml:[0-9]+:[0-9]+: phases_declared: a key tpsim keeps for itself" \
+    "$TPSIM" run "$TMP/s-forged.yaml"
+expect_fail2 "phases_declared by --set: refused" "^tpsim: --set:1:1: phases_declared is tpsim's own record" \
+    "$TPSIM" run "$S" --set phases_declared.0.note=forged
 # --set phases=FILE swaps the host model: a file with the schedule at 10 ms adds 9.13 ms
 sed 's/  schedule: {dist: constant, mean_us: 870}/  schedule: {dist: constant, mean_us: 10000}/' "$P" >"$TMP/p-slow.yaml"
 expect_ok "--set phases=" "$TPSIM" run "$S" --format json --set "phases=$TMP/p-slow.yaml" && slow=$(step)
