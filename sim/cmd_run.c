@@ -172,25 +172,17 @@ static void run_text_domain(const scenario *s, const run_summary *r)
 {
     domain_report d;
     run_domain(s, r, &d);
-    const scenario_domain *v = &s->domain;
-    char buf[DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX];
+    char buf[DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX], what[DOMAIN_STATEMENT_MAX];
     domain_join(&d, buf, sizeof buf);
-    if (!v->present) {
+    if (!domain_statement(s, what, sizeof what)) {
         printf("domain     ** OUTSIDE: %s; no measurement backs this cell **\n", buf);
         return;
-    }
-    char tps[96] = "";
-    for (int i = 0; i < v->n_tp; i++) {
-        size_t len = strlen(tps);
-        snprintf(tps + len, sizeof tps - len, "%s%ld", i ? ", " : "", v->tp[i]);
     }
     if (d.inside)
         printf("domain     inside what %s was validated on", s->name);
     else
         printf("domain     ** OUTSIDE what %s was validated on: %s **\n          ", s->name, buf);
-    printf(" (TP {%s}, %s%s%s, batch %ld..%ld, ctx %ld..%ld, %s; %s: %s)\n", tps,
-           v->eager ? "eager" : "", v->eager && v->graphs ? "/" : "", v->graphs ? "graphs" : "",
-           v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->grid, v->verdict);
+    printf(" (%s)\n", what);
 }
 
 /* The all-reduce: the calibration that priced it (its path and how it was borrowed, null at

@@ -48,6 +48,22 @@ void domain_check(const scenario *s, const domain_cell *c, domain_report *out)
         dom_mark(out, "%s was never validated (only %s)", c->hardware, d->hardware);
 }
 
+int domain_statement(const scenario *s, char *buf, size_t cap)
+{
+    const scenario_domain *v = &s->domain;
+    if (cap) buf[0] = '\0';
+    if (!v->present) return 0;
+    char tps[96] = "";
+    for (int i = 0; i < v->n_tp; i++) {
+        size_t len = strlen(tps);
+        snprintf(tps + len, sizeof tps - len, "%s%ld", i ? ", " : "", v->tp[i]);
+    }
+    snprintf(buf, cap, "TP {%s}, %s%s%s, batch %ld..%ld, ctx %ld..%ld, %s; %s: %s", tps,
+             v->eager ? "eager" : "", v->eager && v->graphs ? "/" : "", v->graphs ? "graphs" : "",
+             v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->grid, v->verdict);
+    return 1;
+}
+
 void domain_join(const domain_report *r, char *buf, size_t cap)
 {
     size_t len = 0;

@@ -15,6 +15,8 @@
 
 #define DOMAIN_MAX_MARKS 6
 #define DOMAIN_MARK_MAX 200
+/* room for domain_statement: the TP list, ranges, hardware (64), grid (256), verdict (256) */
+#define DOMAIN_STATEMENT_MAX 768
 
 typedef struct domain_cell {
     long tp, batch, ctx;
@@ -31,5 +33,10 @@ typedef struct domain_report {
 void domain_check(const scenario *s, const domain_cell *c, domain_report *out);
 /* The marks joined by "; " into buf (cap bytes), "" when inside. */
 void domain_join(const domain_report *r, char *buf, size_t cap);
+/* What the scenario was validated on and the verdict, in words, into buf: "TP {2, 4}, eager,
+ * batch 1..8, ctx 2048..2048, H100 SXM; validate/h100-ctx2048.csv: VERDICT"; "" (and 0
+ * returned) when it has no validated: block, else 1. Every answer (run, sweep's and plan's
+ * rows, plan's header) states it, inside the domain or not. */
+int domain_statement(const scenario *s, char *buf, size_t cap);
 
 #endif

@@ -57,9 +57,11 @@ void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweepr
     domain_cell dc = {r->req.tp, r->req.batch, r->req.ctx, graphs, s->hw.name};
     domain_report dr;
     domain_check(s, &dc, &dr);
-    domain_join(&dr, marks, SWEEPROW_MARKS_MAX);
+    domain_join(&dr, marks, SWEEPROW_MARKS_MAX - DOMAIN_STATEMENT_MAX);
     v[i++] = (sweeprow_val){"in_domain", SWEEPROW_BOOL, NULL, (unsigned long long)dr.inside, 0};
     SV_S("domain_marks", marks);
+    char *what = marks + SWEEPROW_MARKS_MAX - DOMAIN_STATEMENT_MAX;
+    SV_S("validated_domain", domain_statement(s, what, DOMAIN_STATEMENT_MAX) ? what : NULL);
 #undef SV_S
 #undef SV_I
 #undef SV_M

@@ -27,13 +27,15 @@ typedef struct sweeprow_val {
     unsigned long long u; /* SWEEPROW_INT, SWEEPROW_BOOL */
     double ms;            /* SWEEPROW_MS: milliseconds; SWEEPROW_GB: gigabytes (1e9 bytes) */
 } sweeprow_val;
-#define SWEEPROW_COLS 29
-/* room for a row's domain marks (domain.h), joined by "; " */
-#define SWEEPROW_MARKS_MAX (DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX)
+#define SWEEPROW_COLS 30
+/* room for a row's domain marks (domain.h), joined by "; ", and the scenario's validated
+ * domain statement after them */
+#define SWEEPROW_MARKS_MAX (DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX + DOMAIN_STATEMENT_MAX)
 
 /* graphs: the row's execution mode (0 eager, 1 graphs); marks: the caller's buffer that the
- * domain_marks column points into (in_domain and domain_marks: the cell against the
- * scenario's validated domain) */
+ * domain columns point into (in_domain and domain_marks: the cell against the scenario's
+ * validated domain; validated_domain: that domain and its verdict, domain_statement's words,
+ * NULL when the scenario was never validated) */
 void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweeprow_val *v,
                      char marks[SWEEPROW_MARKS_MAX]);
 void sweeprow_csv(FILE *f, const sweeprow_val *v);

@@ -43,6 +43,43 @@ assert got == [(2, "eager", True, ""), (8, "eager", False, "TP-8 is outside the 
                (8, "graphs", False, "TP-8 is outside the validated TP {2, 4}; graph mode was never validated")], got
 ' "$TMP/out"
 
+# every answer states the validated domain and its verdict, inside or outside (issue 16 item
+# 5): sweep's CSV and JSON rows, plan's header and rows; built here from the scenario's own
+# validated: block, read with a regex, not from tpsim
+python3 - "$S" >"$TMP/want.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+blk = t[t.index("\nvalidated:\n"):]
+g = lambda k: re.search(r"^  %s: (.*)$" % k, blk, re.M).group(1)
+tp = ", ".join(x.strip() for x in g("tp").strip("[]").split(","))
+b, c = (g(k).strip("[]").replace(", ", "..") for k in ("batch", "ctx"))
+print(f"TP {{{tp}}}, {g('modes').strip('[]')}, batch {b}, ctx {c}, {g('hardware')}; {g('grid')}: {g('verdict').strip(chr(34))}")
+PY
+expect_ok "sweep csv" "$TPSIM" sweep "$S" --tp 4,8 --steps 1 -o "$TMP/dom.csv"
+check "sweep csv: validated_domain on the inside and the outside row" python3 - "$TMP/dom.csv" "$TMP/want.txt" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+want = open(sys.argv[2]).read().rstrip("\n")
+assert [(r["tp"], r["in_domain"]) for r in rows] == [("4", "true"), ("8", "false")], rows
+assert all(r["validated_domain"] == want for r in rows), (rows[0]["validated_domain"], want)
+assert "MISFIT" in want and "TP {2, 4}" in want, want
+PY
+expect_ok "sweep json, never validated" "$TPSIM" sweep scenarios/vllm-graphs.yaml --tp 4 --steps 1 --format json
+check "sweep json: validated_domain null when never validated" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))[0]
+assert r["validated_domain"] is None and r["domain_marks"] == "this scenario was never validated", r' "$TMP/out"
+expect_ok "plan text" "$TPSIM" plan "$S" --gpus 8 --tpot-ms 40 --tp 4 --mode eager --batch-max 4 --steps 1 --warmup 0 --quiet --no-intervals
+check "plan states the validated domain once, with the verdict" grep -qxF "validated: eager-host-dispatch was validated on $(cat "$TMP/want.txt") (each row's marks: where it lies outside)" "$TMP/out"
+expect_ok "plan csv" "$TPSIM" plan "$S" --gpus 8 --tpot-ms 40 --tp 4,8 --mode eager --batch-max 2 --steps 1 --warmup 0 --quiet --no-intervals --format csv -o "$TMP/plan.csv"
+check "plan csv rows carry it, in and out of the domain" python3 - "$TMP/plan.csv" "$TMP/want.txt" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+want = open(sys.argv[2]).read().rstrip("\n")
+assert {r["in_domain"] for r in rows} == {"true", "false"}, rows
+assert all(r["validated_domain"] == want for r in rows), rows[0]
+PY
+
 # bad blocks: one line, status 2
 sed "s|\.\./models|$PWD/models|g" "$S" >"$TMP/s.yaml"
 bad() { # NAME PATTERN SED
