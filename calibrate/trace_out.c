@@ -295,8 +295,10 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
     if (have_step) fprintf(f, "  - host.step.dist=constant\n  - host.step.mean_us=%.4f\n", step_us);
     for (int ph = 0; ph < PHASE_N; ph++)
         if (r->phase[ph].n)
-            fprintf(f, "  - host.phases.%s.dist=constant\n  - host.phases.%s.mean_us=%.4f\n", phase_names[ph],
-                    phase_names[ph], r->phase[ph].mean / 1e3);
+            /* the whole phase at the trace's batch: no per-sequence term on top (measured.h) */
+            fprintf(f, "  - host.phases.%s.dist=constant\n  - host.phases.%s.mean_us=%.4f\n"
+                       "  - host.phases.%s.per_seq_us=0\n", phase_names[ph], phase_names[ph],
+                    r->phase[ph].mean / 1e3, phase_names[ph]);
     if (r->kernel_dur.n) fprintf(f, "  - gpu.kernel_fixed_us=%.4f\n", fixed_us);
     if (hbm_eff > 0) fprintf(f, "  - gpu.hbm_efficiency=%.4f\n", hbm_eff);
 }
