@@ -10,9 +10,10 @@ B200="$D/TraceLens__b200__vllm_tp8_eager_step.json.gz"
 # the trace is of a B200, the scenario an H100: every run borrows it explicitly (section 0)
 # Sections 0-2 test how a measured file's values apply, including its GPU knobs, so they run
 # a copy of the scenario without its kernel calibration (with one, the GPU knobs are moot and
-# reported, not set: section 4)
+# reported, not set: section 4), and without the shared host phases (phases:), so that the host
+# time is the launches' and the file's measured phase alone
 SCN="$TMP/eager-host-dispatch.yaml"
-sed -e '/^kernels: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.8941\n  flops_efficiency: 0.7/' \
+sed -e '/^kernels: /d' -e '/^phases: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.8941\n  flops_efficiency: 0.7/' \
     scenarios/eager-host-dispatch.yaml >"$SCN"
 RUN=(run "$SCN" --tp 2 --steps 2 --format json --allow-foreign-calib)
 

@@ -62,7 +62,9 @@ assert depth_max == 2, depth_max  # a step annotation and its host slices; kerne
 PY
 done
 # collectives are named as real traces name them, their op and pricing in args
-check "NCCL kernel names" grep -q '"name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"' "$TMP/t8.json"
+# (the scenario runs auto, vLLM's custom all-reduce: NCCL's names under nccl-fit)
+expect_ok "nccl-fit trace" "$TPSIM" run $SCN --tp 8 --steps 1 --set collective.allreduce=nccl-fit --trace "$TMP/n8.json"
+check "NCCL kernel names" grep -q '"name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"' "$TMP/n8.json"
 expect_ok "vllm-custom trace" "$TPSIM" run $SCN --tp 4 --steps 1 --set collective.allreduce=vllm-custom --trace "$TMP/v4.json"
 check "vLLM custom all-reduce names, one stage at 16 KiB, ids unique, flows paired" python3 - "$TMP/v4.json" <<'PY'
 import json, sys
