@@ -13,11 +13,13 @@
 #   hi: every class times (1 + its held-out MAPE) and schedule + broadcast at the whole bound
 #       left by vLLM #6854's ~4 ms host bubble (3.48 ms, 1.74 ms each).
 # H200: no H200 kernel profile is bundled. The H100 calibration is borrowed (calibration_from)
-# with its bandwidth terms (gbps, row_gbps) scaled by the HBM ratio of the two hardware files
+# with its byte rates (gbps) scaled by the HBM ratio of the two hardware files
 # (4800 / 3350 GB/s): ASSUMED, that decode kernels reach the same fraction of peak HBM on H200
 # as on H100 (the same GH100 die and clocks, so t0 and the FLOP rate are kept).
-# A class's law is t0 + seq * batch + bytes / rate terms, so scaling t0 and seq by f and every
-# rate by 1/f scales its time by exactly f (sim/kcal.c kcal_law_time).
+# Every law of sim/kcal.c (kcal_law_time) is t0 + seq * batch + amount / rate terms, combined
+# by sums, max or a q-norm (homogeneous of degree 1), so scaling t0 and seq by f and every rate
+# (gbps, tflops, row_gflops) by 1/f scales a class's time by exactly f; q and tile_m are
+# shapes, unchanged. A class key the script does not know stops it (a new law must say how).
 # One token per sequence per decode step, so ms per output token is the step time.
 # Deterministic: constant costs, fixed seed; `make predictions` rewrites OUT byte for byte.
 set -euo pipefail
@@ -65,9 +67,11 @@ for hw in ("h100", "h200"):
             for k, v in kvs:
                 if k in ("t0_us", "seq_us"):
                     v = repr(float(v) * f)
-                elif k in ("gbps", "row_gbps", "tflops"):
-                    x = float(v) / f * (bw if hw == "h200" and k != "tflops" else 1)
-                    v = repr(x)
+                elif k in ("gbps", "tflops", "row_gflops"):
+                    v = repr(float(v) / f * (bw if hw == "h200" and k == "gbps" else 1))
+                else:
+                    assert k in ("law", "from", "q", "tile_m", "n", "r2", "mape_pct",
+                                 "heldout_mape_pct", "source"), (name, k)
                 new.append(f"{k}: {v}")
             out[i] = f"  {name}: {{{', '.join(new)}}}"
         open(f"{stage}/k-{hw}-{end_}.yaml", "w").write("\n".join(out))
