@@ -1,8 +1,10 @@
 /* cmd.c: see cmd.h. */
 #include "cmd.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jw.h"
 #include "run.h"
@@ -25,6 +27,25 @@ int cmd_scn_flag(scn_opts *o, const char *name, const char *v, tp_err *err)
         if (o->n_calibs == SCN_OPTS_MAX_CALIBS)
             return tp_err_set(err, "--calib: more than %d", SCN_OPTS_MAX_CALIBS);
         o->calibs[o->n_calibs++] = v;
+        return 1;
+    }
+    if (strcmp(name, "model") == 0) {
+        if (o->model_set[0]) return tp_err_set(err, "--model %s: a second model, expected one", v);
+        /* a file is named from the current folder (a --set model= path from the scenario's) */
+        char abs[SCN_PATH_MAX], cwd[SCN_PATH_MAX];
+        const char *ref = v;
+        if (v[0] != '/' && (strchr(v, '/') || access(v, F_OK) == 0)) {
+            if (!getcwd(cwd, sizeof cwd))
+                return tp_err_set(err, "--model %s: the current folder: %s", v, strerror(errno));
+            if ((size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, v) >= sizeof abs)
+                return tp_err_set(err, "--model %s: path too long, expected at most %d bytes", v,
+                                  SCN_PATH_MAX - 1);
+            ref = abs;
+        }
+        if (!*ref || strlen(ref) >= SCN_PATH_MAX)
+            return tp_err_set(err, "--model: %zu bytes, expected 1..%d", strlen(ref),
+                              SCN_PATH_MAX - 1);
+        snprintf(o->model_set, sizeof o->model_set, "model=%s", ref);
         return 1;
     }
     if (strcmp(name, "measured") == 0) {

@@ -17,10 +17,15 @@
 /* Entries of a command's flag table (cli.h): --set, --calib, --mode, --measured,
  * --allow-foreign-calib. */
 #define CMD_SCN_FLAGS                                                                          \
-    CMD_SET_FLAG, CMD_CALIB_FLAG, CMD_MODE_FLAG, CMD_MEASURED_FLAG, CMD_FOREIGN_FLAG
+    CMD_SET_FLAG, CMD_MODEL_FLAG, CMD_CALIB_FLAG, CMD_MODE_FLAG, CMD_MEASURED_FLAG,             \
+        CMD_FOREIGN_FLAG
 /* each on its own, for a command that lists them apart (sweep's --mode takes a list) */
 #define CMD_SET_FLAG                                                                           \
     {"set", 0, 1, "KEY=VALUE", "set a scenario key (dotted: host.launch.mean_us=20); repeatable"}
+#define CMD_MODEL_FLAG                                                                         \
+    {"model", 0, 1, "FILE|NAME", "the model: a tpsim model file or a Hugging Face config.json\n" \
+                                 "(from the current folder) or a models/ name;\n"               \
+                                 "wins over --set model="}
 #define CMD_CALIB_FLAG                                                                         \
     {"calib", 0, 1, "FILE", "an all-reduce calibration (a file or a models/allreduce/ name)\n"  \
                             "for its tp:, in place of the scenario's; repeatable"}

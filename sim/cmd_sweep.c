@@ -62,6 +62,7 @@ static const cli_flag sweep_flags[] = {
     {"quiet", 0, 0, NULL, "no progress line on a terminal"},
     {"shard", 0, 1, "I/N", "only cells I, I+N, I+2N...: a CSV part for tpsim merge"},
     CMD_SET_FLAG,
+    CMD_MODEL_FLAG,
     CMD_CALIB_FLAG,
     CMD_MEASURED_FLAG,
     CMD_FOREIGN_FLAG,

@@ -1,6 +1,7 @@
 /* scnopt.c: see scnopt.h. */
 #include "scnopt.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "locate.h"
@@ -9,6 +10,7 @@ int scn_opts_sets(const scn_opts *o, const char **sets)
 {
     int n = o->n_sets;
     memcpy(sets, o->sets, (size_t)n * sizeof *sets);
+    if (o->model_set[0]) sets[n++] = o->model_set;
     if (o->mode_set[0]) sets[n++] = o->mode_set;
     return n;
 }
@@ -24,10 +26,28 @@ int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err)
     return 0;
 }
 
+/* --model travels as the set after the user's: its errors say --model, not "--set:N:7". */
+static void scn_opts_model_error(const scn_opts *o, tp_err *err)
+{
+    char pre[32], rest[TP_ERR_MAX];
+    int k = snprintf(pre, sizeof pre, "--set:%d:", o->n_sets + 1);
+    if (!o->model_set[0] || strncmp(err->msg, pre, (size_t)k)) return;
+    const char *r = err->msg + k;
+    while (*r >= '0' && *r <= '9') r++;
+    if (!strncmp(r, ": model: ", 9))
+        r += 9;
+    else if (!strncmp(r, ": ", 2))
+        r += 2;
+    snprintf(rest, sizeof rest, "%s", r);
+    tp_err_set(err, "--model: %s", rest);
+}
+
 cfg_doc *scn_opts_open(const char *path, const scn_opts *o, tp_err *err)
 {
-    const char *sets[SCN_OPTS_MAX_SETS + 1];
-    return scenario_open_measured(path, o->measured, sets, scn_opts_sets(o, sets), err);
+    const char *sets[SCN_OPTS_MAX_SETS + 2];
+    cfg_doc *doc = scenario_open_measured(path, o->measured, sets, scn_opts_sets(o, sets), err);
+    if (!doc) scn_opts_model_error(o, err);
+    return doc;
 }
 
 int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err)
@@ -36,5 +56,6 @@ int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *er
     if (!doc) return -1;
     int rc = scenario_bind(doc, out, err);
     cfg_free(doc);
+    if (rc) scn_opts_model_error(o, err);
     return rc ? -1 : scn_opts_apply(o, out, err);
 }

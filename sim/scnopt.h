@@ -2,7 +2,8 @@
  *
  * Contract: a scn_opts holds borrowed strings (argv, or a caller's store) that must outlive
  * it: `--set dotted.key=value` overrides in the user's order, extra all-reduce calibration
- * files, a trace calibration (--measured, applied before the sets), and an execution-mode override applied after the sets (so the numbers of the
+ * files, a trace calibration (--measured, applied before the sets), the --model override and
+ * an execution-mode override applied after the sets (so the numbers of the
  * user's --set flags in messages are their own). It owns no memory. The command layer
  * fills it from flags; the engine and the validation core only read it.
  */
@@ -21,6 +22,9 @@ typedef struct scn_opts {
     const char *calibs[SCN_OPTS_MAX_CALIBS];
     int n_calibs;
     char mode_set[64]; /* "execution.mode=...", applied after the --set flags; "" for none */
+    char model_set[SCN_PATH_MAX + 8]; /* --model: "model=PATH|NAME", a file made absolute (the
+                                         command line's paths are the current folder's), applied
+                                         after the --set flags; "" for none */
     int allow_foreign_calib; /* --allow-foreign-calib */
     const char *measured;    /* --measured FILE: a trace calibration (measured.h), or NULL */
     /* not overrides: how a command runs its independent cells (par.h) */
@@ -28,8 +32,8 @@ typedef struct scn_opts {
     int quiet;         /* no progress line on stderr */
 } scn_opts;
 
-/* The overrides in the order they apply: the sets, then the mode. Returns the count;
- * `sets` needs SCN_OPTS_MAX_SETS + 1 entries. */
+/* The overrides in the order they apply: the sets, --model, then the mode. Returns the count;
+ * `sets` needs SCN_OPTS_MAX_SETS + 2 entries. */
 int scn_opts_sets(const scn_opts *o, const char **sets);
 /* Apply the command-line calibrations and --allow-foreign-calib to a bound scenario. */
 int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err);

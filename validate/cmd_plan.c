@@ -206,6 +206,7 @@ static const cli_flag pcmd_flags[] = {
     {"shard", 0, 1, "I/N", "only cells I, I+N, ...: a CSV part for tpsim merge"},
     {"plot", 0, 1, "DIR", "draw the Pareto and breakdown figures (PNG, SVG) into DIR"},
     CMD_SET_FLAG,
+    CMD_MODEL_FLAG,
     CMD_CALIB_FLAG,
     CMD_MEASURED_FLAG,
     CMD_FOREIGN_FLAG,

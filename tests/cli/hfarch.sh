@@ -79,6 +79,24 @@ check "gemma: event engine with a trace" grep -q '"name": "events"' "$TMP/out"
 check "gemma: both engines, one step time" test -n "$mp" -a "$mp" = "$(mean)"
 check "gemma: the trace names the soft-cap" grep -q '"logits_softcap"' "$TMP/g2.json"
 
+# --model: a file from the current folder (a --set model= path is the scenario folder's), or
+# a name; the same run as --set model=, and it wins over a --set model=
+expect_ok "--set model=" "$TPSIM" run $S --tp 2 --set model=../models/hf/Qwen3-8B.json --format json
+cp "$TMP/out" "$TMP/setmodel"
+expect_ok "--model FILE" "$TPSIM" run $S --tp 2 --model models/hf/Qwen3-8B.json --format json
+check "--model FILE: --set model='s output" cmp -s "$TMP/setmodel" "$TMP/out"
+expect_ok "--model NAME over --set" "$TPSIM" run $S --tp 2 --set model=phi-4 --model Qwen3-8B \
+    --format json
+check "--model NAME: --set model='s output" cmp -s "$TMP/setmodel" "$TMP/out"
+(cd "$TMP" && cp "$OLDPWD/models/hf/Qwen3-8B.json" q3.json &&
+    "$OLDPWD/$TPSIM" run "$OLDPWD/$S" --tp 2 --model q3.json --format json >"$TMP/out2")
+check "--model q3.json in another folder" grep -q '"model": "q3"' "$TMP/out2"
+expect_fail2 "--model twice" "^tpsim: --model phi-4: a second model, expected one$" \
+    "$TPSIM" run $S --model Qwen3-8B --model phi-4
+expect_fail2 "--model missing file" "^tpsim: --model: .*/models/hf/nope\.json: cannot open" \
+    "$TPSIM" run $S --model models/hf/nope.json
+expect_fail2 "--model unknown name" "^tpsim: --model: 'nope' not found" "$TPSIM" run $S --model nope
+
 # refusals: one line each, at the key, exit 2
 sed 's/"model_type": "qwen3",/"model_type": "qwen4",/' models/hf/Qwen3-8B.json >"$TMP/q4.json"
 expect_fail2 "unknown model_type" \
