@@ -74,9 +74,9 @@ int kcal_check_names(const kcal *c, tp_err *err)
 
 double kcal_qnorm(double a, double b, double q)
 {
-    double m = a > b ? a : b;
+    double m = a > b ? a : b, r = a > b ? b / a : a / b; /* the larger side's ratio is 1 */
     if (m <= 0) return 0;
-    return m * pow(pow(a / m, q) + pow(b / m, q), 1.0 / q); /* scaled: no overflow */
+    return m * pow(1.0 + pow(r, q), 1.0 / q); /* scaled: no overflow */
 }
 
 double kcal_padded_flops(const kcal_law *l, double flops, double batch)
