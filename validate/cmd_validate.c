@@ -420,7 +420,7 @@ static void vcmd_json_configs(jw *w, const val_report *r)
         jw_kbool(w, "judged", c->judged);
         jw_kint(w, "fold", c->fold + 1);
         jw_kint(w, "n_cells", c->n);
-        jw_kint(w, "heldout_cells", c->n_heldout);
+        jw_kint(w, "n_heldout", c->n_heldout); /* as coverage's: the same counts */
         jw_knum(w, "mape_pct", c->mape_pct);
         jw_knum(w, "heldout_mape_pct", c->heldout_mape_pct);
         jw_knum(w, "kill_switch_pct", r->kill_switch_pct);
@@ -435,7 +435,7 @@ static void vcmd_json_configs(jw *w, const val_report *r)
         jw_kbool(w, "tested", c->tested);
         jw_kbool(w, "pass", c->pass);
         if (r->opt.intervals) {
-            jw_kint(w, "heldout_inside_interval", c->n_inside);
+            jw_kint(w, "n_inside", c->n_inside);
             jw_kbool(w, "identified", c->identified);
             jw_knum(w, "param_spread_pct", c->param_spread_pct);
             jw_knum(w, "range_mape_pct", c->range_mape_pct);

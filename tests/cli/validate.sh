@@ -93,7 +93,7 @@ check "MAPE 7.5% passes 15%, 20% fails; shrink arithmetic" python3 - "$TMP/out" 
 import json, sys
 d = json.load(open(sys.argv[1])); p21, p41 = float(sys.argv[2]), float(sys.argv[3])
 cf = {c["tp"]: c for c in d["configs"]}
-assert abs(cf[2]["mape_pct"] - 7.5) < 1e-6 and cf[2]["pass"] and cf[2]["heldout_cells"] == 2, cf[2]
+assert abs(cf[2]["mape_pct"] - 7.5) < 1e-6 and cf[2]["pass"] and cf[2]["n_heldout"] == 2, cf[2]
 assert abs(cf[4]["mape_pct"] - 20) < 1e-6 and not cf[4]["pass"], cf[4]
 errs = sorted(round(c["error_pct"], 6) for c in d["cells"])
 assert errs == [-5.0, 10.0, 20.0], errs

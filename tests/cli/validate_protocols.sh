@@ -74,7 +74,7 @@ assert sorted((c["tp"], c["batch"]) for c in cal) == [(2, 1), (2, 8)], cal  # fi
 cf = {c["tp"]: c for c in d["configs"]}
 assert not cf[2]["judged"] and cf[2]["verdict"] == "UNTESTED", cf[2]
 t4 = cf[4]
-assert t4["judged"] and t4["heldout_cells"] == 4, t4
+assert t4["judged"] and t4["n_heldout"] == 4, t4
 assert set(t4["baselines"]) == {"constant", "additive"}, t4
 # fitted on TP-2 (GPU-bound), where the calibrated GPU side alone is above the measured
 # steps: the per-launch cost stops at its physical 0 and still misses its own cells by more
@@ -217,7 +217,7 @@ assert d["protocol"] == "loo" and len(d["folds"]) == 2
 for c in d["configs"]:
     cal = d["folds"][c["fold"] - 1]["calibration_cells"]
     assert cal and all(x["tp"] != c["tp"] for x in cal), (c, cal)
-    assert c["judged"] and c["heldout_cells"] == 4, c
+    assert c["judged"] and c["n_heldout"] == 4, c
 PY
 
 # --- a grid made of the model's own predictions: exact held-out, SUPPORTED, --strict passes
