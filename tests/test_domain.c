@@ -97,6 +97,26 @@ static void test_join_truncates(void **state)
     free(s);
 }
 
+/* domain_statement: the block in words, written out here by hand from study_domain's values */
+static void test_statement(void **state)
+{
+    (void)state;
+    scenario *s = study_domain();
+    strcpy(s->domain.grid, "validate/h100-ctx2048.csv");
+    strcpy(s->domain.verdict, "within: MISFIT");
+    char buf[DOMAIN_STATEMENT_MAX];
+    assert_int_equal(domain_statement(s, buf, sizeof buf), 1);
+    assert_string_equal(buf, "TP {2, 4}, eager, batch 1..8, ctx 2048..2048, H100 SXM; "
+                             "validate/h100-ctx2048.csv: within: MISFIT");
+    s->domain.graphs = 1;
+    domain_statement(s, buf, sizeof buf);
+    assert_non_null(strstr(buf, "}, eager/graphs, batch"));
+    s->domain.present = 0;
+    assert_int_equal(domain_statement(s, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -104,6 +124,7 @@ int main(void)
         cmocka_unit_test(test_each_dimension_marked),
         cmocka_unit_test(test_never_validated),
         cmocka_unit_test(test_join_truncates),
+        cmocka_unit_test(test_statement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
