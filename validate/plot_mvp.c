@@ -123,19 +123,23 @@ static void plot_place_labels(const plot_ctx *c, double alo, double ahi, double 
     free(hw);
 }
 
-/* (b) measured vs predicted, one point per cell, with y = x and the kill-switch band. */
-int plot_measured_vs_predicted(plot_ctx *c)
+/* What the measured-vs-predicted .dat and .gp share: the cells of each config on either
+ * side of the fit, and the axis range (the same on both axes). */
+typedef struct plot_mvp_fig {
+    int n_cal[VAL_MAX_CONFIGS], n_held[VAL_MAX_CONFIGS];
+    double alo, ahi;
+} plot_mvp_fig;
+
+/* count each config's calibration and held-out cells; an axis range holding every point */
+static void plot_mvp_axes(const val_report *r, plot_mvp_fig *d)
 {
-    const val_report *r = c->r;
-    const char *fig = plot_figures[0];
     double lo = INFINITY, hi = -INFINITY;
-    int n_cal[VAL_MAX_CONFIGS] = {0}, n_held[VAL_MAX_CONFIGS] = {0};
     for (size_t i = 0; i < r->n_cells; i++) {
         const val_cell *v = &r->cells[i];
         int k = plot_config_index(r, v->g->config);
         if (k < r->n_configs) {
-            if (v->calibration) n_cal[k]++;
-            else n_held[k]++;
+            if (v->calibration) d->n_cal[k]++;
+            else d->n_held[k]++;
         }
         lo = fmin(lo, fmin(v->g->measured_ms, v->predicted_ms));
         hi = fmax(hi, fmax(v->g->measured_ms, v->predicted_ms));
@@ -144,25 +148,19 @@ int plot_measured_vs_predicted(plot_ctx *c)
     double pad = fmax(0.12 * (hi - lo), 0.10 * fabs(hi));
     if (!(pad > 0)) pad = 1;
     double span = hi - lo + 2 * pad, step = span > 80 ? 20 : span > 40 ? 10 : span > 8 ? 5 : 1;
-    double alo = fmax(0, plot_nice_floor(lo - pad, step));
-    double ahi = plot_nice_ceil(hi + pad, step);
-    if (ahi <= alo) ahi = alo + step;
+    d->alo = fmax(0, plot_nice_floor(lo - pad, step));
+    d->ahi = plot_nice_ceil(hi + pad, step);
+    if (d->ahi <= d->alo) d->ahi = d->alo + step;
+}
 
-    double *lx = calloc(r->n_cells, sizeof *lx), *ly = calloc(r->n_cells, sizeof *ly);
-    if (!lx || !ly) {
-        free(lx);
-        free(ly);
-        return tp_err_set(c->err, "out of memory");
-    }
-    plot_place_labels(c, alo, ahi, 760, lx, ly);
+/* measured_vs_predicted.dat: a block per config, each cell with its label's place */
+static int plot_mvp_write_dat(plot_ctx *c, const double *lx, const double *ly)
+{
+    const val_report *r = c->r;
     char name[96];
-    snprintf(name, sizeof name, "%s.dat", fig);
+    snprintf(name, sizeof name, "%s.dat", plot_figures[0]);
     FILE *f = plot_open(c, name);
-    if (!f) {
-        free(lx);
-        free(ly);
-        return -1;
-    }
+    if (!f) return -1;
     fprintf(f, "# %s: one block (gnuplot index) per config, in the order of the key.\n"
                "# measured_ms predicted_ms batch ctx calibration error_pct label label_x label_y\n",
             c->what);
@@ -181,12 +179,55 @@ int plot_measured_vs_predicted(plot_ctx *c)
             fprintf(f, " %.4f %.4f\n", lx[i], ly[i]);
         }
     }
-    free(lx);
-    free(ly);
-    if (plot_close(c, f, name)) return -1;
+    return plot_close(c, f, name);
+}
 
+/* the plot command: the kill-switch band, y = x, then per config its held-out points,
+ * calibration points and labels */
+static void plot_mvp_plot_cmd(FILE *f, const val_report *r, const plot_mvp_fig *d)
+{
+    const char *fig = plot_figures[0];
+    fprintf(f, "plot '+' using 1:($1*(1-ks)):($1*(1+ks)) with filledcurves fc rgb \"#dbe8f6\" "
+               "fs solid 1.0 noborder title sprintf(\"±%%g%%%% kill-switch band\", 100*ks), \\\n"
+               "     x with lines lc rgb \"#333333\" dt 2 lw 1.5 title \"y = x (exact prediction)\"");
+    for (int k = 0; k < r->n_configs; k++) {
+        const val_config *vc = &r->configs[k];
+        const char *col = plot_palette[k % PLOT_N_PALETTE];
+        char key[200];
+        double m = vc->n_heldout ? vc->heldout_mape_pct : vc->mape_pct;
+        if (d->n_held[k]) {
+            snprintf(key, sizeof key, "%s held-out: MAPE %.1f%%, %s", vc->config, m,
+                     val_verdict_name(vc->verdict));
+            fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==0?$2:1/0) with points pt 7 ps 1.7 "
+                       "lc rgb \"%s\" title ", fig, k, col);
+            plot_qs(f, key);
+        }
+        if (d->n_cal[k]) {
+            if (d->n_held[k])
+                snprintf(key, sizeof key, "%s calibration cell (fitted on)", vc->config);
+            else snprintf(key, sizeof key, "%s calibration cells: MAPE %.1f%% (all fitted on)",
+                          vc->config, vc->mape_pct);
+            fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 13 ps 3.0 "
+                       "lc rgb \"%s\" title ", fig, k, col);
+            plot_qs(f, key);
+            fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 12 ps 3.0 "
+                       "lw 1.5 lc rgb \"black\" notitle", fig, k);
+        }
+        fprintf(f, ", \\\n     '%s.dat' index %d using 8:9:7 with labels center font \",9\" "
+                   "tc rgb \"%s\" notitle", fig, k, col);
+    }
+    fputc('\n', f);
+}
+
+/* measured_vs_predicted.gp: title with the fit and kill-switch, square axes, the plot */
+static int plot_mvp_write_gp(plot_ctx *c, const plot_mvp_fig *d)
+{
+    const val_report *r = c->r;
+    const char *fig = plot_figures[0];
+    char name[96];
     snprintf(name, sizeof name, "%s.gp", fig);
-    if (!(f = plot_open(c, name))) return -1;
+    FILE *f = plot_open(c, name);
+    if (!f) return -1;
     plot_gp_head(f, "validate", fig,
                  "measured vs predicted decode step per cell (the study's figure b)",
                  900, 900);
@@ -207,37 +248,28 @@ int plot_measured_vs_predicted(plot_ctx *c)
                "lc rgb \"#bbbbbb\" width 1\n"
                "set samples 200\n"
                "ks = %.6g / 100.0\n",
-            alo, ahi, alo, ahi, r->kill_switch_pct);
-    fprintf(f, "plot '+' using 1:($1*(1-ks)):($1*(1+ks)) with filledcurves fc rgb \"#dbe8f6\" "
-               "fs solid 1.0 noborder title sprintf(\"±%%g%%%% kill-switch band\", 100*ks), \\\n"
-               "     x with lines lc rgb \"#333333\" dt 2 lw 1.5 title \"y = x (exact prediction)\"");
-    for (int k = 0; k < r->n_configs; k++) {
-        const val_config *vc = &r->configs[k];
-        const char *col = plot_palette[k % PLOT_N_PALETTE];
-        char key[200];
-        double m = vc->n_heldout ? vc->heldout_mape_pct : vc->mape_pct;
-        if (n_held[k]) {
-            snprintf(key, sizeof key, "%s held-out: MAPE %.1f%%, %s", vc->config, m,
-                     val_verdict_name(vc->verdict));
-            fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==0?$2:1/0) with points pt 7 ps 1.7 "
-                       "lc rgb \"%s\" title ", fig, k, col);
-            plot_qs(f, key);
-        }
-        if (n_cal[k]) {
-            if (n_held[k]) snprintf(key, sizeof key, "%s calibration cell (fitted on)", vc->config);
-            else snprintf(key, sizeof key, "%s calibration cells: MAPE %.1f%% (all fitted on)",
-                          vc->config, vc->mape_pct);
-            fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 13 ps 3.0 "
-                       "lc rgb \"%s\" title ", fig, k, col);
-            plot_qs(f, key);
-            fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 12 ps 3.0 "
-                       "lw 1.5 lc rgb \"black\" notitle", fig, k);
-        }
-        fprintf(f, ", \\\n     '%s.dat' index %d using 8:9:7 with labels center font \",9\" "
-                   "tc rgb \"%s\" notitle", fig, k, col);
-    }
-    fputc('\n', f);
+            d->alo, d->ahi, d->alo, d->ahi, r->kill_switch_pct);
+    plot_mvp_plot_cmd(f, r, d);
     plot_gp_tail(f, fig);
     return plot_close(c, f, name);
 }
 
+/* (b) measured vs predicted, one point per cell, with y = x and the kill-switch band. */
+int plot_measured_vs_predicted(plot_ctx *c)
+{
+    const val_report *r = c->r;
+    plot_mvp_fig d = {0};
+    plot_mvp_axes(r, &d);
+    double *lx = calloc(r->n_cells, sizeof *lx), *ly = calloc(r->n_cells, sizeof *ly);
+    if (!lx || !ly) {
+        free(lx);
+        free(ly);
+        return tp_err_set(c->err, "out of memory");
+    }
+    plot_place_labels(c, d.alo, d.ahi, 760, lx, ly);
+    int rc = plot_mvp_write_dat(c, lx, ly);
+    free(lx);
+    free(ly);
+    if (rc) return -1;
+    return plot_mvp_write_gp(c, &d);
+}
