@@ -177,23 +177,24 @@ static void tr_plain(char *dst, size_t cap, const char *src)
     dst[n] = '\0';
 }
 
-void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw, const char *hw_path)
+/* "FILE (rank R), ..." of every rank's file, cut at cap: the files a value came from */
+static void tr_calib_files(const tr_trace *t, char *src, size_t cap)
 {
-    char src[1024], file[600];
+    char file[600];
     size_t used = 0;
     src[0] = '\0';
-    for (size_t i = 0; i < t->n_ranks && used + 1 < sizeof src; i++) {
+    for (size_t i = 0; i < t->n_ranks && used + 1 < cap; i++) {
         tr_plain(file, sizeof file, t->ranks[i].file);
-        int n = snprintf(src + used, sizeof src - used, "%s%s (rank %ld)", i ? ", " : "", file, t->ranks[i].rank);
+        int n = snprintf(src + used, cap - used, "%s%s (rank %ld)", i ? ", " : "", file, t->ranks[i].rank);
         if (n < 0) break;
         used += (size_t)n;
-        if (used >= sizeof src) used = sizeof src - 1;
+        if (used >= cap) used = cap - 1;
     }
-    /* the host cost per launch as tpsim models it: one launch to the next (the call and the
-     * host work before the next one), from the trace's consecutive launches in steps */
-    int have_launch = r->launch_interval.n > 0, have_step = r->host_work.n > 0;
-    double launch_us = r->launch_interval.mean / 1e3, step_us = r->host_work.mean > 0 ? r->host_work.mean / 1e3 : 0.0;
-    double fixed_us = (double)r->kernel_fixed_ns / 1e3;
+}
+
+/* the comment saying how to use the file, its kind, the hardware file and the traced GPU */
+static void tr_calib_head(FILE *f, const tr_trace *t, double hbm_bw, const char *hw_path)
+{
     fprintf(f, "# Measured by tpsim trace import from a profiler trace; every value says where it came\n");
     fprintf(f, "# from. A scenario takes it with the key measured: THIS.yaml or the flag --measured\n");
     fprintf(f, "# THIS.yaml (a --set still overrides it), or as the --set flags listed under apply:, e.g.\n");
@@ -212,6 +213,12 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
             fprintf(f, "device: \"%s\"   # the trace's deviceProperties name, rank %ld\n", dev, t->ranks[i].rank);
             break;
         }
+}
+
+/* host: the launch and collective costs, the per-step host work, the timed phases */
+static void tr_calib_host(FILE *f, const tr_report *r, const char *src, double launch_us, double step_us)
+{
+    int have_launch = r->launch_interval.n > 0, have_step = r->host_work.n > 0;
     fprintf(f, "host:\n");
     fprintf(f, "  launch:\n");
     if (have_launch) {
@@ -256,6 +263,12 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
                     src, r->phase[ph].n, tr_phase_functions(ph));
         }
     }
+}
+
+/* gpu: the fixed kernel cost, the HBM efficiency and each class's achieved bandwidth;
+ * returns the HBM efficiency written, 0 for none */
+static double tr_calib_gpu(FILE *f, const tr_report *r, const char *src, double hbm_bw, double fixed_us)
+{
     fprintf(f, "gpu:\n");
     if (r->kernel_dur.n) {
         fprintf(f, "  kernel_fixed_us: %.4f\n", fixed_us);
@@ -286,6 +299,21 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
                 eff ? "; efficiency: over the hardware file's hbm_gbps" : "");
     }
     if (!any) fprintf(f, "    {}   # no op recorded its input shapes\n");
+    return hbm_eff;
+}
+
+void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw, const char *hw_path)
+{
+    char src[1024];
+    tr_calib_files(t, src, sizeof src);
+    /* the host cost per launch as tpsim models it: one launch to the next (the call and the
+     * host work before the next one), from the trace's consecutive launches in steps */
+    int have_launch = r->launch_interval.n > 0, have_step = r->host_work.n > 0;
+    double launch_us = r->launch_interval.mean / 1e3, step_us = r->host_work.mean > 0 ? r->host_work.mean / 1e3 : 0.0;
+    double fixed_us = (double)r->kernel_fixed_ns / 1e3;
+    tr_calib_head(f, t, hbm_bw, hw_path);
+    tr_calib_host(f, r, src, launch_us, step_us);
+    double hbm_eff = tr_calib_gpu(f, r, src, hbm_bw, fixed_us);
     fprintf(f, "apply:\n");
     if (have_launch)
         for (int k = 0; k < 2; k++) /* a collective's launch is a launch call like any other */
