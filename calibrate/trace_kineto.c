@@ -137,23 +137,113 @@ typedef struct kin_val {
     int has_cat, escaped;    /* escaped: a depth-1 key or the cat value holds a backslash */
 } kin_val;
 
+/* kin_value's scanner state, kept across buffer refills: i bytes of the value seen so far */
+typedef struct kin_scan {
+    size_t i, str_start;
+    int depth, in_str, esc;
+    int ks; /* key state at depth 1: 1 expect key, 2 in key, 3 after "cat", 4 in cat value */
+} kin_scan;
+
+/* A scalar (number, true, false, null) ends at a delimiter: 1 with v->len set when b[i..end)
+ * holds it, else 0 (read more). */
+static inline int kin_scan_scalar(kin_scan *s, const char *b, size_t end, kin_val *v)
+{
+    size_t i = s->i;
+    while (i < end) {
+        char c = b[i];
+        if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            v->len = i;
+            return 1;
+        }
+        i++;
+    }
+    s->i = i;
+    return 0;
+}
+
+/* The closing quote of a string (c the byte after it is read): the value's end at depth 0,
+ * else a depth-1 key ("cat" or not) or the cat value ends. 1 when the value ended. */
+static inline int kin_scan_str_end(kin_scan *s, const char *b, size_t i, kin_val *v)
+{
+    s->in_str = 0;
+    if (s->depth == 0) {
+        v->len = i;
+        return 1;
+    }
+    if (s->ks == 2) {
+        size_t n = i - 1 - s->str_start;
+        s->ks = (n == 3 && memcmp(b + s->str_start, "cat", 3) == 0) ? 3 : 0;
+    } else if (s->ks == 4) {
+        v->cat_off = s->str_start;
+        v->cat_len = i - 1 - s->str_start;
+        v->has_cat = 1;
+        s->ks = 0;
+    }
+    return 0;
+}
+
+/* An object, array or string: strings and nesting tracked through b[i..end); 1 with
+ * v->len set when the value closed, else 0 (read more). */
+static inline int kin_scan_nested(kin_scan *s, const char *b, size_t end, kin_val *v)
+{
+    while (s->i < end) {
+        unsigned char c = (unsigned char)b[s->i++];
+        if (s->in_str) {
+            if (s->esc) {
+                s->esc = 0;
+            } else if (c == '\\') {
+                s->esc = 1;
+                if (s->ks == 2 || s->ks == 4) v->escaped = 1;
+            } else if (c == '"') {
+                if (kin_scan_str_end(s, b, s->i, v)) return 1;
+            }
+            continue;
+        }
+        switch (c) {
+        case '"':
+            s->in_str = 1;
+            if (s->depth == 1 && (s->ks == 1 || s->ks == 3)) {
+                s->ks = s->ks == 1 ? 2 : 4;
+                s->str_start = s->i;
+            }
+            break;
+        case '{':
+        case '[':
+            s->depth++;
+            if (s->depth == 1) s->ks = c == '{' ? 1 : 0;
+            break;
+        case '}':
+        case ']':
+            if (--s->depth == 0) {
+                v->len = s->i;
+                return 1;
+            }
+            break;
+        case ',':
+            if (s->depth == 1) s->ks = 1;
+            break;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
 /* The extent of the JSON value at pos (which must not be whitespace), found by tracking
  * strings and nesting only; the value itself is validated later by jansson (if parsed).
  * Records the depth-1 "cat" member so skipped events need no parse. */
 static int kin_value(kin *k, kin_val *v)
 {
     memset(v, 0, sizeof *v);
-    size_t i = 0;
-    int depth = 0, in_str = 0, esc = 0, scalar = 0;
-    int ks = 0; /* key state at depth 1: 1 expect key, 2 in key, 3 after "cat", 4 in cat value */
-    size_t str_start = 0;
+    kin_scan s = {0};
+    int scalar = 0;
     for (;;) {
-        if (k->pos + i >= k->len) {
+        if (k->pos + s.i >= k->len) {
             int m = kin_more(k);
             if (m < 0) return -1;
             if (m > 0) {
-                if (scalar && i > 0) {
-                    v->len = i;
+                if (scalar && s.i > 0) {
+                    v->len = s.i;
                     return 0;
                 }
                 return kin_fail(k, k->len, "unexpected end of file inside a value, expected the rest of the JSON");
@@ -161,74 +251,11 @@ static int kin_value(kin *k, kin_val *v)
         }
         const char *b = k->buf + k->pos;
         size_t end = k->len - k->pos;
-        if (i == 0) {
+        if (s.i == 0) {
             char c = b[0];
             scalar = c != '{' && c != '[' && c != '"';
         }
-        if (scalar) {
-            while (i < end) {
-                char c = b[i];
-                if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-                    v->len = i;
-                    return 0;
-                }
-                i++;
-            }
-            continue;
-        }
-        while (i < end) {
-            unsigned char c = (unsigned char)b[i++];
-            if (in_str) {
-                if (esc) {
-                    esc = 0;
-                } else if (c == '\\') {
-                    esc = 1;
-                    if (ks == 2 || ks == 4) v->escaped = 1;
-                } else if (c == '"') {
-                    in_str = 0;
-                    if (depth == 0) {
-                        v->len = i;
-                        return 0;
-                    }
-                    if (ks == 2) {
-                        size_t n = i - 1 - str_start;
-                        ks = (n == 3 && memcmp(b + str_start, "cat", 3) == 0) ? 3 : 0;
-                    } else if (ks == 4) {
-                        v->cat_off = str_start;
-                        v->cat_len = i - 1 - str_start;
-                        v->has_cat = 1;
-                        ks = 0;
-                    }
-                }
-                continue;
-            }
-            switch (c) {
-            case '"':
-                in_str = 1;
-                if (depth == 1 && (ks == 1 || ks == 3)) {
-                    ks = ks == 1 ? 2 : 4;
-                    str_start = i;
-                }
-                break;
-            case '{':
-            case '[':
-                depth++;
-                if (depth == 1) ks = c == '{' ? 1 : 0;
-                break;
-            case '}':
-            case ']':
-                if (--depth == 0) {
-                    v->len = i;
-                    return 0;
-                }
-                break;
-            case ',':
-                if (depth == 1) ks = 1;
-                break;
-            default:
-                break;
-            }
-        }
+        if (scalar ? kin_scan_scalar(&s, b, end, v) : kin_scan_nested(&s, b, end, v)) return 0;
     }
 }
 
@@ -316,55 +343,30 @@ static double kin_input_bytes(json_t *args)
     return total;
 }
 
-static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
+/* An ac2g flow start or end ("s", "f"; other phases are ignored): 0 kept or ignored, 1 an
+ * integer out of range, -1 refused (reported) or out of memory. */
+static int kin_event_flow(kin *k, kin_rank *kr, json_t *ev, const char *ph, size_t off)
 {
-    json_error_t je;
-    json_t *ev = json_loadb(k->buf + off, len, 0, &je);
-    if (!ev) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "bad JSON in a trace event: %s, expected a JSON object", je.text);
-        return kin_fail(k, off + (je.position > 0 ? (size_t)je.position - 1 : 0), msg);
+    int ok = 1, bad = 0;
+    if (strcmp(ph, "s") && strcmp(ph, "f")) return 0;
+    double ts = kin_num(ev, "ts", &ok);
+    json_t *id = json_object_get(ev, "id");
+    if (!ok || !id) {
+        kin_fail(k, off, "an ac2g flow without a numeric ts or an id, expected both");
+        return -1;
     }
-    int rc = -1, ok = 1, bad = 0;
-    if (!json_is_object(ev)) {
-        kin_fail(k, off, "a trace event that is not an object, expected {\"ph\": ..., ...}");
-        goto out;
-    }
-    const char *ph = json_string_value(json_object_get(ev, "ph"));
-    if (!ph) ph = "";
-    json_t *args = json_object_get(ev, "args");
-    if (args && !json_is_object(args)) args = NULL;
-    if (cat == KC_FLOW) {
-        if (strcmp(ph, "s") && strcmp(ph, "f")) {
-            rc = 0;
-            goto out;
-        }
-        double ts = kin_num(ev, "ts", &ok);
-        json_t *id = json_object_get(ev, "id");
-        if (!ok || !id) {
-            kin_fail(k, off, "an ac2g flow without a numeric ts or an id, expected both");
-            goto out;
-        }
-        tr_flow f = {json_is_integer(id) ? (int64_t)json_integer_value(id) : kin_int(ev, "id", &bad),
-                     kin_ns(ts), kin_int(ev, "tid", &bad), kin_pid(ev, &bad), (uint8_t)(ph[0] == 's')};
-        if (bad) goto range;
-        rc = tr_push_flow(kr->r, &f);
-        goto out;
-    }
-    if (strcmp(ph, "X") != 0) { /* only complete events carry the activities */
-        rc = 0;
-        goto out;
-    }
-    double ts = kin_num(ev, "ts", &ok), dur = kin_num(ev, "dur", &ok);
-    if (!ok || dur < 0) {
-        kin_fail(k, off, "a complete event without a numeric ts and a dur >= 0 (in µs, within "
-                         "+-2.3e15), expected both");
-        goto out;
-    }
-    const char *name = json_string_value(json_object_get(ev, "name"));
-    if (!name) name = "";
-    uint32_t nid = tr_intern(kr->t, name, strlen(name));
-    if (nid == UINT32_MAX) goto oom;
+    tr_flow f = {json_is_integer(id) ? (int64_t)json_integer_value(id) : kin_int(ev, "id", &bad),
+                 kin_ns(ts), kin_int(ev, "tid", &bad), kin_pid(ev, &bad), (uint8_t)(ph[0] == 's')};
+    if (bad) return 1;
+    return tr_push_flow(kr->r, &f);
+}
+
+/* A complete event's record for its category: 0 kept or not wanted, 1 an integer out of
+ * range, -1 out of memory. */
+static int kin_event_record(kin_rank *kr, json_t *ev, json_t *args, kin_cat cat, double ts,
+                            double dur, uint32_t nid, const char *name)
+{
+    int rc, bad = 0;
     switch (cat) {
     case KC_KERNEL:
     case KC_MEMCPY:
@@ -404,6 +406,47 @@ static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
     default:
         rc = 0;
     }
+    return rc;
+}
+
+static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
+{
+    json_error_t je;
+    json_t *ev = json_loadb(k->buf + off, len, 0, &je);
+    if (!ev) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "bad JSON in a trace event: %s, expected a JSON object", je.text);
+        return kin_fail(k, off + (je.position > 0 ? (size_t)je.position - 1 : 0), msg);
+    }
+    int rc = -1, ok = 1;
+    if (!json_is_object(ev)) {
+        kin_fail(k, off, "a trace event that is not an object, expected {\"ph\": ..., ...}");
+        goto out;
+    }
+    const char *ph = json_string_value(json_object_get(ev, "ph"));
+    if (!ph) ph = "";
+    json_t *args = json_object_get(ev, "args");
+    if (args && !json_is_object(args)) args = NULL;
+    if (cat == KC_FLOW) {
+        rc = kin_event_flow(k, kr, ev, ph, off);
+        if (rc > 0) goto range;
+        goto out;
+    }
+    if (strcmp(ph, "X") != 0) { /* only complete events carry the activities */
+        rc = 0;
+        goto out;
+    }
+    double ts = kin_num(ev, "ts", &ok), dur = kin_num(ev, "dur", &ok);
+    if (!ok || dur < 0) {
+        kin_fail(k, off, "a complete event without a numeric ts and a dur >= 0 (in µs, within "
+                         "+-2.3e15), expected both");
+        goto out;
+    }
+    const char *name = json_string_value(json_object_get(ev, "name"));
+    if (!name) name = "";
+    uint32_t nid = tr_intern(kr->t, name, strlen(name));
+    if (nid == UINT32_MAX) goto oom;
+    rc = kin_event_record(kr, ev, args, cat, ts, dur, nid, name);
     if (rc == 0) goto out;
     if (rc > 0) goto range;
 oom:
