@@ -28,6 +28,15 @@ typedef struct par_team par_team;
 par_team *par_team_new(int jobs);
 int par_team_map(par_team *t, size_t n, par_fn fn, void *ctx, const char *progress, tp_err *err);
 void par_team_free(par_team *t);
+/* Its threads, the caller included: jobs (or the cores) as asked, fewer only when a thread
+ * could not be started. */
+int par_team_size(const par_team *t);
+/* par_team_map (no progress line) whose jobs are told which thread runs them, a worker index
+ * 0..par_team_size(t)-1 (the caller's is the last), so each may use scratch of its own
+ * thread's (validate's per-thread scenario documents). Which thread runs which job varies
+ * from run to run: what a job writes must not depend on it. */
+typedef int (*par_fn_w)(void *ctx, size_t i, int worker, tp_err *err);
+int par_team_map_w(par_team *t, size_t n, par_fn_w fn, void *ctx, tp_err *err);
 /* The number of online cores (at least 1): the default for --jobs. */
 int par_cores(void);
 

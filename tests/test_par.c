@@ -93,12 +93,61 @@ static void test_team_many_batches(void **state)
     par_team_free(NULL);
 }
 
+/* par_team_map_w: each job once, told a worker index in 0..size-1; no two jobs at once on
+ * one index (each index's scratch counter is entered by one job at a time). */
+typedef struct w_job {
+    int size;
+    int busy[8];   /* jobs running on each worker index now */
+    int clash;     /* a worker index in use twice at once */
+    int bad_index;
+    int runs[300];
+} w_job;
+
+static int w_fn(void *ctx, size_t i, int worker, tp_err *err)
+{
+    w_job *j = ctx;
+    (void)err;
+    if (worker < 0 || worker >= j->size) {
+        j->bad_index = 1;
+        return 0;
+    }
+    if (__atomic_add_fetch(&j->busy[worker], 1, __ATOMIC_SEQ_CST) != 1) j->clash = 1;
+    volatile double x = 0;
+    for (int k = 0; k < 2000; k++) x += k * 1e-9; /* long enough to overlap */
+    __atomic_sub_fetch(&j->busy[worker], 1, __ATOMIC_SEQ_CST);
+    j->runs[i]++;
+    return 0;
+}
+
+static void test_team_worker_index(void **state)
+{
+    (void)state;
+    par_team *t = par_team_new(3);
+    assert_non_null(t);
+    assert_int_equal(par_team_size(t), 3);
+    for (int rep = 0; rep < 20; rep++) {
+        static w_job j;
+        memset(&j, 0, sizeof j);
+        j.size = par_team_size(t);
+        tp_err err = {0};
+        assert_int_equal(par_team_map_w(t, 300, w_fn, &j, &err), 0);
+        assert_false(j.bad_index);
+        assert_false(j.clash);
+        for (int i = 0; i < 300; i++) assert_int_equal(j.runs[i], 1);
+    }
+    par_team_free(t);
+    par_team *one = par_team_new(1);
+    assert_int_equal(par_team_size(one), 1);
+    par_team_free(one);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_map_every_index_once),
         cmocka_unit_test(test_map_lowest_failure),
         cmocka_unit_test(test_team_many_batches),
+        cmocka_unit_test(test_team_worker_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
