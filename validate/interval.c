@@ -68,31 +68,66 @@ static void val_band_add(val_report *r, int fold, const double *preds, val_band 
  * sqrt(wanted rise / rise at t), aimed a little inside, exact for a quadratic valley; a
  * flat direction grows t sixteen-fold. Once a point inside and one outside are known, a
  * proposal outside that bracket (a hinge, not a bowl) is replaced by the bracket's
- * midpoint. It stops at 0.1% of t; the result is the last point found inside. */
-static int val_boundary(val_ctx *c, const double *x, const double *u, double t0, double t_max,
-                        double f_min, double threshold, double *out, double *t_found)
+ * midpoint. It stops at 0.1% of t; the result is the last point found inside. The search
+ * is a state (val_search) stepped by one objective value at a time, so several searches
+ * can advance together (val_rays). */
+typedef struct val_search {
+    const double *x;
+    double u[SCN_MAX_FIT];
+    double t, t_max, t_in, t_out, f_min, want;
+    int it, done;
+    double y[SCN_MAX_FIT]; /* the point whose objective the next step reads */
+} val_search;
+
+static void val_search_point(val_search *s, const scenario *spec)
 {
-    int n = c->spec->n_fit_params, fail = 0;
-    double y[SCN_MAX_FIT], t = fmin(t0, t_max), t_in = 0, t_out = INFINITY, want = threshold - f_min;
-    const scenario_fit_param *fp = c->spec->fit_params;
-    for (int it = 0; it < VAL_BISECT; it++) {
-        /* clamped: at the box edge t * u may round a hair outside the bounds */
-        for (int i = 0; i < n; i++) y[i] = fmin(fp[i].hi, fmax(fp[i].lo, x[i] + t * u[i]));
-        double rise = val_objective(y, c, &fail) - f_min;
-        if (fail) return -1;
-        if (rise <= want) t_in = fmax(t_in, t);
-        else t_out = fmin(t_out, t);
-        if (t_in >= t_max || (!isinf(t_out) && t_out - t_in <= 1e-3 * t_out)) break;
-        double next = rise > 0 ? t * sqrt(want / rise) : 16 * t;
-        if (rise <= want && next <= t * (1 + 1e-3)) break; /* converged from inside */
-        next *= 1 - 1e-4;
-        if (isinf(t_out)) next = fmin(next, 16 * t);
-        else if (!(next > t_in && next < t_out)) next = 0.5 * (t_in + t_out);
-        t = fmin(next, t_max);
+    const scenario_fit_param *fp = spec->fit_params;
+    /* clamped: at the box edge t * u may round a hair outside the bounds */
+    for (int i = 0; i < spec->n_fit_params; i++)
+        s->y[i] = fmin(fp[i].hi, fmax(fp[i].lo, s->x[i] + s->t * s->u[i]));
+}
+
+static void val_search_init(val_search *s, const scenario *spec, const double *x,
+                            const double *u, double t0, double t_max, double f_min,
+                            double threshold)
+{
+    memset(s, 0, sizeof *s);
+    s->x = x;
+    for (int i = 0; i < spec->n_fit_params; i++) s->u[i] = u[i];
+    s->t = fmin(t0, t_max), s->t_max = t_max, s->t_out = INFINITY, s->f_min = f_min;
+    s->want = threshold - f_min;
+    val_search_point(s, spec);
+}
+
+/* One step: the objective at s->y. */
+static void val_search_step(val_search *s, const scenario *spec, double objective)
+{
+    double rise = objective - s->f_min, t = s->t;
+    if (rise <= s->want) s->t_in = fmax(s->t_in, t);
+    else s->t_out = fmin(s->t_out, t);
+    s->done = ++s->it >= VAL_BISECT;
+    if (s->t_in >= s->t_max || (!isinf(s->t_out) && s->t_out - s->t_in <= 1e-3 * s->t_out)) {
+        s->done = 1;
+        return;
     }
-    for (int i = 0; i < n; i++) out[i] = fmin(fp[i].hi, fmax(fp[i].lo, x[i] + t_in * u[i]));
-    if (t_found) *t_found = t_in;
-    return 0;
+    double next = rise > 0 ? t * sqrt(s->want / rise) : 16 * t;
+    if (rise <= s->want && next <= t * (1 + 1e-3)) { /* converged from inside */
+        s->done = 1;
+        return;
+    }
+    next *= 1 - 1e-4;
+    if (isinf(s->t_out)) next = fmin(next, 16 * t);
+    else if (!(next > s->t_in && next < s->t_out)) next = 0.5 * (s->t_in + s->t_out);
+    s->t = fmin(next, s->t_max);
+    val_search_point(s, spec);
+}
+
+/* The point the search found: x + t_in u, clamped. */
+static void val_search_end(const val_search *s, const scenario *spec, double *out)
+{
+    const scenario_fit_param *fp = spec->fit_params;
+    for (int i = 0; i < spec->n_fit_params; i++)
+        out[i] = fmin(fp[i].hi, fmax(fp[i].lo, s->x[i] + s->t_in * s->u[i]));
 }
 
 /* The largest t with x + t u inside the box (INFINITY for u = 0). */
@@ -107,29 +142,96 @@ static double val_ray_max(const scenario *spec, const double *x, const double *u
     return t_max;
 }
 
-/* One boundary point along u from the fit, its predictions added to the band. */
-static int val_ray(val_ctx *c, int f, const double *u, double t0, val_band *band, double *preds,
-                   double *t_found, tp_err *err)
+/* Start the search along u from fold f's fit; 0 when the optimum sits on this edge (no
+ * search, the ray adds nothing). */
+static int val_ray_start(val_ctx *c, int f, const double *u, double t0, val_search *s)
 {
     val_fold *fd = &c->r->folds[f];
-    double t_max = val_ray_max(c->spec, fd->fitted, u), end[SCN_MAX_FIT];
-    double threshold = val_region_threshold(fd->objective, &fd->scale);
-    if (t_found) *t_found = 0;
-    if (!(t_max > 0) || isinf(t_max)) return 0; /* the optimum sits on this edge */
-    c->fold = fd;
-    if (val_boundary(c, fd->fitted, u, t0 > 0 ? t0 : 1e-3 * t_max, t_max, fd->objective, threshold,
-                     end, t_found))
-        return -1;
+    double t_max = val_ray_max(c->spec, fd->fitted, u);
+    if (!(t_max > 0) || isinf(t_max)) return 0;
+    val_search_init(s, c->spec, fd->fitted, u, t0 > 0 ? t0 : 1e-3 * t_max, t_max, fd->objective,
+                    val_region_threshold(fd->objective, &fd->scale));
+    return 1;
+}
+
+/* The boundary point `end` into the fold's profile box and its list of probed points. */
+static void val_ray_keep(val_ctx *c, int f, const double *end)
+{
+    val_fold *fd = &c->r->folds[f];
     for (int i = 0; i < c->spec->n_fit_params; i++) {
         fd->lo[i] = fmin(fd->lo[i], end[i]);
         fd->hi[i] = fmax(fd->hi[i], end[i]);
     }
     if (fd->n_bound < VAL_MAX_BOUND)
         memcpy(fd->bound[fd->n_bound++], end, sizeof fd->bound[0]);
+}
+
+/* One boundary point along u from the fit, its predictions added to the band. */
+static int val_ray(val_ctx *c, int f, const double *u, double t0, val_band *band, double *preds,
+                   double *t_found, tp_err *err)
+{
+    val_search s;
+    double end[SCN_MAX_FIT];
+    int fail = 0;
+    if (t_found) *t_found = 0;
+    if (!val_ray_start(c, f, u, t0, &s)) return 0;
+    c->fold = &c->r->folds[f];
+    while (!s.done) {
+        double v = val_objective(s.y, c, &fail);
+        if (fail) return -1;
+        val_search_step(&s, c->spec, v);
+    }
+    val_search_end(&s, c->spec, end);
+    if (t_found) *t_found = s.t_in;
+    val_ray_keep(c, f, end);
     /* the predictions are monotone along a ray in every shipped model, so the extremes over
      * the accepted set lie on its boundary */
     if (val_predict_fold(c, f, end, NULL, NULL, 0, 0, preds, NULL, NULL, err)) return -1;
     val_band_add(c->r, f, preds, band);
+    return 0;
+}
+
+/* The nr rays u[k] (start t0[k]) of fold f, as val_ray one after another gives them: with
+ * threads, the searches advance together (each step's points evaluated at once) and their
+ * ends are predicted at once. What they leave (the band's and box's extremes, the boundary
+ * points in ray order, t_found) is the same; after a failure anywhere they are run again
+ * one after another, so the error is the one that run meets. */
+static int val_rays(val_ctx *c, int f, int nr, const double (*u)[SCN_MAX_FIT], const double *t0,
+                    val_band *band, double *preds, double *t_found, tp_err *err)
+{
+    val_fold *fd = &c->r->folds[f];
+    const int n_x = c->spec->n_fit_params, n_bound = fd->n_bound;
+    size_t n_cells = c->r->n_cells;
+    val_search s[2 * SCN_MAX_FIT + VAL_RAYS];
+    int live[2 * SCN_MAX_FIT + VAL_RAYS], m = 0, ok = par_team_size(c->team) > 1 && nr > 1;
+    double xs[(2 * SCN_MAX_FIT + VAL_RAYS) * SCN_MAX_FIT], v[2 * SCN_MAX_FIT + VAL_RAYS];
+    double *ends = NULL;
+    for (int k = 0; ok && k < nr; k++) live[k] = val_ray_start(c, f, u[k], t0[k], &s[k]);
+    c->fold = fd;
+    while (ok) { /* one step of every search still going, its points at once */
+        m = 0;
+        for (int k = 0; k < nr; k++)
+            if (live[k] && !s[k].done) memcpy(xs + (size_t)m++ * n_x, s[k].y, n_x * sizeof *xs);
+        if (!m) break;
+        ok = val_objective_many(xs, m, c, v) == m;
+        for (int k = 0, j = 0; ok && k < nr; k++)
+            if (live[k] && !s[k].done) val_search_step(&s[k], c->spec, v[j++]);
+    }
+    m = 0;
+    for (int k = 0; ok && k < nr; k++) {
+        if (t_found) t_found[k] = live[k] ? s[k].t_in : 0;
+        if (!live[k]) continue;
+        val_search_end(&s[k], c->spec, xs + (size_t)m++ * n_x);
+        val_ray_keep(c, f, xs + (size_t)(m - 1) * n_x);
+    }
+    if (ok && m) ok = (ends = malloc((size_t)m * n_cells * sizeof *ends)) &&
+                      val_predict_points(c, f, m, xs, ends, err) == m;
+    for (int j = 0; ok && j < m; j++) val_band_add(c->r, f, ends + (size_t)j * n_cells, band);
+    free(ends);
+    if (ok) return 0;
+    fd->n_bound = n_bound; /* again one by one: the extremes are the same, taken twice */
+    for (int k = 0; k < nr; k++)
+        if (val_ray(c, f, u[k], t0[k], band, preds, t_found ? &t_found[k] : NULL, err)) return -1;
     return 0;
 }
 
@@ -145,37 +247,39 @@ int val_interval_fold(val_ctx *c, int f, val_band *band, double *preds, tp_err *
     val_report *r = c->r;
     val_fold *fd = &r->folds[f];
     const scenario *spec = c->spec;
-    int n = spec->n_fit_params, fail = 0;
+    int n = spec->n_fit_params;
     for (int i = 0; i < n; i++) fd->lo[i] = fd->hi[i] = fd->fitted[i];
     if (n == 0) return 0;
-    double want = val_region_threshold(0.0, &fd->scale), range[SCN_MAX_FIT], reach[SCN_MAX_FIT];
+    double want = val_region_threshold(0.0, &fd->scale), range[SCN_MAX_FIT] = {0},
+           reach[SCN_MAX_FIT] = {0};
     for (int i = 0; i < n; i++) range[i] = spec->fit_params[i].hi - spec->fit_params[i].lo;
     /* the two ends along each axis (in box units) */
-    for (int i = 0; i < n; i++) {
-        double sum = 0;
-        for (int sign = -1; sign <= 1; sign += 2) {
-            double u[SCN_MAX_FIT] = {0, 0}, t;
-            u[i] = sign * range[i];
-            if (val_ray(c, f, u, 0, band, preds, &t, err)) return -1;
-            sum += t;
-        }
-        /* a flat axis (the box edge inside the set) counts as reaching one box range */
-        reach[i] = fmax(0.5 * sum, 1e-9);
-    }
+    double axis_u[2 * SCN_MAX_FIT][SCN_MAX_FIT] = {{0}}, axis_t0[2 * SCN_MAX_FIT] = {0};
+    double t[2 * SCN_MAX_FIT];
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) axis_u[2 * i + k][i] = (k ? 1 : -1) * range[i];
+    if (val_rays(c, f, 2 * n, (const double (*)[SCN_MAX_FIT])axis_u, axis_t0, band, preds, t, err))
+        return -1;
+    /* a flat axis (the box edge inside the set) counts as reaching one box range */
+    for (int i = 0; i < n; i++) reach[i] = fmax(0.5 * (t[2 * i] + t[2 * i + 1]), 1e-9);
     if (n == 1) return 0;
     /* the quadratic rise/want = a p^2 + 2 b p q + d q^2 in box units p, q */
     double a = 1 / (reach[0] * reach[0]), d = 1 / (reach[1] * reach[1]), b = 0;
-    double p = 0.5 * reach[0], q = 0.5 * reach[1], y[SCN_MAX_FIT], rise[2];
+    double p = 0.5 * reach[0], q = 0.5 * reach[1], y[2][SCN_MAX_FIT], rise[2], obj[2];
+    int probe[2], m = 0;
     c->fold = fd;
     for (int k = 0; k < 2; k++) {
         double qq = k ? -q : q;
-        y[0] = fd->fitted[0] + p * range[0];
-        y[1] = fd->fitted[1] + qq * range[1];
-        int inside = y[0] >= spec->fit_params[0].lo && y[0] <= spec->fit_params[0].hi &&
-                     y[1] >= spec->fit_params[1].lo && y[1] <= spec->fit_params[1].hi;
-        rise[k] = inside ? (val_objective(y, c, &fail) - fd->objective) / want : NAN;
-        if (fail) return -1;
+        y[m][0] = fd->fitted[0] + p * range[0];
+        y[m][1] = fd->fitted[1] + qq * range[1];
+        int inside = y[m][0] >= spec->fit_params[0].lo && y[m][0] <= spec->fit_params[0].hi &&
+                     y[m][1] >= spec->fit_params[1].lo && y[m][1] <= spec->fit_params[1].hi;
+        probe[k] = inside ? m++ : -1;
     }
+    /* both probes at once (n == 2: the rows are y's) */
+    if (m && val_objective_many(y[0], m, c, obj) < m) return -1;
+    for (int k = 0; k < 2; k++)
+        rise[k] = probe[k] >= 0 ? (obj[probe[k]] - fd->objective) / want : NAN;
     if (!isnan(rise[0]) && !isnan(rise[1])) b = (rise[0] - rise[1]) / (4 * p * q);
     /* eigen-decomposition of [[a, b], [b, d]], eigenvalues kept positive */
     double tr = a + d, det = a * d - b * b, disc = sqrt(fmax(0, 0.25 * tr * tr - det));
@@ -186,14 +290,16 @@ int val_interval_fold(val_ctx *c, int f, val_band *band, double *preds, tp_err *
     double norm = hypot(e1[0], e1[1]);
     e1[0] /= norm, e1[1] /= norm;
     double e2[2] = {-e1[1], e1[0]};
+    double ray_u[VAL_RAYS][SCN_MAX_FIT], ray_t0[VAL_RAYS];
     for (int k = 0; k < VAL_RAYS; k++) {
-        double th = VAL_TWO_PI * (k + 0.5) / VAL_RAYS, w[2], u[SCN_MAX_FIT];
+        double th = VAL_TWO_PI * (k + 0.5) / VAL_RAYS, w[2];
         for (int i = 0; i < 2; i++)
             w[i] = cos(th) / sqrt(l1) * e1[i] + sin(th) / sqrt(l2) * e2[i];
-        for (int i = 0; i < 2; i++) u[i] = w[i] * range[i];
-        if (val_ray(c, f, u, 1.0, band, preds, NULL, err)) return -1; /* t = 1: the ellipse */
+        for (int i = 0; i < 2; i++) ray_u[k][i] = w[i] * range[i];
+        ray_t0[k] = 1.0; /* t = 1: the ellipse */
     }
-    return 0;
+    return val_rays(c, f, VAL_RAYS, (const double (*)[SCN_MAX_FIT])ray_u, ray_t0, band, preds,
+                    NULL, err);
 }
 
 /* --------------------------------------------------------- sensitivity ------------ */

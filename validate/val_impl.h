@@ -1,5 +1,5 @@
-/* val_impl.h: what the parts of the validation core (validate.c, protocol.c, bind.c,
- * folds.c, interval.c) share; not for use outside validate/.
+/* val_impl.h: what the parts of the validation core (validate.c, points.c, protocol.c,
+ * bind.c, folds.c, interval.c) share; not for use outside validate/.
  *
  * Contract: val_ctx is the state of one validation run (the document, the options, the
  * grid, the scenario as loaded, the report being filled and the fold being fitted); the
@@ -31,6 +31,8 @@ typedef struct val_ctx {
     int kernel_err_sign;      /* predictions with every kernel class moved by its calibration
                                  error, -1 or +1 (0: as calibrated); see scenario.h */
     par_team *team;           /* --jobs threads, started once per run (par.h) */
+    cfg_doc **docs;           /* per thread of the team, the document its binds set (binding
+                                 writes the fit's values into it); the caller's is doc */
 } val_ctx;
 
 typedef struct val_band {
@@ -55,8 +57,23 @@ int val_home_fold(const val_report *r, int config);
 val_role val_role_of(const val_report *r, int fold, size_t i);
 int val_judges_config(const val_report *r, int config);
 
-/* validate.c */
+/* One simulated cell per job (par_map, par_team_map): each writes only its own slot. */
+typedef struct val_cells_job {
+    const scenario *bound;
+    const grid_cell *const *cells; /* the cells to simulate, NULL entries skipped (left as set) */
+    double *ms;                    /* their step, ms */
+    run_summary *sums;             /* or NULL */
+} val_cells_job;
+
+/* points.c */
+int val_predict(const scenario *s, long tp, long batch, long ctx, run_summary *sum, tp_err *err);
+int val_cell_job(void *ctx, size_t i, tp_err *err);
 double val_objective(const double *x, void *vctx, int *fail);
+/* the objective at m points, rows of the fit's parameters (fit_objective_many) */
+int val_objective_many(const double *xs, int m, void *vctx, double *v);
+/* Fold f's predictions (ms; NAN for cells it does not judge) at m points into preds[p * n_cells
+ * + i]; the points done in order before the first that failed (m: none), err set for it. */
+int val_predict_points(val_ctx *c, int f, int m, const double *xs, double *preds, tp_err *err);
 int val_predict_fold(val_ctx *c, int fold, const double *x, const char *set,
                      const char *set_src, int set_line, int set_col, double *preds,
                      run_summary *sums, const char *progress, tp_err *err);

@@ -1,6 +1,7 @@
-/* validate.c: see validate.h. The fit and prediction of each fold, the baselines, the
- * aggregation and the run that ties them; protocols, binding, folds and intervals are in
- * protocol.c, bind.c, folds.c and interval.c (val_impl.h). */
+/* validate.c: see validate.h. The fit of each fold, the baselines, the aggregation and the
+ * run that ties them; the simulations at parameter values (on the --jobs team), protocols,
+ * binding, folds and intervals are in points.c, protocol.c, bind.c, folds.c and interval.c
+ * (val_impl.h). */
 #include "validate.h"
 
 #include <ctype.h>
@@ -16,93 +17,6 @@
 
 /* ---------------------------------------------------------------- fit ------------- */
 
-static int val_predict(const scenario *s, long tp, long batch, long ctx, run_summary *sum,
-                       tp_err *err)
-{
-    run_request req = {tp, batch, ctx, s->steps, s->warmup, s->seed, 0};
-    return run_cell(s, &req, sum, NULL, err);
-}
-
-/* One simulated cell per job (par_map, par_team_map): each writes only its own slot. */
-typedef struct val_cells_job {
-    const scenario *bound;
-    const grid_cell *const *cells; /* the cells to simulate, NULL entries skipped (left as set) */
-    double *ms;                    /* their step, ms */
-    run_summary *sums;             /* or NULL */
-} val_cells_job;
-
-static int val_cell_job(void *ctx, size_t i, tp_err *err)
-{
-    val_cells_job *j = ctx;
-    const grid_cell *gc = j->cells[i];
-    run_summary sum;
-    if (!gc) return 0;
-    j->ms[i] = NAN;
-    if (val_predict(j->bound, gc->tp, gc->batch, gc->ctx, &sum, err)) return -1;
-    j->ms[i] = sum.step_mean * 1e3;
-    if (j->sums) j->sums[i] = sum;
-    return 0;
-}
-
-/* The step (ms) of the n cells (grid indices idx[], NULL-free cells[]) at parameters x into
- * ms[]: from the memo where the same x and cell were simulated before (another protocol
- * whose fit visits the same points; memo.h), the rest simulated on --jobs threads and kept.
- * cells[i] is set to NULL for each cell the memo answered. Returns 0, or -1 (err set). */
-static int val_cells_at(val_ctx *c, const double *x, size_t n, const size_t *idx,
-                        const grid_cell **cells, double *ms, run_summary *sums,
-                        const char *progress, tp_err *err)
-{
-    /* a full summary is not kept; a prediction with the kernel classes moved by their
-     * error (kernel_err_sign) is another scenario than the fit's */
-    struct vmemo *memo = sums || c->kernel_err_sign ? NULL : c->r->opt.memo;
-    const int n_x = c->spec->n_fit_params;
-    size_t todo = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!cells[i]) continue;
-        if (vmemo_get(memo, x, n_x, &idx[i], 1, &ms[i])) cells[i] = NULL;
-        else todo++;
-    }
-    if (!todo) return 0;
-    scenario *bound = malloc(sizeof *bound);
-    int rc = -1;
-    if (!bound) {
-        tp_err_set(err, "out of memory");
-    } else if (!val_bind(c->doc, c->opts, c->spec, x, bound, err)) {
-        bound->kernel_err_sign = c->kernel_err_sign;
-        val_cells_job job = {bound, cells, ms, sums};
-        rc = par_team_map(c->team, n, val_cell_job, &job, progress, err);
-        for (size_t i = 0; i < n && rc == 0; i++)
-            if (cells[i]) vmemo_put(memo, x, n_x, &idx[i], 1, ms[i]); /* no memory: no reuse */
-    }
-    free(bound);
-    return rc;
-}
-
-/* Sum of squared relative errors of the fold's calibration cells at parameters x, the cells
- * simulated on --jobs threads (or known from the memo) and summed in the fold's cell order
- * (the same whatever the threads). */
-double val_objective(const double *x, void *vctx, int *fail)
-{
-    val_ctx *c = vctx;
-    size_t n = (size_t)c->fold->n_cal;
-    const grid_cell **cells = calloc(n ? n : 1, sizeof *cells);
-    double *ms = calloc(n ? n : 1, sizeof *ms), sse = 0;
-    if (!cells || !ms) {
-        tp_err_set(c->err, "out of memory");
-        *fail = 1;
-    } else {
-        for (size_t i = 0; i < n; i++) cells[i] = &c->g->cells[c->fold->cal[i]];
-        if (val_cells_at(c, x, n, c->fold->cal, cells, ms, NULL, NULL, c->err)) *fail = 1;
-        for (size_t i = 0; i < n && !*fail; i++) {
-            double rel = ms[i] / c->g->cells[c->fold->cal[i]].measured_ms - 1.0;
-            sse += rel * rel;
-        }
-    }
-    free(cells);
-    free(ms);
-    return sse;
-}
-
 static int val_fit_fold(val_ctx *c, val_fold *fd, tp_err *err)
 {
     const scenario *spec = c->spec;
@@ -111,50 +25,10 @@ static int val_fit_fold(val_ctx *c, val_fold *fd, tp_err *err)
     for (int i = 0; i < spec->n_fit_params; i++)
         lo[i] = spec->fit_params[i].lo, hi[i] = spec->fit_params[i].hi;
     c->fold = fd;
-    return fit_minimize(spec->n_fit_params, lo, hi, val_objective, c, fd->fitted, &fd->objective,
-                        &fd->evaluations);
-}
-
-/* Predict every cell whose config this fold judges into preds (ms, NAN elsewhere), with
- * the free parameters at x and, when `set` is given, one more override; on --jobs threads,
- * with a progress line when `progress` names one. */
-int val_predict_fold(val_ctx *c, int fold, const double *x, const char *set,
-                            const char *set_src, int set_line, int set_col, double *preds,
-                            run_summary *sums, const char *progress, tp_err *err)
-{
-    size_t n = c->r->n_cells;
-    scenario *bound = NULL;
-    const grid_cell **cells = calloc(n, sizeof *cells);
-    size_t *idx = calloc(n, sizeof *idx);
-    int rc = -1;
-    if (!cells || !idx) {
-        tp_err_set(err, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        preds[i] = NAN;
-        cells[i] = c->r->cells[i].fold == fold ? c->r->cells[i].g : NULL;
-        idx[i] = i; /* val_report.cells are in grid order */
-    }
-    if (c->opts->quiet) progress = NULL;
-    if (!set) { /* the fit's own scenario at x: the memo's cells */
-        rc = val_cells_at(c, x, n, idx, cells, preds, sums, progress, err);
-        goto out;
-    }
-    if (!(bound = malloc(sizeof *bound))) {
-        tp_err_set(err, "out of memory");
-        goto out;
-    }
-    if (cfg_set_at(c->doc, set, set_src, set_line, set_col, err)) goto out;
-    if (val_bind(c->doc, c->opts, c->spec, x, bound, err)) goto out;
-    bound->kernel_err_sign = c->kernel_err_sign;
-    val_cells_job job = {bound, cells, preds, sums};
-    rc = par_team_map(c->team, n, val_cell_job, &job, progress, err);
-out:
-    free(bound);
-    free(cells);
-    free(idx);
-    return rc;
+    /* with threads, the search evaluates ahead (fit.h): the same points read, the same fit */
+    return fit_minimize_many(spec->n_fit_params, lo, hi, val_objective_many, c,
+                             par_team_size(c->team), fd->fitted, &fd->objective,
+                             &fd->evaluations);
 }
 
 /* ----------------------------------------------------------- baselines ------------ */
@@ -408,6 +282,27 @@ static int val_setup_cells(val_report *r, tp_err *err)
     return 0;
 }
 
+/* The team's threads, created once per run, and a copy of the document for each (the
+ * caller's thread, the last worker, uses doc itself). */
+static int val_workers(const char *path, const scn_opts *o, cfg_doc *doc, par_team **team,
+                       cfg_doc ***docs, tp_err *err)
+{
+    if (!(*team = par_team_new(o->jobs))) return tp_err_set(err, "cannot create a thread pool");
+    int n = par_team_size(*team);
+    if (!(*docs = calloc((size_t)n, sizeof **docs))) return tp_err_set(err, "out of memory");
+    for (int w = 0; w < n - 1; w++)
+        if (!((*docs)[w] = scn_opts_open(path, o, err))) return -1;
+    (*docs)[n - 1] = doc;
+    return 0;
+}
+
+static void val_workers_free(par_team *team, cfg_doc **docs)
+{
+    for (int w = 0; team && docs && w < par_team_size(team) - 1; w++) cfg_free(docs[w]);
+    free(docs);
+    par_team_free(team);
+}
+
 int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_options *vo,
                  val_report *out, tp_err *err)
 {
@@ -421,15 +316,12 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     run_summary *sums = NULL;
     val_band band = {NULL, NULL};
     par_team *team = NULL;
+    cfg_doc **docs = NULL;
     int rc = -1;
     if (val_open(path, o, vo, &doc, &spec, &out->protocol, err) || val_setup_cells(out, err) ||
-        val_make_folds(out, spec, err) || val_check_calib_tps(spec, o, g, err))
+        val_make_folds(out, spec, err) || val_check_calib_tps(spec, o, g, err) ||
+        val_workers(path, o, doc, &team, &docs, err)) /* for every fit and prediction */
         goto out;
-    /* the threads for every fit evaluation and prediction of this run, created once */
-    if (!(team = par_team_new(o->jobs))) {
-        tp_err_set(err, "cannot create a thread pool");
-        goto out;
-    }
     preds = calloc(g->n, sizeof *preds);
     base = calloc(g->n * (size_t)out->n_folds, sizeof *base);
     sums = calloc(g->n, sizeof *sums);
@@ -449,7 +341,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
         vc->role = val_role_of(out, vc->fold, i);
         vc->calibration = vc->role == VAL_CALIBRATION;
     }
-    val_ctx ctx = {doc, o, g, spec, out, NULL, err, 0, team};
+    val_ctx ctx = {doc, o, g, spec, out, NULL, err, 0, team, docs};
     out->n_fit = spec->n_fit_params;
     for (int f = 0; f < out->n_folds; f++) {
         val_fold *fd = &out->folds[f];
@@ -545,7 +437,7 @@ out:
     free(sums);
     free(band.lo);
     free(band.hi);
-    par_team_free(team);
+    val_workers_free(team, docs);
     if (rc) val_free(out);
     return rc;
 }
@@ -585,17 +477,16 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
     cfg_doc *doc = NULL;
     val_protocol proto;
     par_team *team = NULL;
+    cfg_doc **docs = NULL;
     int rc = -1;
-    if (val_open(path, o, &r->opt, &doc, &spec, &proto, err)) goto out;
-    if (!(team = par_team_new(o->jobs))) {
-        tp_err_set(err, "cannot create a thread pool");
+    if (val_open(path, o, &r->opt, &doc, &spec, &proto, err) ||
+        val_workers(path, o, doc, &team, &docs, err))
         goto out;
-    }
     if (spec->n_fit_params == 0) {
         tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
         goto out;
     }
-    val_ctx ctx = {doc, o, r->g, spec, (val_report *)r, &r->folds[fold], err, 0, team};
+    val_ctx ctx = {doc, o, r->g, spec, (val_report *)r, &r->folds[fold], err, 0, team, docs};
     for (int i = 0; i < n1; i++)
         for (int j = 0; j < n2; j++) {
             double x[SCN_MAX_FIT];
@@ -608,7 +499,7 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
         }
     rc = 0;
 out:
-    par_team_free(team);
+    val_workers_free(team, docs);
     cfg_free(doc);
     free(spec);
     return rc;
