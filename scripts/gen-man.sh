@@ -3,9 +3,11 @@
 # the commands' --help, whose flag list cli_help prints from the same flag table the parser
 # reads (sim/cli.h), so the manual, --help and the flags accepted cannot differ: every command
 # in the dispatch table (`tpsim help --list`; a new one is picked up with no change here) gets
-# `tpsim help COMMAND` verbatim between the two marker lines; the rest of the page passes
-# through unchanged. `make man` writes docs/tpsim.1; tests/cli/conventions.sh fails when it
-# is stale.
+# `tpsim help COMMAND` between the two marker lines: its usage lines as they are, each line of
+# the flag list (cli_help's fixed layout: "  -o, --name ARG" from column 3, the help from
+# column 29, continuations indented to it) as a .TP entry, the text after it verbatim; the
+# rest of the page passes through unchanged. `make man` writes docs/tpsim.1;
+# tests/cli/conventions.sh fails when it is stale.
 set -euo pipefail
 TPSIM=$1
 begin='.\" BEGIN GENERATED USAGE (scripts/gen-man.sh; do not edit by hand)'
@@ -17,11 +19,11 @@ mapfile -t cmds < <("$TPSIM" help --list)
 usage() {
     printf '%s\n' "$begin"
     printf '.SH COMMAND USAGE\n'
-    printf 'Each command'"'"'s usage as\n.B tpsim help\n.I COMMAND\nprints it (generated from it).\n'
+    printf 'Each command'"'"'s usage and flags, generated from the flag table its parser '
+    printf 'reads, as\n.B tpsim help\n.I COMMAND\nprints them.\n'
     for c in "${cmds[@]}"; do
-        printf '.SS %s\n.nf\n' "$c"
-        "$TPSIM" help "$c" | sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/' -e 's/-/\\-/g'
-        printf '.fi\n'
+        printf '.SS %s\n' "$c"
+        "$TPSIM" help "$c" | awk -f "$(dirname "$0")/man-usage.awk"
     done
     printf '%s\n' "$end"
 }

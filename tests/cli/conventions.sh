@@ -313,6 +313,12 @@ for c in $("$TPSIM" help --list); do
     for f in $("$TPSIM" help "$c" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
         grep -qF -- "$(printf '%s' "$f" | sed 's/-/\\-/g')" docs/tpsim.1 || bad "man page lacks $c $f"
     done
+    # each flag of --help's list is an entry (.TP, its name in bold) in the manual
+    for f in $("$TPSIM" help "$c" | grep -Eo -- '^  (-[a-z], )?--[a-z][a-z0-9-]*' |
+               grep -Eo -- '--[a-z0-9-]+'); do
+        grep '^\.B "' docs/tpsim.1 | grep -qF -- "$(printf '%s' "$f" | sed 's/-/\\-/g')" ||
+            bad "man page has no entry for $c $f"
+    done
 done
 # --help's flag list is printed from the flag table (cli_help): each flag once, on a line of at
 # most 100 columns, and each one it lists is one the command takes (not "unknown option");
