@@ -120,7 +120,7 @@ static void run_text_measured(const scenario *s)
 /* The cell against the scenario's validated domain (domain.h). */
 static void run_domain(const scenario *s, const run_summary *r, domain_report *d)
 {
-    domain_cell c = {r->req.tp, r->req.batch, r->req.ctx, s->graphs, s->hw.name};
+    domain_cell c = {r->req.tp, r->req.batch, r->req.ctx, s->graphs, s->hw.name, s->model.name};
     domain_check(s, &c, d);
 }
 
@@ -161,6 +161,7 @@ static void run_json_domain(jw *w, const scenario *s, const run_summary *r)
         jw_int(w, v->ctx_hi);
         jw_end_arr(w);
         jw_kstr(w, "hardware", v->hardware);
+        jw_kstr(w, "model", v->model);
         jw_kstr(w, "grid", v->grid);
         jw_kstr(w, "verdict", v->verdict);
         jw_end_obj(w);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static void dom_mark(domain_report *r, const char *fmt, ...)
 {
@@ -46,6 +47,9 @@ void domain_check(const scenario *s, const domain_cell *c, domain_report *out)
                   (hw_name_eq(c->hardware, s->hw.name) && hw_same(&s->hw, d->hardware));
     if (!same_hw)
         dom_mark(out, "%s was never validated (only %s)", c->hardware, d->hardware);
+    /* the model by its name, case folded (a --model or --set model= run is another model) */
+    if (c->model && strcasecmp(c->model, d->model))
+        dom_mark(out, "model %s was never validated (only %s)", c->model, d->model);
 }
 
 int domain_statement(const scenario *s, char *buf, size_t cap)
@@ -58,9 +62,10 @@ int domain_statement(const scenario *s, char *buf, size_t cap)
         size_t len = strlen(tps);
         snprintf(tps + len, sizeof tps - len, "%s%ld", i ? ", " : "", v->tp[i]);
     }
-    snprintf(buf, cap, "TP {%s}, %s%s%s, batch %ld..%ld, ctx %ld..%ld, %s; %s: %s", tps,
+    snprintf(buf, cap, "TP {%s}, %s%s%s, batch %ld..%ld, ctx %ld..%ld, %s, %s; %s: %s", tps,
              v->eager ? "eager" : "", v->eager && v->graphs ? "/" : "", v->graphs ? "graphs" : "",
-             v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->grid, v->verdict);
+             v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->model, v->grid,
+             v->verdict);
     return 1;
 }
 

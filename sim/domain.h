@@ -3,8 +3,8 @@
  * never validated").
  *
  * Contract: a scenario's `validated:` block (scenario.h's scenario_domain: TP degrees, modes,
- * batch and context ranges, hardware, the grid and the verdict it got) is what tpsim validate
- * judged it on, as its author states it. domain_check compares one cell with it: inside is 1
+ * batch and context ranges, hardware, model, the grid and the verdict it got) is what tpsim
+ * validate judged it on, as its author states it. domain_check compares one cell with it: inside is 1
  * only when no mark is made; a scenario without the block gets the one mark "this scenario was
  * never validated". Plain values, no allocation, no state; run, sweep and plan share it.
  */
@@ -13,15 +13,17 @@
 
 #include "scenario.h"
 
-#define DOMAIN_MAX_MARKS 6
+#define DOMAIN_MAX_MARKS 6 /* one per dimension: TP, mode, batch, ctx, hardware, model */
 #define DOMAIN_MARK_MAX 200
-/* room for domain_statement: the TP list, ranges, hardware (64), grid (256), verdict (256) */
+/* room for domain_statement: the TP list, ranges, hardware and model (64 each), grid (256),
+ * verdict (256) */
 #define DOMAIN_STATEMENT_MAX 768
 
 typedef struct domain_cell {
     long tp, batch, ctx;
     int graphs;           /* the cell's execution mode */
     const char *hardware; /* the hardware it runs on (hw_spec.name) */
+    const char *model;    /* the model it runs (model_arch.name) */
 } domain_cell;
 
 typedef struct domain_report {
@@ -34,9 +36,9 @@ void domain_check(const scenario *s, const domain_cell *c, domain_report *out);
 /* The marks joined by "; " into buf (cap bytes), "" when inside. */
 void domain_join(const domain_report *r, char *buf, size_t cap);
 /* What the scenario was validated on and the verdict, in words, into buf: "TP {2, 4}, eager,
- * batch 1..8, ctx 2048..2048, H100 SXM; validate/h100-ctx2048.csv: VERDICT"; "" (and 0
- * returned) when it has no validated: block, else 1. Every answer (run, sweep's and plan's
- * rows, plan's header) states it, inside the domain or not. */
+ * batch 1..8, ctx 2048..2048, H100 SXM, Llama-3.1-70B; validate/h100-ctx2048.csv: VERDICT";
+ * "" (and 0 returned) when it has no validated: block, else 1. Every answer (run, sweep's and
+ * plan's rows, plan's header) states it, inside the domain or not. */
 int domain_statement(const scenario *s, char *buf, size_t cap);
 
 #endif

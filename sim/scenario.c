@@ -40,8 +40,8 @@ static const char *const assumed_keys[] = {"key", "why", NULL};
 static const char *const precision_keys[] = {"weights", "kv_cache", "activations", NULL};
 static const char *const fit_param_keys[] = {"key", "also", "min", "max", "physical_min",
                                               "physical_max", NULL};
-static const char *const validated_keys[] = {"tp", "modes", "batch", "ctx", "hardware", "grid",
-                                             "verdict", NULL};
+static const char *const validated_keys[] = {"tp", "modes", "batch", "ctx", "hardware", "model",
+                                             "grid", "verdict", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
 
 /* A file the scenario names: a path from the scenario's own folder, or a name ("llama-3.1-70b")
@@ -140,11 +140,11 @@ static int scenario_range(const cfg_node *map, const char *key, long *lo, long *
 }
 
 /* validated: {tp: [..], modes: [eager|graphs..], batch: [lo, hi], ctx: [lo, hi], hardware,
- * grid, verdict}: every key required, so a domain is never half stated. */
+ * model, grid, verdict}: every key required, so a domain is never half stated. */
 static int scenario_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *err)
 {
     static const char *const modes[] = {"eager", "graphs", NULL};
-    const char *hw, *grid, *verdict;
+    const char *hw, *model, *grid, *verdict;
     cfg_node *tp, *m;
     if (cfg_expect_map(v, validated_keys, err) || !(tp = cfg_need(v, "tp", err)) ||
         !(m = cfg_need(v, "modes", err)))
@@ -163,10 +163,12 @@ static int scenario_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *e
     if (scenario_range(v, "batch", &d->batch_lo, &d->batch_hi, err) ||
         scenario_range(v, "ctx", &d->ctx_lo, &d->ctx_hi, err) ||
         cfg_string_fits(v, "hardware", 1, sizeof d->hardware, &hw, err) ||
+        cfg_string_fits(v, "model", 1, sizeof d->model, &model, err) ||
         cfg_string_fits(v, "grid", 1, sizeof d->grid, &grid, err) ||
         cfg_string_fits(v, "verdict", 1, sizeof d->verdict, &verdict, err))
         return -1;
     snprintf(d->hardware, sizeof d->hardware, "%s", hw);
+    snprintf(d->model, sizeof d->model, "%s", model);
     snprintf(d->grid, sizeof d->grid, "%s", grid);
     snprintf(d->verdict, sizeof d->verdict, "%s", verdict);
     d->present = 1;

@@ -62,6 +62,7 @@ typedef struct scenario_domain {
     int eager, graphs;          /* the modes judged */
     long batch_lo, batch_hi, ctx_lo, ctx_hi;
     char hardware[64];
+    char model[64];             /* the model it was judged with (its name:, model.h) */
     char grid[256];             /* the grid it was judged on, as written */
     char verdict[256];          /* the verdict it got, as written */
 } scenario_domain;

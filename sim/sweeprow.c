@@ -54,7 +54,7 @@ void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweepr
     SV_S("calibration", r->calibration ? r->calibration->path : NULL);
     SV_S("calibration_borrowed", r->calibration_borrowed);
     /* the cell against the scenario's validated domain (domain.h): marks "" when inside */
-    domain_cell dc = {r->req.tp, r->req.batch, r->req.ctx, graphs, s->hw.name};
+    domain_cell dc = {r->req.tp, r->req.batch, r->req.ctx, graphs, s->hw.name, s->model.name};
     domain_report dr;
     domain_check(s, &dc, &dr);
     domain_join(&dr, marks, SWEEPROW_MARKS_MAX - DOMAIN_STATEMENT_MAX);

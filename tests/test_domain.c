@@ -19,6 +19,7 @@ static scenario *study_domain(void)
     d->eager = 1;
     d->batch_lo = 1, d->batch_hi = 8, d->ctx_lo = 2048, d->ctx_hi = 2048;
     strcpy(d->hardware, "H100 SXM");
+    strcpy(d->model, "Llama-3.1-70B");
     return s;
 }
 
@@ -29,7 +30,7 @@ static void test_inside(void **state)
     domain_report r;
     for (long tp = 2; tp <= 4; tp += 2)
         for (long b = 1; b <= 8; b++) {
-            domain_cell c = {tp, b, 2048, 0, "H100 SXM"};
+            domain_cell c = {tp, b, 2048, 0, "H100 SXM", "Llama-3.1-70B"};
             domain_check(s, &c, &r);
             assert_int_equal(r.inside, 1);
             assert_int_equal(r.n_marks, 0);
@@ -45,26 +46,36 @@ static void test_each_dimension_marked(void **state)
     (void)state;
     scenario *s = study_domain();
     domain_report r;
-    domain_cell c = {8, 16, 192, 1, "H200 SXM"};
+    domain_cell c = {8, 16, 192, 1, "H200 SXM", "Mixtral-8x7B-v0.1"};
     domain_check(s, &c, &r);
     assert_int_equal(r.inside, 0);
-    assert_int_equal(r.n_marks, 5);
+    assert_int_equal(r.n_marks, 6);
     assert_string_equal(r.marks[0], "TP-8 is outside the validated TP {2, 4}");
     assert_string_equal(r.marks[1], "graph mode was never validated");
     assert_string_equal(r.marks[2], "batch 16 is outside the validated batch 1..8");
     assert_string_equal(r.marks[3], "context 192 is outside the validated context 2048..2048");
     assert_string_equal(r.marks[4], "H200 SXM was never validated (only H100 SXM)");
+    assert_string_equal(r.marks[5],
+                        "model Mixtral-8x7B-v0.1 was never validated (only Llama-3.1-70B)");
     char buf[1024];
     domain_join(&r, buf, sizeof buf);
     assert_non_null(strstr(buf, "{2, 4}; graph mode was never validated; batch 16"));
     /* one dimension at a time: only its mark */
-    domain_cell one = {4, 9, 2048, 0, "H100 SXM"};
+    domain_cell one = {4, 9, 2048, 0, "H100 SXM", "Llama-3.1-70B"};
     domain_check(s, &one, &r);
     assert_int_equal(r.n_marks, 1);
     assert_string_equal(r.marks[0], "batch 9 is outside the validated batch 1..8");
+    /* another model alone; the same name in other case is the same model */
+    domain_cell gemma = {4, 1, 2048, 0, "H100 SXM", "gemma-2-9b-it"};
+    domain_check(s, &gemma, &r);
+    assert_int_equal(r.n_marks, 1);
+    assert_string_equal(r.marks[0], "model gemma-2-9b-it was never validated (only Llama-3.1-70B)");
+    domain_cell folded = {4, 1, 2048, 0, "H100 SXM", "llama-3.1-70b"};
+    domain_check(s, &folded, &r);
+    assert_int_equal(r.n_marks, 0);
     /* a graphs-only domain marks eager cells */
     s->domain.eager = 0, s->domain.graphs = 1;
-    domain_cell eager = {2, 1, 2048, 0, "H100 SXM"};
+    domain_cell eager = {2, 1, 2048, 0, "H100 SXM", "Llama-3.1-70B"};
     domain_check(s, &eager, &r);
     assert_int_equal(r.n_marks, 1);
     assert_string_equal(r.marks[0], "eager mode was never validated");
@@ -76,7 +87,7 @@ static void test_never_validated(void **state)
     (void)state;
     scenario *s = calloc(1, sizeof *s);
     domain_report r;
-    domain_cell c = {4, 1, 2048, 1, "H100 SXM"};
+    domain_cell c = {4, 1, 2048, 1, "H100 SXM", "Llama-3.1-70B"};
     domain_check(s, &c, &r);
     assert_int_equal(r.inside, 0);
     assert_int_equal(r.n_marks, 1);
@@ -89,7 +100,7 @@ static void test_join_truncates(void **state)
     (void)state;
     scenario *s = study_domain();
     domain_report r;
-    domain_cell c = {8, 16, 192, 1, "H200 SXM"};
+    domain_cell c = {8, 16, 192, 1, "H200 SXM", "Mixtral-8x7B-v0.1"};
     domain_check(s, &c, &r);
     char buf[20];
     domain_join(&r, buf, sizeof buf);
@@ -106,8 +117,8 @@ static void test_statement(void **state)
     strcpy(s->domain.verdict, "within: MISFIT");
     char buf[DOMAIN_STATEMENT_MAX];
     assert_int_equal(domain_statement(s, buf, sizeof buf), 1);
-    assert_string_equal(buf, "TP {2, 4}, eager, batch 1..8, ctx 2048..2048, H100 SXM; "
-                             "validate/h100-ctx2048.csv: within: MISFIT");
+    assert_string_equal(buf, "TP {2, 4}, eager, batch 1..8, ctx 2048..2048, H100 SXM, "
+                             "Llama-3.1-70B; validate/h100-ctx2048.csv: within: MISFIT");
     s->domain.graphs = 1;
     domain_statement(s, buf, sizeof buf);
     assert_non_null(strstr(buf, "}, eager/graphs, batch"));

@@ -11,6 +11,7 @@ assert d["inside"] is True and d["marks"] == [], d
 v = d["validated"]
 assert v["tp"] == [2, 4] and v["modes"] == ["eager"] and v["batch"] == [1, 8] and v["ctx"] == [2048, 2048], v
 assert v["hardware"] == "H100 SXM" and v["grid"] == "validate/h100-ctx2048.csv" and "PASS-NO-SKILL" in v["verdict"], v
+assert v["model"] == "Llama-3.1-70B", v
 ' "$TMP/out"
 expect_ok "outside: run json" "$TPSIM" run "$S" --tp 8 --batch 16 --ctx 4096 --mode graphs --steps 1 --format json
 check "outside: one mark per dimension" python3 -c '
@@ -33,6 +34,19 @@ check "a scenario without validated: says so" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))["domain"]
 assert d == {"inside": False, "marks": ["this scenario was never validated"], "validated": None}, d' "$TMP/out"
+# another model is outside too (a --set model= or --model run of this scenario)
+expect_ok "another model: run json" "$TPSIM" run "$S" --tp 4 --steps 1 --set model=Mixtral-8x7B-v0.1 --format json
+check "another model is marked, by name" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["domain"]
+assert d["inside"] is False and d["marks"] == ["model Mixtral-8x7B-v0.1 was never validated (only Llama-3.1-70B)"], d' "$TMP/out"
+expect_ok "another model: run text" "$TPSIM" run "$S" --tp 4 --steps 1 --set model=Mixtral-8x7B-v0.1
+check "text marks the model" grep -q '^domain     \*\* OUTSIDE what eager-host-dispatch was validated on: model Mixtral-8x7B-v0.1 was never validated (only Llama-3.1-70B) \*\*$' "$TMP/out"
+expect_ok "another model: sweep" "$TPSIM" sweep "$S" --tp 4 --steps 1 --set model=Mixtral-8x7B-v0.1 --format json
+check "sweep marks the model" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))[0]
+assert r["in_domain"] is False and r["domain_marks"] == "model Mixtral-8x7B-v0.1 was never validated (only Llama-3.1-70B)", r' "$TMP/out"
 expect_ok "sweep json" "$TPSIM" sweep "$S" --tp 2,8 --mode eager,graphs --steps 1 --format json
 check "sweep rows: in_domain and marks per row" python3 -c '
 import json, sys
@@ -53,7 +67,7 @@ blk = t[t.index("\nvalidated:\n"):]
 g = lambda k: re.search(r"^  %s: (.*)$" % k, blk, re.M).group(1)
 tp = ", ".join(x.strip() for x in g("tp").strip("[]").split(","))
 b, c = (g(k).strip("[]").replace(", ", "..") for k in ("batch", "ctx"))
-print(f"TP {{{tp}}}, {g('modes').strip('[]')}, batch {b}, ctx {c}, {g('hardware')}; {g('grid')}: {g('verdict').strip(chr(34))}")
+print(f"TP {{{tp}}}, {g('modes').strip('[]')}, batch {b}, ctx {c}, {g('hardware')}, {g('model')}; {g('grid')}: {g('verdict').strip(chr(34))}")
 PY
 expect_ok "sweep csv" "$TPSIM" sweep "$S" --tp 4,8 --steps 1 -o "$TMP/dom.csv"
 check "sweep csv: validated_domain on the inside and the outside row" python3 - "$TMP/dom.csv" "$TMP/want.txt" <<'PY'
@@ -90,5 +104,6 @@ bad "range lo > hi" "bad.yaml:[0-9]+:[0-9]+: .*8 > 1, expected lo <= hi" 's/^  b
 bad "range of one" "bad.yaml:[0-9]+:[0-9]+: .*expected \[lo, hi\], two whole numbers" 's/^  ctx: \[2048, 2048\]/  ctx: [2048]/'
 bad "unknown mode" "bad.yaml:[0-9]+:[0-9]+: .*'async' is not allowed, expected one of: eager, graphs" 's/^  modes: \[eager\]/  modes: [async]/'
 bad "missing verdict" "bad.yaml:[0-9]+:[0-9]+: .*verdict" '/^  verdict:/d'
+bad "missing model" "bad.yaml:[0-9]+:[0-9]+: .*model" '/^  model: Llama/d'
 bad "unknown key" "bad.yaml:[0-9]+:[0-9]+: .*unknown key 'protocol' in validated" 's/^  grid: /  protocol: within\n  grid: /'
 finish
