@@ -410,7 +410,7 @@ void plan_out_json(FILE *f, const plan_view *v)
     jw_kint(&w, "batch_max", sp->batch_max);
     jw_kstr(&w, "intervals", v->intervals_note);
     jw_kuint(&w, "n_cells", r->n_cells);
-    jw_kuint(&w, "configurations", r->n_cfgs);
+    jw_kuint(&w, "n_configurations", r->n_cfgs);
     jw_key(&w, "contexts");
     jw_arr(&w);
     size_t *order = malloc((r->n_cfgs ? r->n_cfgs : 1) * sizeof *order);
@@ -420,7 +420,7 @@ void plan_out_json(FILE *f, const plan_view *v)
         size_t k = plan_rank(r, ctx, order);
         jw_obj(&w);
         jw_kint(&w, "ctx", ctx);
-        jw_kuint(&w, "meeting", k);
+        jw_kuint(&w, "n_meeting", k); /* configurations meeting the target */
         jw_key(&w, "ranked");
         jw_arr(&w);
         for (size_t i = 0; i < k && i < (size_t)v->top; i++)
