@@ -52,6 +52,13 @@ int rfile_is_input(const struct stat *st)
     return known;
 }
 
+void rfile_forget_inputs(void)
+{
+    rfile_lock_take();
+    rfile_n_inputs = 0;
+    rfile_lock_give();
+}
+
 /* "64 MiB" or "1000 bytes", for messages. */
 static const char *rfile_size_text(size_t cap, char *out, size_t n)
 {

@@ -36,5 +36,9 @@ int rfile_read(const char *path, size_t cap, const char *what, char **buf, size_
 int rfile_check_regular(const char *path, size_t cap, const char *what, tp_err *err);
 /* 1 if st (from stat(2)) is a regular file this process has read through rfile_read. */
 int rfile_is_input(const struct stat *st);
+/* Forgets every recorded input. For a process that outlives its inputs (a test deleting its
+ * fixtures): the file system may give a deleted input's inode to a new file, which would
+ * then be refused as an input. */
+void rfile_forget_inputs(void);
 
 #endif

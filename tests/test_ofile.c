@@ -46,6 +46,8 @@ static int teardown(void **state)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx->dir);
     if (system(cmd) != 0) return -1;
     free(fx);
+    /* the fixture's inputs are gone: their inodes may come back as the next test's outputs */
+    rfile_forget_inputs();
     return 0;
 }
 
@@ -252,6 +254,14 @@ static void test_refusals(void **state)
     assert_int_equal(ofile_open(&o, link, &e), -1); /* also through a link */
     assert_content(in, "a: 1\n");
     assert_int_equal(count_entries(fx), 3);
+    /* forgotten inputs are outputs like any file (teardown forgets them: see there) */
+    struct stat st;
+    assert_int_equal(stat(in, &st), 0);
+    assert_int_equal(rfile_is_input(&st), 1);
+    rfile_forget_inputs();
+    assert_int_equal(rfile_is_input(&st), 0);
+    assert_int_equal(ofile_open(&o, in, &e), 0);
+    ofile_abort(&o);
 }
 
 /* ofile_refuse_inputs: the output named by the inputs' list (not yet read) is refused by
