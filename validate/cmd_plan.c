@@ -749,10 +749,8 @@ int tpsim_cmd_plan(int argc, char **argv)
     if (pcmd_write(&o, path, &r, &view, &of, &err)) goto out;
     status = o.n_shards ? 0 : plan_out_status(&view);
     if (status == 1)
-        fprintf(stderr,
-                "tpsim: plan: at some context no configuration meets %g ms per token "
-                "(the closest is shown)\n",
-                o.tpot_ms);
+        fprintf(stderr, "tpsim: plan: at some context no configuration meets %g ms per token "
+                        "(the closest is shown)\n", o.tpot_ms);
 out:
     if (status == 2) {
         ofile_abort(&of);
@@ -763,8 +761,6 @@ out:
     free(base);
     free(scn);
     free(ps);
-    free(lo);
-    free(hi);
-    free(marks);
+    free(lo), free(hi), free(marks);
     return status;
 }
