@@ -557,13 +557,90 @@ static int scenario_splice_phases(cfg_doc *doc, const char *const *sets, int n_s
     return rc;
 }
 
+/* defaults: the cell and run length a command uses unless its flags say otherwise */
+static int scenario_bind_defaults(const cfg_node *r, scenario *s, tp_err *err)
+{
+    cfg_node *n;
+    long seed = 1;
+    if ((n = cfg_get(r, "defaults")) &&
+        (cfg_expect_map(n, defaults_keys, err) || cfg_long(n, "tp", 0, 1, 1024, &s->tp, err) ||
+         cfg_long(n, "batch", 0, 1, 1 << 20, &s->batch, err) ||
+         cfg_long(n, "ctx", 0, 1, 1 << 24, &s->ctx, err) ||
+         cfg_long(n, "steps", 0, 1, 1000000, &s->steps, err) ||
+         cfg_long(n, "warmup", 0, 0, 1000000, &s->warmup, err) ||
+         cfg_long(n, "seed", 0, 0, 0x7fffffffL, &seed, err)))
+        return -1;
+    s->seed = (uint64_t)seed;
+    return 0;
+}
+
+/* program: what the step runs besides the layers (prog.h's options) */
+static int scenario_bind_program(const cfg_node *r, scenario *s, tp_err *err)
+{
+    cfg_node *n;
+    if ((n = cfg_get(r, "program")) &&
+        (cfg_expect_map(n, program_keys, err) ||
+         cfg_bool(n, "embedding_allreduce", 0, &s->program.embedding_allreduce, err) ||
+         cfg_bool(n, "logits_gather", 0, &s->program.logits_gather, err) ||
+         cfg_long(n, "input_copies", 0, 0, 1000, &s->program.input_copies, err) ||
+         cfg_long(n, "sampling_kernels", 0, 0, 1000, &s->program.sampling_kernels, err) ||
+         cfg_bool(n, "allreduce_copy_out", 0, &s->program.allreduce_copy_out, err)))
+        return -1;
+    return 0;
+}
+
+/* execution: eager or CUDA graphs, the graph replay costs, how host phases overlap */
+static int scenario_bind_exec(const cfg_node *r, scenario *s, tp_err *err)
+{
+    cfg_node *n;
+    /* CUDA-graph replay costs unless the scenario says otherwise: ~15 us per
+     * cudaGraphLaunch and ~0.6 us per node (docs/sources.md#host-costs) */
+    s->graph_launch = dist_const(15e-6);
+    s->graph_node_s = 0.6e-6;
+    if ((n = cfg_get(r, "execution"))) {
+        static const char *const modes[] = {"eager", "graphs", NULL};
+        cfg_node *m = cfg_get(n, "mode");
+        double node_us = s->graph_node_s * 1e6;
+        if (cfg_expect_map(n, exec_keys, err) || (m && cfg_as_choice(m, modes, &s->graphs, err)) ||
+            (cfg_get(n, "graph_launch") &&
+             scenario_dist(n, "graph_launch", &s->graph_launch, err)) ||
+            cfg_double(n, "graph_node_us", 0, 0, 1e6, &node_us, err))
+            return -1;
+        static const char *const overlap[] = {"serialised", "overlapped", NULL};
+        cfg_node *hp = cfg_get(n, "host_phases");
+        if (hp && cfg_as_choice(hp, overlap, &s->phases.overlap, err)) return -1;
+        s->graph_node_s = node_us * 1e-6;
+    }
+    return 0;
+}
+
+/* collective: the all-reduce model; calibration_from: the hardware whose calibration is borrowed */
+static int scenario_bind_collective(const cfg_node *r, scenario *s, tp_err *err)
+{
+    cfg_node *n;
+    if ((n = cfg_get(r, "collective"))) {
+        cfg_node *m;
+        int model = 0;
+        if (cfg_expect_map(n, collective_keys, err) || !(m = cfg_need(n, "allreduce", err)) ||
+            cfg_as_choice(m, coll_model_names, &model, err))
+            return -1;
+        s->allreduce_model = (coll_model)model;
+    }
+    const char *from = NULL;
+    if (cfg_string(r, "calibration_from", 0, &from, err)) return -1;
+    if (from && (!from[0] || strlen(from) >= sizeof s->calibration_from))
+        return cfg_error(cfg_get(r, "calibration_from"), err,
+                         "expected the hardware name a calibration file states (hardware:)");
+    if (from) snprintf(s->calibration_from, sizeof s->calibration_from, "%s", from);
+    return 0;
+}
+
 int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
 {
     scenario s;
     memset(&s, 0, sizeof s);
     cfg_node *r = cfg_root(doc), *n;
     const char *name, *desc;
-    long seed = 1;
     double offset_ms = 0;
     snprintf(s.path, sizeof s.path, "%s", cfg_file(doc));
     s.tp = 1, s.batch = 1, s.ctx = 2048, s.steps = 20, s.warmup = 1;
@@ -578,65 +655,20 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
         measured_bind(doc, &s.measured, err))
         return -1;
     snprintf(s.name, sizeof s.name, "%s", name);
-    if ((n = cfg_get(r, "defaults")) &&
-        (cfg_expect_map(n, defaults_keys, err) || cfg_long(n, "tp", 0, 1, 1024, &s.tp, err) ||
-         cfg_long(n, "batch", 0, 1, 1 << 20, &s.batch, err) ||
-         cfg_long(n, "ctx", 0, 1, 1 << 24, &s.ctx, err) ||
-         cfg_long(n, "steps", 0, 1, 1000000, &s.steps, err) ||
-         cfg_long(n, "warmup", 0, 0, 1000000, &s.warmup, err) ||
-         cfg_long(n, "seed", 0, 0, 0x7fffffffL, &seed, err)))
-        return -1;
-    s.seed = (uint64_t)seed;
+    if (scenario_bind_defaults(r, &s, err)) return -1;
     if (scenario_bind_gpu(cfg_get(r, "gpu"), &s, err)) return -1;
-    if ((n = cfg_get(r, "program")) &&
-        (cfg_expect_map(n, program_keys, err) ||
-         cfg_bool(n, "embedding_allreduce", 0, &s.program.embedding_allreduce, err) ||
-         cfg_bool(n, "logits_gather", 0, &s.program.logits_gather, err) ||
-         cfg_long(n, "input_copies", 0, 0, 1000, &s.program.input_copies, err) ||
-         cfg_long(n, "sampling_kernels", 0, 0, 1000, &s.program.sampling_kernels, err) ||
-         cfg_bool(n, "allreduce_copy_out", 0, &s.program.allreduce_copy_out, err)))
-        return -1;
+    if (scenario_bind_program(r, &s, err)) return -1;
     if ((n = cfg_get(r, "precision")) && scenario_bind_precision(n, &s, err)) return -1;
     /* FP8 weights run W8A8 on the FP8 tensor cores where the GPU has them (vLLM's
      * Fp8LinearMethod), else weight-only (Marlin W8A16) */
     s.program.w8a8 = s.hw.fp8_peak_flops > 0;
     if (!(n = cfg_need(r, "host", err)) || scenario_bind_host(n, &s, err)) return -1;
-    /* CUDA-graph replay costs unless the scenario says otherwise: ~15 us per
-     * cudaGraphLaunch and ~0.6 us per node (docs/sources.md#host-costs) */
-    s.graph_launch = dist_const(15e-6);
-    s.graph_node_s = 0.6e-6;
-    if ((n = cfg_get(r, "execution"))) {
-        static const char *const modes[] = {"eager", "graphs", NULL};
-        cfg_node *m = cfg_get(n, "mode");
-        double node_us = s.graph_node_s * 1e6;
-        if (cfg_expect_map(n, exec_keys, err) || (m && cfg_as_choice(m, modes, &s.graphs, err)) ||
-            (cfg_get(n, "graph_launch") &&
-             scenario_dist(n, "graph_launch", &s.graph_launch, err)) ||
-            cfg_double(n, "graph_node_us", 0, 0, 1e6, &node_us, err))
-            return -1;
-        static const char *const overlap[] = {"serialised", "overlapped", NULL};
-        cfg_node *hp = cfg_get(n, "host_phases");
-        if (hp && cfg_as_choice(hp, overlap, &s.phases.overlap, err)) return -1;
-        s.graph_node_s = node_us * 1e-6;
-    }
+    if (scenario_bind_exec(r, &s, err)) return -1;
     if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;
     s.offset_s = offset_ms * 1e-3;
     if ((n = cfg_get(r, "fit")) && scenario_bind_fit(r, n, &s, err)) return -1;
     if ((n = cfg_get(r, "validated")) && scenario_bind_domain(n, &s.domain, err)) return -1;
-    if ((n = cfg_get(r, "collective"))) {
-        cfg_node *m;
-        int model = 0;
-        if (cfg_expect_map(n, collective_keys, err) || !(m = cfg_need(n, "allreduce", err)) ||
-            cfg_as_choice(m, coll_model_names, &model, err))
-            return -1;
-        s.allreduce_model = (coll_model)model;
-    }
-    const char *from = NULL;
-    if (cfg_string(r, "calibration_from", 0, &from, err)) return -1;
-    if (from && (!from[0] || strlen(from) >= sizeof s.calibration_from))
-        return cfg_error(cfg_get(r, "calibration_from"), err,
-                         "expected the hardware name a calibration file states (hardware:)");
-    if (from) snprintf(s.calibration_from, sizeof s.calibration_from, "%s", from);
+    if (scenario_bind_collective(r, &s, err)) return -1;
     if (((n = cfg_get(r, "sourced")) && scenario_bind_decls(r, n, 0, &s, err)) ||
         ((n = cfg_get(r, "assumed")) && scenario_bind_decls(r, n, 1, &s, err)) ||
         scenario_bind_phase_decls(r, &s, err))
