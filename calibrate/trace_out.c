@@ -93,7 +93,8 @@ void tr_out_json(FILE *f, const tr_trace *t, const tr_report *r)
         jw_knum(&w, "gpu_idle_ms", (double)s->gpu_idle / 1e6);
         tr_json_stat(&w, "launch_call_us", &s->launch_call);
         tr_json_stat(&w, "launch_gap_us", &s->launch_gap);
-        jw_key(&w, "host_work_us");
+        /* one number; the top level's host_work_us is its statistics over steps */
+        jw_key(&w, "step_host_work_us");
         jw_num(&w, s->has_host_work ? (double)s->host_work / 1e3 : 0.0 / 0.0);
         jw_end_obj(&w);
     }

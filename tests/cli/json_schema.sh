@@ -65,6 +65,7 @@ schema plan unmet "$TPSIM" plan eager-host-dispatch --gpus 8 --tpot-ms 8 --ctx 2
     --batch-max 4 --no-intervals --quiet --format json
 schema allreduce log "$TPSIM" allreduce --tp 8 --model nccl-fit --log "$LOG" --format json
 schema allreduce auto "$TPSIM" allreduce --tp 4 --sizes 16K..1M --format json
+schema allreduce tuner "$TPSIM" allreduce --tp 8 --model nccl-tuner --sizes 16K..1M --format json
 schema fit-allreduce log "$TPSIM" fit-allreduce "$LOG" --format json
 schema fit-allreduce tuner "$TPSIM" fit-allreduce "$LOG" --tuner 2.26.2 --format json
 schema fit-allreduce output "$TPSIM" fit-allreduce "$LOG" --format json -o "$TMP/ar.yaml"
@@ -78,6 +79,10 @@ schema fit-kernels trace "$TPSIM" fit-kernels "$TMP/kern.csv" --format json
 schema trace-import mi300x "$TPSIM" trace import "$MI" --format json
 schema trace-import two-ranks "$TPSIM" trace import tests/data/trace-synth-rank0.json \
     tests/data/trace-synth-rank1.json --format json
+schema trace-import nsys "$TPSIM" trace import \
+    tests/data/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite --format json
+schema trace-import hta "$TPSIM" trace import \
+    tests/data/HTA__nccl_parser_config__nccl_data_a100_2rank.json.gz --format json
 expect_ok "run --trace" "$TPSIM" run eager-host-dispatch --tp 2 --steps 2 --trace "$TMP/sim.json"
 schema trace-compare b200 "$TPSIM" trace compare "$B200" "$TMP/sim.json" --format json
 

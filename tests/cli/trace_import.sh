@@ -52,7 +52,7 @@ assert abs(s0["gpu_busy_ms"] - 0.021) < 1e-12, s0  # union 15..30 + 40..45 + 50.
 assert abs(s0["gpu_idle_ms"] - 0.079) < 1e-12, s0  # step span 0..100 us
 assert abs(s0["duration_ms"] - 0.100) < 1e-12, s0
 assert s0["launch_gap_us"]["n"] == 2 and s0["launch_gap_us"]["mean"] == 8, s0
-assert s0["host_work_us"] == 159 and s1["host_work_us"] is None, (s0, s1)  # 51 us -> 210 us
+assert s0["step_host_work_us"] == 159 and s1["step_host_work_us"] is None, (s0, s1)  # 51 us -> 210 us
 assert s0["start_ns"] == 1000000000 and s1["start_ns"] == 1000200000, (s0, s1)
 assert s1["memcpys"] == 1 and d["class_gbps"]["copy"] == 100, d  # 1 MB in 10 us
 assert d["flows"] == 2 and d["flows_unmatched"] == 0, d
