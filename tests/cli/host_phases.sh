@@ -114,6 +114,28 @@ check "--set phases= names the spliced file" python3 -c "assert abs(($slow - $ba
 expect_ok "--set over the file's phase" "$TPSIM" run "$S" --format json --set host.phases.schedule.mean_us=10000 && over=$(step)
 check "--set beats the phase file" python3 -c "assert abs($over - $slow) < 1e-12, ($over, $slow)"
 
+# one host model for both modes: every hypothesis and graph what-if names the same file and
+# runs vLLM's all-reduce, and an eager and a graph run of them pay the same phases at a batch
+for scn in eager-host-dispatch eager-straggler eager-broadcast cuda-graphs vllm-graphs; do
+    check "$scn names the shared host model" grep -Eq '^phases: \.\./models/host/vllm\.yaml( |$)' "scenarios/$scn.yaml"
+    check "$scn runs auto" grep -Eq '^  allreduce: auto( |$)' "scenarios/$scn.yaml"
+done
+expect_ok "eager phases b8" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --batch 8 --steps 1 --format json &&
+    cp "$TMP/out" "$TMP/eager-ph.json"
+expect_ok "graph phases b8" "$TPSIM" run scenarios/vllm-graphs.yaml --tp 4 --batch 8 --steps 1 --format json
+check "eager and graphs: the same phases, the file's at batch 8" python3 - "$TMP/eager-ph.json" "$TMP/out" "$P" <<'PY'
+import json, re, sys
+e, g = (json.load(open(p))["host_phases"] for p in sys.argv[1:3])
+assert e == g, (e, g)
+total = 0.0   # mean_us + per_seq_us x 8 of each phase, read from the file with a regex
+for line in open(sys.argv[3]):
+    m = re.match(r"\s+(schedule|broadcast|prepare_inputs|sampler_sync|output_processing): \{(.*)\}", line)
+    if m:
+        f = dict(kv.split(": ") for kv in m.group(2).split(", "))
+        total += float(f["mean_us"]) + float(f.get("per_seq_us", 0)) * 8
+assert abs(e["total_ms"] - total / 1000) < 1e-9, (e, total)
+PY
+
 # bad input: one line, status 2
 expect_fail2 "unknown phase" "unknown key 'bogus' in host.phases, expected one of: schedule, broadcast" \
     "$TPSIM" run "$S" --set host.phases.bogus.mean_us=3
