@@ -4,6 +4,7 @@
 #include "validate.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,12 @@ typedef struct val_points_job {
     run_summary *sums;             /* per cell (one point only), or NULL */
     const size_t *jobs;            /* cell job j simulates slot jobs[j] (point * n + cell) */
     char *bound_ok, *cell_ok;      /* per bind job, per cell job: it succeeded */
+    /* one batch of binds then cells (val_point_any_job): per point, 0 until bound, then 1,
+     * or -1 when its bind failed; a cell waits on `ready` for its point */
+    int n_pts;
+    signed char *state;
+    pthread_mutex_t lock;
+    pthread_cond_t ready;
 } val_points_job;
 
 static int val_bind_job(void *ctx, size_t j, int worker, tp_err *err)
@@ -74,6 +81,28 @@ static int val_point_cell_job(void *ctx, size_t j, tp_err *err)
     return 0;
 }
 
+/* Several points in one batch: jobs 0..n_pts-1 bind, the rest simulate cells. The binds are
+ * handed out first, so a cell seldom waits for its point's bind, which never waits: no job
+ * waits on one that has not started. */
+static int val_point_any_job(void *ctx, size_t j, int worker, tp_err *err)
+{
+    val_points_job *pj = ctx;
+    if (j < (size_t)pj->n_pts) {
+        int rc = val_bind_job(ctx, j, worker, err);
+        pthread_mutex_lock(&pj->lock);
+        pj->state[pj->pts[j]] = rc ? -1 : 1;
+        pthread_cond_broadcast(&pj->ready);
+        pthread_mutex_unlock(&pj->lock);
+        return rc;
+    }
+    size_t k = j - (size_t)pj->n_pts, p = pj->jobs[k] / pj->n;
+    pthread_mutex_lock(&pj->lock);
+    while (!pj->state[p]) pthread_cond_wait(&pj->ready, &pj->lock);
+    int st = pj->state[p];
+    pthread_mutex_unlock(&pj->lock);
+    return st < 0 ? 0 : val_point_cell_job(ctx, k, err);
+}
+
 /* The step (ms) of n cells (grid indices idx[], cells[i] NULL where not wanted, those slots
  * left as they are) at each of m parameter points xs (rows of the fit's parameters) into
  * ms[p * n + i]: from the memo where the same point and cell were simulated before (another
@@ -95,7 +124,7 @@ static int val_points_at(val_ctx *c, int m, const double *xs, size_t n, const si
     scenario **bound = calloc((size_t)m, sizeof *bound);
     size_t *jobs = calloc(slots ? slots : 1, sizeof *jobs);
     int *pts = calloc((size_t)m, sizeof *pts), n_pts = 0, done = 0;
-    char *ok = calloc((size_t)m + slots + 1, 1);
+    char *ok = calloc(2 * (size_t)m + slots + 1, 1);
     if (!todo || !bound || !jobs || !pts || !ok) {
         tp_err_set(err, "out of memory");
         goto out;
@@ -115,7 +144,31 @@ static int val_points_at(val_ctx *c, int m, const double *xs, size_t n, const si
         }
         pts[n_pts++] = p;
     }
-    val_points_job pj = {c, xs, n_x, pts, bound, n, todo, ms, sums, jobs, ok, ok + m};
+    val_points_job pj = {.c = c, .xs = xs, .n_x = n_x, .pts = pts, .bound = bound, .n = n,
+                         .cells = todo, .ms = ms, .sums = sums, .jobs = jobs, .bound_ok = ok,
+                         .cell_ok = ok + m, .n_pts = n_pts, .state = (signed char *)ok + m + slots};
+    if (n_pts > 1 && !pthread_mutex_init(&pj.lock, NULL)) {
+        /* binds and cells in one batch, so no thread idles while the last binds run */
+        int rc = -1;
+        if (!pthread_cond_init(&pj.ready, NULL)) {
+            tp_err scratch = {{0}};
+            rc = par_team_map_w(c->team, (size_t)n_pts + n_jobs, val_point_any_job, &pj, &scratch);
+            pthread_cond_destroy(&pj.ready);
+        }
+        pthread_mutex_destroy(&pj.lock);
+        if (!rc) {
+            for (size_t j = 0; j < n_jobs; j++) /* no memory: no reuse */
+                vmemo_put(memo, xs + jobs[j] / n * n_x, n_x, &idx[jobs[j] % n], 1, ms[jobs[j]]);
+            done = m;
+            goto out;
+        }
+        /* a failure (or no condition variable): again one point at a time, which reports
+         * what a one-point-at-a-time run does */
+        while (done < m && val_points_at(c, 1, xs + (size_t)done * n_x, n, idx, cells,
+                                         ms + (size_t)done * n, NULL, NULL, err) == 1)
+            done++;
+        goto out;
+    }
     tp_err bind_err = {{0}};
     int failed_at = m; /* the lowest point whose bind failed (the jobs before it all ran) */
     if (par_team_map_w(c->team, (size_t)n_pts, val_bind_job, &pj, &bind_err))
