@@ -59,6 +59,7 @@ schema sweep grid "$TPSIM" sweep eager-host-dispatch --tp 1,4 --batch 1,8 --mode
 schema validate within "$TPSIM" validate paper-additive --format json
 schema validate transfer "$TPSIM" validate eager-host-dispatch --transfer 2:4 --quiet --format json
 schema validate graphs "$TPSIM" validate cuda-graphs --quiet --format json
+schema validate no-baseline "$TPSIM" validate vllm-graphs --quiet --format json
 schema plan intervals "$TPSIM" plan eager-host-dispatch --gpus 8 --tpot-ms 30 --ctx 2048 \
     --batch-max 16 --quiet --format json
 schema plan unmet "$TPSIM" plan eager-host-dispatch --gpus 8 --tpot-ms 8 --ctx 2048 \
