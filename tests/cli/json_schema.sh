@@ -71,6 +71,7 @@ schema fit-allreduce log "$TPSIM" fit-allreduce "$LOG" --format json
 schema fit-allreduce tuner "$TPSIM" fit-allreduce "$LOG" --tuner 2.26.2 --format json
 schema fit-allreduce output "$TPSIM" fit-allreduce "$LOG" --format json -o "$TMP/ar.yaml"
 schema fit-kernels fit "$TPSIM" fit-kernels "$V70" "$ATT" --format json
+schema fit-kernels probe "$TPSIM" fit-kernels tests/data/kfit/probe-synthetic.yaml --format json
 expect_ok "fit-kernels -o" "$TPSIM" fit-kernels "$V70" "$ATT" --hardware "H100 SXM" -o "$TMP/k.yaml"
 schema fit-kernels-test 7b "$TPSIM" fit-kernels --test tests/data/vidur-h100/llama-2-7b-mlp.csv \
     --calib "$TMP/k.yaml" --format json
