@@ -207,14 +207,14 @@ double cal_median(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int cal_next_flag(cli_args *ca, const char *usage, const char **v)
+int cal_next_flag(cli_args *ca, const char *usage, const char *text, const char **v)
 {
     tp_err err;
     int f = cli_next(ca, v, &err);
     if (f == CLI_ERROR) cal_fail("%s", err.msg);
     if (f == CLI_OPERAND) cal_fail("unexpected argument '%s' (see --help)", *v);
-    if (f == 0) { /* help */
-        fputs(usage, stdout);
+    if (f == 0) { /* help: the flag list from the table, as tpsim's commands print it */
+        cli_help(stdout, usage, ca->flags, text);
         exit(fflush(stdout) == 0 ? 0 : CAL_EXIT_FAIL);
     }
     return f;

@@ -29,8 +29,9 @@ void cal_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 void cal_check_cuda(cudaError_t err, const char *what);
 
 /* The next flag of a tool's table (whose entry 0 must be "help"), or CLI_DONE. A flag error
- * or an operand ends the tool through cal_fail; --help prints `usage` and exits 0. */
-int cal_next_flag(cli_args *ca, const char *usage, const char **v);
+ * or an operand ends the tool through cal_fail; --help prints `usage`, the table's flags
+ * (cli_help) and `text`, and exits 0. */
+int cal_next_flag(cli_args *ca, const char *usage, const char *text, const char **v);
 /* Whole numbers and sizes (bytes, or K/M/G in powers of 1024); cal_fail naming the flag. */
 long cal_parse_long(const char *flag, const char *text, long lo, long hi);
 double cal_parse_double(const char *flag, const char *text, double lo, double hi);

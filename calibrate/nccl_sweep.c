@@ -30,9 +30,8 @@
 #define MAX_GPUS 64
 #define MAX_ITERS 100000
 
-static const char USAGE[] =
-    "usage: tpsim-nccl-sweep [--gpus K] [--min SIZE] [--max SIZE] [--iters N] [--warmup N]\n"
-    "                        [--dtype bf16|fp16|fp32] [--timeout SECONDS] [-o FILE|-]\n"
+static const char USAGE[] = "usage: tpsim-nccl-sweep [flags]\n";
+static const char HELP_TEXT[] =
     "All-reduce (sum, out-of-place) over K GPUs of this node, sizes doubling from --min\n"
     "(default 32K) to --max (default 256M); CSV for `tpsim fit-allreduce`.\n";
 
@@ -105,7 +104,7 @@ static void parse_args(int argc, char **argv, sweep_args *a)
     const char *v;
     int f;
     if (cli_begin(&ca, NULL, "tpsim-nccl-sweep --help", flags, argc, argv, &err)) cal_fail("%s", err.msg);
-    while ((f = cal_next_flag(&ca, USAGE, &v)) != CLI_DONE) {
+    while ((f = cal_next_flag(&ca, USAGE, HELP_TEXT, &v)) != CLI_DONE) {
         switch (f) {
         case F_GPUS: a->gpus = (int)cal_parse_long("--gpus", v, 2, MAX_GPUS); break;
         case F_MIN: a->min_bytes = cal_parse_size("--min", v); break;

@@ -42,9 +42,8 @@
 #define SYNC_ROUNDS 200
 #define MIN_READ_BYTES ((size_t)1 << 30)
 
-static const char USAGE[] =
-    "usage: tpsim-probe [--device N] [--bytes SIZE] [--nominal-gbps X] [--bf16-tflops X]\n"
-    "                   [--pcie-gbps X] [--name NAME] [--timeout SECONDS] [-o FILE|-]\n"
+static const char USAGE[] = "usage: tpsim-probe [flags]\n";
+static const char HELP_TEXT[] =
     "Measures kernel-launch, CUDA-graph, synchronisation and HBM-read costs of one GPU, and\n"
     "cuBLAS bf16 GEMV bandwidth on Llama-3.1-70B's per-rank shapes (TP 1-8, batch 1-16), and\n"
     "writes a models/hw/ hardware file (see calibrate/README.md).\n";
@@ -109,7 +108,7 @@ static void parse_args(int argc, char **argv, probe_args *a)
     const char *v;
     int f;
     if (cli_begin(&ca, NULL, "tpsim-probe --help", flags, argc, argv, &err)) cal_fail("%s", err.msg);
-    while ((f = cal_next_flag(&ca, USAGE, &v)) != CLI_DONE) {
+    while ((f = cal_next_flag(&ca, USAGE, HELP_TEXT, &v)) != CLI_DONE) {
         switch (f) {
         case F_DEVICE: a->device = (int)cal_parse_long("--device", v, 0, 1023); break;
         case F_BYTES: a->read_bytes = cal_parse_size("--bytes", v); break;
