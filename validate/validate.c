@@ -282,6 +282,120 @@ static int val_setup_cells(val_report *r, tp_err *err)
     return 0;
 }
 
+/* Each cell's fold (its config's) and role in it. */
+static void val_assign_roles(val_report *out)
+{
+    for (size_t i = 0; i < out->n_cells; i++) {
+        val_cell *vc = &out->cells[i];
+        int k = 0;
+        while (strcmp(out->configs[k].config, vc->g->config)) k++;
+        vc->fold = out->configs[k].fold;
+        vc->role = val_role_of(out, vc->fold, i);
+        vc->calibration = vc->role == VAL_CALIBRATION;
+    }
+}
+
+/* Fold f: its fit, its predictions (the band starts at them), the fit's own miss of its
+ * calibration cells, the additive baseline before R0 into base (one row of n_cells), the
+ * error scale and the fitted values on a bound. */
+static int val_fold_run(val_ctx *c, int f, double *preds, run_summary *sums, val_band *band,
+                        double *base, tp_err *err)
+{
+    val_report *out = c->r;
+    const grid *g = c->g;
+    const scn_opts *o = c->opts;
+    const scenario *spec = c->spec;
+    val_fold *fd = &out->folds[f];
+    if (val_fit_fold(c, fd, err) ||
+        val_predict_fold(c, f, fd->fitted, NULL, NULL, 0, 0, preds, sums, "validate", err))
+        return -1;
+    for (size_t i = 0; i < g->n; i++) {
+        val_cell *vc = &out->cells[i];
+        if (vc->fold != f) continue;
+        vc->sim = sums[i];
+        vc->predicted_ms = preds[i];
+        vc->error_pct = 100.0 * (vc->predicted_ms - vc->g->measured_ms) / vc->g->measured_ms;
+        band->lo[i] = band->hi[i] = preds[i];
+    }
+    /* the fit's own miss of each calibration cell (predicted in this fold's fit) */
+    scenario *bound = malloc(sizeof *bound);
+    if (!bound) {
+        tp_err_set(err, "out of memory");
+        return -1;
+    }
+    int bad = val_bind(c->doc, o, spec, fd->fitted, bound, err);
+    for (int k = 0; k < fd->n_cal && !bad; k++) {
+        const grid_cell *gc = &g->cells[fd->cal[k]];
+        run_summary sum;
+        bad = val_predict(bound, gc->tp, gc->batch, gc->ctx, &sum, err);
+        double e = fabs(100.0 * (sum.step_mean * 1e3 - gc->measured_ms) / gc->measured_ms);
+        fd->cal_max_err_pct = fmax(fd->cal_max_err_pct, e);
+    }
+    if (!bad && f == 0) out->scn = *bound;
+    /* the additive baseline from this fold's own fit */
+    if (!bad) bad = val_additive_base(bound, out, o->jobs, base, err);
+    free(bound);
+    if (bad) return -1;
+    fd->misfit = val_misfit(fd->cal_max_err_pct, out->opt.kill_switch_pct);
+    fd->scale = val_error_scale(fd->objective, fd->n_cal, spec->n_fit_params, out->opt.meas_cv);
+    /* a fitted value on its bound: the fit wanted to go further; flagged unless the
+     * scenario declares that bound a physical limit */
+    for (int i = 0; i < spec->n_fit_params; i++) {
+        const scenario_fit_param *fp = &spec->fit_params[i];
+        double tol = 1e-3 * (fp->hi - fp->lo);
+        fd->at_bound[i] = fd->fitted[i] <= fp->lo + tol   ? -1
+                          : fd->fitted[i] >= fp->hi - tol ? 1
+                                                          : 0;
+        if ((fd->at_bound[i] < 0 && !fp->physical_lo[0]) ||
+            (fd->at_bound[i] > 0 && !fp->physical_hi[0]))
+            fd->on_free_bound = 1;
+    }
+    return 0;
+}
+
+/* With intervals, each cell's parameter range (par_lo/hi), widened by the kernel
+ * calibrations' error (fit_lo/hi), and its 95% interval; NAN without. */
+static int val_intervals(val_ctx *c, val_band *band, double *preds, tp_err *err)
+{
+    val_report *out = c->r;
+    const grid *g = c->g;
+    if (out->opt.intervals) {
+        for (int f = 0; f < out->n_folds; f++)
+            if (val_interval_fold(c, f, band, preds, err)) return -1;
+        for (size_t i = 0; i < g->n; i++) /* before the kernel error widens the band */
+            out->cells[i].par_lo = band->lo[i], out->cells[i].par_hi = band->hi[i];
+        /* a kernel calibration's own error reaches the band: every class moved by its
+         * held-out MAPE, all one way then all the other, at each fold's fitted values */
+        for (int f = 0; out->scn.has_kernels && f < out->n_folds; f++)
+            for (int sign = -1; sign <= 1; sign += 2) {
+                c->kernel_err_sign = sign;
+                int bad = val_predict_fold(c, f, out->folds[f].fitted, NULL, NULL, 0, 0, preds,
+                                           NULL, NULL, err);
+                c->kernel_err_sign = 0;
+                if (bad) return -1;
+                for (size_t i = 0; i < g->n; i++) {
+                    if (out->cells[i].fold != f || isnan(preds[i])) continue;
+                    band->lo[i] = fmin(band->lo[i], preds[i]);
+                    band->hi[i] = fmax(band->hi[i], preds[i]);
+                }
+            }
+        for (size_t i = 0; i < g->n; i++) {
+            val_cell *vc = &out->cells[i];
+            vc->fit_lo = band->lo[i];
+            vc->fit_hi = band->hi[i];
+            val_pred_interval(vc->predicted_ms, band->lo[i], band->hi[i],
+                              &out->folds[vc->fold].scale, &vc->pred_lo, &vc->pred_hi);
+            vc->inside = vc->g->measured_ms >= vc->pred_lo && vc->g->measured_ms <= vc->pred_hi;
+        }
+    } else {
+        for (size_t i = 0; i < g->n; i++) {
+            val_cell *vc = &out->cells[i];
+            vc->fit_lo = vc->fit_hi = vc->pred_lo = vc->pred_hi = vc->par_lo = vc->par_hi = NAN;
+        }
+    }
+    return 0;
+}
+
 /* The team's threads, created once per run, and a copy of the document for each (the
  * caller's thread, the last worker, uses doc itself). */
 static int val_workers(const char *path, const scn_opts *o, cfg_doc *doc, par_team **team,
@@ -333,98 +447,16 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     }
     for (int k = 0; k < out->n_configs; k++) out->configs[k].fold = val_home_fold(out, k);
     for (int k = 0; k < out->n_configs; k++) out->configs[k].judged = val_judges_config(out, k);
-    for (size_t i = 0; i < g->n; i++) {
-        val_cell *vc = &out->cells[i];
-        int k = 0;
-        while (strcmp(out->configs[k].config, vc->g->config)) k++;
-        vc->fold = out->configs[k].fold;
-        vc->role = val_role_of(out, vc->fold, i);
-        vc->calibration = vc->role == VAL_CALIBRATION;
-    }
+    val_assign_roles(out);
     val_ctx ctx = {doc, o, g, spec, out, NULL, err, 0, team, docs};
     out->n_fit = spec->n_fit_params;
-    for (int f = 0; f < out->n_folds; f++) {
-        val_fold *fd = &out->folds[f];
-        if (val_fit_fold(&ctx, fd, err) ||
-            val_predict_fold(&ctx, f, fd->fitted, NULL, NULL, 0, 0, preds, sums, "validate", err))
-            goto out;
-        for (size_t i = 0; i < g->n; i++) {
-            val_cell *vc = &out->cells[i];
-            if (vc->fold != f) continue;
-            vc->sim = sums[i];
-            vc->predicted_ms = preds[i];
-            vc->error_pct = 100.0 * (vc->predicted_ms - vc->g->measured_ms) / vc->g->measured_ms;
-            band.lo[i] = band.hi[i] = preds[i];
-        }
-        /* the fit's own miss of each calibration cell (predicted in this fold's fit) */
-        scenario *bound = malloc(sizeof *bound);
-        if (!bound) {
-            tp_err_set(err, "out of memory");
-            goto out;
-        }
-        int bad = val_bind(doc, o, spec, fd->fitted, bound, err);
-        for (int k = 0; k < fd->n_cal && !bad; k++) {
-            const grid_cell *gc = &g->cells[fd->cal[k]];
-            run_summary sum;
-            bad = val_predict(bound, gc->tp, gc->batch, gc->ctx, &sum, err);
-            double e = fabs(100.0 * (sum.step_mean * 1e3 - gc->measured_ms) / gc->measured_ms);
-            fd->cal_max_err_pct = fmax(fd->cal_max_err_pct, e);
-        }
-        if (!bad && f == 0) out->scn = *bound;
-        /* the additive baseline from this fold's own fit */
-        if (!bad) bad = val_additive_base(bound, out, o->jobs, base + (size_t)f * g->n, err);
-        free(bound);
-        if (bad) goto out;
-        fd->misfit = val_misfit(fd->cal_max_err_pct, vo->kill_switch_pct);
-        fd->scale = val_error_scale(fd->objective, fd->n_cal, spec->n_fit_params, vo->meas_cv);
-        /* a fitted value on its bound: the fit wanted to go further; flagged unless the
-         * scenario declares that bound a physical limit */
-        for (int i = 0; i < spec->n_fit_params; i++) {
-            const scenario_fit_param *fp = &spec->fit_params[i];
-            double tol = 1e-3 * (fp->hi - fp->lo);
-            fd->at_bound[i] = fd->fitted[i] <= fp->lo + tol ? -1 : fd->fitted[i] >= fp->hi - tol ? 1 : 0;
-            if ((fd->at_bound[i] < 0 && !fp->physical_lo[0]) || (fd->at_bound[i] > 0 && !fp->physical_hi[0]))
-                fd->on_free_bound = 1;
-        }
-    }
+    for (int f = 0; f < out->n_folds; f++)
+        if (val_fold_run(&ctx, f, preds, sums, &band, base + (size_t)f * g->n, err)) goto out;
     for (int i = 0; i < out->n_fit; i++) out->fitted[i] = out->folds[0].fitted[i];
     out->fit_objective = out->folds[0].objective;
     out->fit_evaluations = out->folds[0].evaluations;
     val_baselines(out, base);
-    if (vo->intervals) {
-        for (int f = 0; f < out->n_folds; f++)
-            if (val_interval_fold(&ctx, f, &band, preds, err)) goto out;
-        for (size_t i = 0; i < g->n; i++) /* before the kernel error widens the band */
-            out->cells[i].par_lo = band.lo[i], out->cells[i].par_hi = band.hi[i];
-        /* a kernel calibration's own error reaches the band: every class moved by its
-         * held-out MAPE, all one way then all the other, at each fold's fitted values */
-        for (int f = 0; out->scn.has_kernels && f < out->n_folds; f++)
-            for (int sign = -1; sign <= 1; sign += 2) {
-                ctx.kernel_err_sign = sign;
-                int bad = val_predict_fold(&ctx, f, out->folds[f].fitted, NULL, NULL, 0, 0, preds,
-                                           NULL, NULL, err);
-                ctx.kernel_err_sign = 0;
-                if (bad) goto out;
-                for (size_t i = 0; i < g->n; i++) {
-                    if (out->cells[i].fold != f || isnan(preds[i])) continue;
-                    band.lo[i] = fmin(band.lo[i], preds[i]);
-                    band.hi[i] = fmax(band.hi[i], preds[i]);
-                }
-            }
-        for (size_t i = 0; i < g->n; i++) {
-            val_cell *vc = &out->cells[i];
-            vc->fit_lo = band.lo[i];
-            vc->fit_hi = band.hi[i];
-            val_pred_interval(vc->predicted_ms, band.lo[i], band.hi[i], &out->folds[vc->fold].scale,
-                              &vc->pred_lo, &vc->pred_hi);
-            vc->inside = vc->g->measured_ms >= vc->pred_lo && vc->g->measured_ms <= vc->pred_hi;
-        }
-    } else {
-        for (size_t i = 0; i < g->n; i++) {
-            val_cell *vc = &out->cells[i];
-            vc->fit_lo = vc->fit_hi = vc->pred_lo = vc->pred_hi = vc->par_lo = vc->par_hi = NAN;
-        }
-    }
+    if (val_intervals(&ctx, &band, preds, err)) goto out;
     if (vo->sensitivity && val_sensitivity(&ctx, preds, err)) goto out;
     val_aggregate(out);
     val_shrink(out);
