@@ -103,6 +103,39 @@ static int val_point_any_job(void *ctx, size_t j, int worker, tp_err *err)
     return st < 0 ? 0 : val_point_cell_job(ctx, k, err);
 }
 
+static int val_points_at(val_ctx *c, int m, const double *xs, size_t n, const size_t *idx,
+                         const grid_cell *const *cells, double *ms, run_summary *sums,
+                         const char *progress, tp_err *err);
+
+/* val_points_at's binds and cells of several points in one batch, so no thread idles while
+ * the last binds run: the points done (m), or after a failure (or without a condition
+ * variable) again one point at a time, which reports what a one-point-at-a-time run does;
+ * -1 when no lock could be made (the caller binds, then simulates). */
+static int val_points_one_batch(val_points_job *pj, int m, size_t n_jobs, const size_t *idx,
+                                const grid_cell *const *cells, struct vmemo *memo, tp_err *err)
+{
+    val_ctx *c = pj->c;
+    size_t n = pj->n;
+    int rc = -1, done = 0;
+    if (pthread_mutex_init(&pj->lock, NULL)) return -1;
+    if (!pthread_cond_init(&pj->ready, NULL)) {
+        tp_err scratch = {{0}};
+        rc = par_team_map_w(c->team, (size_t)pj->n_pts + n_jobs, val_point_any_job, pj, &scratch);
+        pthread_cond_destroy(&pj->ready);
+    }
+    pthread_mutex_destroy(&pj->lock);
+    if (!rc) {
+        for (size_t j = 0; j < n_jobs; j++) /* no memory: no reuse */
+            vmemo_put(memo, pj->xs + pj->jobs[j] / n * pj->n_x, pj->n_x, &idx[pj->jobs[j] % n], 1,
+                      pj->ms[pj->jobs[j]]);
+        return m;
+    }
+    while (done < m && val_points_at(c, 1, pj->xs + (size_t)done * pj->n_x, n, idx, cells,
+                                     pj->ms + (size_t)done * n, NULL, NULL, err) == 1)
+        done++;
+    return done;
+}
+
 /* The step (ms) of n cells (grid indices idx[], cells[i] NULL where not wanted, those slots
  * left as they are) at each of m parameter points xs (rows of the fit's parameters) into
  * ms[p * n + i]: from the memo where the same point and cell were simulated before (another
@@ -147,28 +180,9 @@ static int val_points_at(val_ctx *c, int m, const double *xs, size_t n, const si
     val_points_job pj = {.c = c, .xs = xs, .n_x = n_x, .pts = pts, .bound = bound, .n = n,
                          .cells = todo, .ms = ms, .sums = sums, .jobs = jobs, .bound_ok = ok,
                          .cell_ok = ok + m, .n_pts = n_pts, .state = (signed char *)ok + m + slots};
-    if (n_pts > 1 && !pthread_mutex_init(&pj.lock, NULL)) {
-        /* binds and cells in one batch, so no thread idles while the last binds run */
-        int rc = -1;
-        if (!pthread_cond_init(&pj.ready, NULL)) {
-            tp_err scratch = {{0}};
-            rc = par_team_map_w(c->team, (size_t)n_pts + n_jobs, val_point_any_job, &pj, &scratch);
-            pthread_cond_destroy(&pj.ready);
-        }
-        pthread_mutex_destroy(&pj.lock);
-        if (!rc) {
-            for (size_t j = 0; j < n_jobs; j++) /* no memory: no reuse */
-                vmemo_put(memo, xs + jobs[j] / n * n_x, n_x, &idx[jobs[j] % n], 1, ms[jobs[j]]);
-            done = m;
-            goto out;
-        }
-        /* a failure (or no condition variable): again one point at a time, which reports
-         * what a one-point-at-a-time run does */
-        while (done < m && val_points_at(c, 1, xs + (size_t)done * n_x, n, idx, cells,
-                                         ms + (size_t)done * n, NULL, NULL, err) == 1)
-            done++;
+    if (n_pts > 1 && (done = val_points_one_batch(&pj, m, n_jobs, idx, cells, memo, err)) >= 0)
         goto out;
-    }
+    done = 0;
     tp_err bind_err = {{0}};
     int failed_at = m; /* the lowest point whose bind failed (the jobs before it all ran) */
     if (par_team_map_w(c->team, (size_t)n_pts, val_bind_job, &pj, &bind_err))
