@@ -377,72 +377,64 @@ static void tr_add_class(tr_counts *c, const uint8_t *name_class, const tr_gpu *
     }
 }
 
-static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, const tr_options *o, tr_report *out, size_t *cap,
-                           int *used_marker, double *launch_all, uint32_t *api_name, size_t *n_launch_all, double *gap_all, double *interval_all,
-                           size_t *n_gap_all, double *host_all, size_t *n_host_all)
+/* A rank's records in time order (calls, spans, flows), ops by external id. */
+static void tr_rank_sort(tr_rank *r)
 {
     tr_sort(r->gpu.v, r->gpu.n, sizeof *r->gpu.v, tr_cmp_tr_gpu);
     tr_sort(r->calls.v, r->calls.n, sizeof *r->calls.v, tr_cmp_tr_call);
     tr_sort(r->spans.v, r->spans.n, sizeof *r->spans.v, tr_cmp_tr_span);
     tr_sort(r->flows.v, r->flows.n, sizeof *r->flows.v, tr_cmp_flow);
     tr_sort(r->ops.v, r->ops.n, sizeof *r->ops.v, tr_cmp_op);
-    size_t nmax = r->gpu.n > r->calls.n ? r->gpu.n : r->calls.n;
-    tr_work w = {malloc((r->gpu.n + 1) * sizeof(long)), malloc((r->calls.n + 1) * sizeof(long)),
-                 malloc((r->gpu.n + 1) * sizeof(long)), calloc(r->calls.n + 1, 1),
-                 malloc((nmax + 1) * sizeof(double))};
-    uint8_t *op_used = calloc(r->ops.n + 1, 1);
-    tr_map m = {0};
-    int rc = -1;
-    if (!w.gpu_step || !w.call_step || !w.gpu_call || !w.call_launch || !w.vals || !op_used ||
-        tr_map_init(&m, r->calls.n))
-        goto out;
-    /* pairing by correlation id; ac2g flows fill in missing ids */
+}
+
+/* Pairing by correlation id (ac2g flows fill in missing ids): w->gpu_call per GPU record,
+ * w->call_launch per call; counts the flows and those matching no call. */
+static void tr_rank_pair(tr_trace *t, tr_rank *r, tr_map *m, tr_work *w, tr_report *out)
+{
     out->flows += r->flows.n;
     for (size_t j = 0; j < r->calls.n; j++) {
         tr_call *c = &r->calls.v[j];
         if (!c->corr) c->corr = tr_flow_at(r, 1, c->tid, c->ts);
         if (!c->corr) continue;
-        size_t h = tr_slot(&m, c->corr);
-        m.keys[h] = c->corr;
-        m.vals[h] = j;
-        if (strstr(tr_name(t, c->name), "Launch")) w.call_launch[j] = 1;
+        size_t h = tr_slot(m, c->corr);
+        m->keys[h] = c->corr;
+        m->vals[h] = j;
+        if (strstr(tr_name(t, c->name), "Launch")) w->call_launch[j] = 1;
     }
     size_t matched_flows = 0;
     for (size_t i = 0; i < r->gpu.n; i++) {
         tr_gpu *g = &r->gpu.v[i];
         if (!g->corr) g->corr = tr_flow_at(r, 0, g->flow_tid, g->ts);
-        w.gpu_call[i] = -1;
+        w->gpu_call[i] = -1;
         if (!g->corr) continue;
-        size_t h = tr_slot(&m, g->corr);
-        if (m.keys[h] == g->corr) {
-            w.gpu_call[i] = (long)m.vals[h];
-            w.call_launch[m.vals[h]] = 1;
+        size_t h = tr_slot(m, g->corr);
+        if (m->keys[h] == g->corr) {
+            w->gpu_call[i] = (long)m->vals[h];
+            w->call_launch[m->vals[h]] = 1;
         }
     }
     for (size_t f = 0; f < r->flows.n; f++)
-        if (m.keys[tr_slot(&m, r->flows.v[f].id)] == r->flows.v[f].id) matched_flows++;
+        if (m->keys[tr_slot(m, r->flows.v[f].id)] == r->flows.v[f].id) matched_flows++;
     out->flows_unmatched += r->flows.n - matched_flows;
-    size_t first = out->n_steps;
-    if (tr_find_steps(t, r, o, &w, out, cap, used_marker)) goto out;
-    size_t nsteps = out->n_steps - first;
-    /* totals and per-step GPU accounting */
-    int64_t *seg_s = calloc(nsteps + 1, sizeof *seg_s), *seg_e = calloc(nsteps + 1, sizeof *seg_e);
-    int64_t *first_launch = malloc((nsteps + 1) * sizeof *first_launch);
-    int64_t *last_gpu = malloc((nsteps + 1) * sizeof *last_gpu);
-    if (!seg_s || !seg_e || !first_launch || !last_gpu) {
-        free(seg_s), free(seg_e), free(first_launch), free(last_gpu);
-        goto out;
-    }
-    for (size_t s = 0; s < nsteps; s++) {
-        first_launch[s] = INT64_MAX;
-        last_gpu[s] = INT64_MIN;
-        seg_e[s] = INT64_MIN;
-    }
+}
+
+/* Per step of one rank (index s - first): the GPU's current busy segment, its last GPU
+ * activity and its first launch call. */
+typedef struct tr_rank_steps {
+    size_t first, n;
+    int64_t *seg_s, *seg_e, *first_launch, *last_gpu;
+} tr_rank_steps;
+
+/* Totals and per-step GPU accounting: classes, busy time, start and end; an op's input bytes
+ * go to its first kernel. */
+static void tr_rank_gpu(tr_rank *r, const uint8_t *name_class, const tr_work *w, uint8_t *op_used,
+                        tr_rank_steps *rs, tr_report *out)
+{
     for (size_t i = 0; i < r->gpu.n; i++) {
         const tr_gpu *g = &r->gpu.v[i];
         double bytes = g->kind == TR_KERNEL ? 0.0 : g->bytes;
         if (g->kind == TR_KERNEL) {
-            int64_t ext = g->ext ? g->ext : (w.gpu_call[i] >= 0 ? r->calls.v[w.gpu_call[i]].ext : 0);
+            int64_t ext = g->ext ? g->ext : (w->gpu_call[i] >= 0 ? r->calls.v[w->gpu_call[i]].ext : 0);
             tr_op key = {ext, 0};
             tr_op *op = ext ? tr_find(&key, r->ops.v, r->ops.n, sizeof key, tr_cmp_op) : NULL;
             if (op && !op_used[op - r->ops.v]) { /* an op's bytes go to its first kernel */
@@ -451,86 +443,148 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
             }
         }
         tr_add_class(&out->total, name_class, g, bytes);
-        if (w.gpu_call[i] < 0) out->total.unpaired++;
-        long sl = w.gpu_step[i];
+        if (w->gpu_call[i] < 0) out->total.unpaired++;
+        long sl = w->gpu_step[i];
         if (sl < 0) continue;
-        size_t s = (size_t)sl - first;
+        size_t s = (size_t)sl - rs->first;
         tr_step *st = &out->steps[sl];
         tr_add_class(&st->c, name_class, g, bytes);
-        if (w.gpu_call[i] < 0) st->c.unpaired++;
+        if (w->gpu_call[i] < 0) st->c.unpaired++;
         int64_t end = g->ts + g->dur;
         if (g->ts < st->start) st->start = g->ts;
         if (end > st->end) st->end = end;
-        if (end > last_gpu[s]) last_gpu[s] = end;
-        if (seg_e[s] == INT64_MIN || g->ts > seg_e[s]) { /* a new busy segment */
-            if (seg_e[s] != INT64_MIN) st->gpu_busy = tr_add_sat(st->gpu_busy, seg_e[s] - seg_s[s]);
-            seg_s[s] = g->ts;
-            seg_e[s] = end;
-        } else if (end > seg_e[s]) {
-            seg_e[s] = end;
+        if (end > rs->last_gpu[s]) rs->last_gpu[s] = end;
+        if (rs->seg_e[s] == INT64_MIN || g->ts > rs->seg_e[s]) { /* a new busy segment */
+            if (rs->seg_e[s] != INT64_MIN) st->gpu_busy = tr_add_sat(st->gpu_busy, rs->seg_e[s] - rs->seg_s[s]);
+            rs->seg_s[s] = g->ts;
+            rs->seg_e[s] = end;
+        } else if (end > rs->seg_e[s]) {
+            rs->seg_e[s] = end;
         }
     }
-    for (size_t s = 0; s < nsteps; s++)
-        if (seg_e[s] != INT64_MIN)
-            out->steps[first + s].gpu_busy = tr_add_sat(out->steps[first + s].gpu_busy, seg_e[s] - seg_s[s]);
-    /* launches: counts, call durations and gaps per step */
+    for (size_t s = 0; s < rs->n; s++)
+        if (rs->seg_e[s] != INT64_MIN)
+            out->steps[rs->first + s].gpu_busy = tr_add_sat(out->steps[rs->first + s].gpu_busy, rs->seg_e[s] - rs->seg_s[s]);
+}
+
+/* The launch samples of every rank, for the trace-wide statistics. */
+typedef struct tr_all {
+    double *launch_all;
+    uint32_t *api_name;
+    size_t *n_launch_all;
+    double *gap_all, *interval_all;
+    size_t *n_gap_all;
+    double *host_all;
+    size_t *n_host_all;
+} tr_all;
+
+/* One step's launch calls (order[from..to), in time order): counts, call durations, the gaps
+ * and intervals between consecutive calls of a thread, and the host work before the next
+ * step's first launch. */
+static void tr_step_launches(tr_trace *t, tr_rank *r, const tr_work *w, const tr_rank_steps *rs,
+                             size_t s, const size_t *order, size_t from, size_t to,
+                             const tr_all *a, tr_report *out)
+{
+    tr_step *st = &out->steps[rs->first + s];
+    size_t nd = 0, ngp = 0;
+    int64_t prev_end = INT64_MIN, prev_start = 0, prev_tid = 0;
+    for (size_t q = from; q < to; q++) {
+        const tr_call *c = &r->calls.v[order[q]];
+        st->c.launches++;
+        if (tr_is_graph_launch(tr_name(t, c->name))) st->c.graph_launches++;
+        w->vals[nd++] = (double)c->dur;
+        a->api_name[*a->n_launch_all] = c->name;
+        a->launch_all[(*a->n_launch_all)++] = (double)c->dur;
+        if (prev_end != INT64_MIN && c->tid == prev_tid && c->ts >= prev_end) {
+            a->gap_all[(*a->n_gap_all)++] = (double)(c->ts - prev_end);
+            a->interval_all[*a->n_gap_all - 1] = (double)(c->ts - prev_start);
+            ngp++;
+        }
+        if (c->tid != prev_tid || c->ts + c->dur > prev_end || prev_end == INT64_MIN) {
+            prev_end = c->ts + c->dur;
+            prev_start = c->ts;
+            prev_tid = c->tid;
+        }
+    }
+    st->launch_call = tr_stats(w->vals, nd);
+    st->launch_gap = tr_stats(a->gap_all + *a->n_gap_all - ngp, ngp);
+    st->gpu_idle = tr_add_sat(st->end - st->start, -st->gpu_busy);
+    if (s + 1 < rs->n && rs->last_gpu[s] != INT64_MIN && rs->first_launch[s + 1] != INT64_MAX) {
+        st->has_host_work = 1;
+        st->host_work = rs->first_launch[s + 1] - rs->last_gpu[s];
+        a->host_all[(*a->n_host_all)++] = (double)st->host_work;
+    }
+}
+
+/* Launches: counts and each step's first launch, then each step's calls in time order (a
+ * counting sort by step: one pass, not one per step) to tr_step_launches. */
+static int tr_rank_launches(tr_trace *t, tr_rank *r, const tr_work *w, tr_rank_steps *rs,
+                            const tr_all *a, tr_report *out)
+{
+    size_t first = rs->first, nsteps = rs->n;
     for (size_t j = 0; j < r->calls.n; j++) {
         const tr_call *c = &r->calls.v[j];
-        if (!w.call_launch[j]) continue;
+        if (!w->call_launch[j]) continue;
         out->total.launches++;
         if (tr_is_graph_launch(tr_name(t, c->name))) out->total.graph_launches++;
-        long sl = w.call_step[j];
+        long sl = w->call_step[j];
         if (sl < 0) continue;
-        if (c->ts < first_launch[sl - (long)first]) first_launch[sl - (long)first] = c->ts;
+        if (c->ts < rs->first_launch[sl - (long)first]) rs->first_launch[sl - (long)first] = c->ts;
         if (c->ts < out->steps[sl].start) out->steps[sl].start = c->ts;
     }
-    /* each step's launch calls, in time order: a counting sort by step (one pass, not one per step) */
     size_t *at = calloc(nsteps + 2, sizeof *at), *order = malloc((r->calls.n + 1) * sizeof *order);
     if (!at || !order) {
-        free(at), free(order), free(seg_s), free(seg_e), free(first_launch), free(last_gpu);
-        goto out;
+        free(at), free(order);
+        return -1;
     }
     for (size_t j = 0; j < r->calls.n; j++)
-        if (w.call_launch[j] && w.call_step[j] >= 0) at[(size_t)w.call_step[j] - first + 2]++;
+        if (w->call_launch[j] && w->call_step[j] >= 0) at[(size_t)w->call_step[j] - first + 2]++;
     for (size_t s = 0; s < nsteps; s++) at[s + 2] += at[s + 1];
     for (size_t j = 0; j < r->calls.n; j++)
-        if (w.call_launch[j] && w.call_step[j] >= 0) order[at[(size_t)w.call_step[j] - first + 1]++] = j;
+        if (w->call_launch[j] && w->call_step[j] >= 0) order[at[(size_t)w->call_step[j] - first + 1]++] = j;
     /* now step s's calls are order[at[s] .. at[s + 1]) */
-    for (size_t s = 0; s < nsteps; s++) {
-        tr_step *st = &out->steps[first + s];
-        size_t nd = 0, ngp = 0;
-        int64_t prev_end = INT64_MIN, prev_start = 0, prev_tid = 0;
-        for (size_t q = at[s]; q < at[s + 1]; q++) {
-            const tr_call *c = &r->calls.v[order[q]];
-            st->c.launches++;
-            if (tr_is_graph_launch(tr_name(t, c->name))) st->c.graph_launches++;
-            w.vals[nd++] = (double)c->dur;
-            api_name[*n_launch_all] = c->name;
-            launch_all[(*n_launch_all)++] = (double)c->dur;
-            if (prev_end != INT64_MIN && c->tid == prev_tid && c->ts >= prev_end) {
-                gap_all[(*n_gap_all)++] = (double)(c->ts - prev_end);
-                interval_all[*n_gap_all - 1] = (double)(c->ts - prev_start);
-                ngp++;
-            }
-            if (c->tid != prev_tid || c->ts + c->dur > prev_end || prev_end == INT64_MIN) {
-                prev_end = c->ts + c->dur;
-                prev_start = c->ts;
-                prev_tid = c->tid;
-            }
-        }
-        st->launch_call = tr_stats(w.vals, nd);
-        st->launch_gap = tr_stats(gap_all + *n_gap_all - ngp, ngp);
-        st->gpu_idle = tr_add_sat(st->end - st->start, -st->gpu_busy);
-        if (s + 1 < nsteps && last_gpu[s] != INT64_MIN && first_launch[s + 1] != INT64_MAX) {
-            st->has_host_work = 1;
-            st->host_work = first_launch[s + 1] - last_gpu[s];
-            host_all[(*n_host_all)++] = (double)st->host_work;
-        }
-    }
+    for (size_t s = 0; s < nsteps; s++) tr_step_launches(t, r, w, rs, s, order, at[s], at[s + 1], a, out);
     free(at), free(order);
-    free(seg_s), free(seg_e), free(first_launch), free(last_gpu);
+    return 0;
+}
+
+/* The steps of one rank and what happened in them: pairing, steps, GPU accounting, launches. */
+static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, const tr_options *o, tr_report *out, size_t *cap,
+                           int *used_marker, double *launch_all, uint32_t *api_name, size_t *n_launch_all, double *gap_all, double *interval_all,
+                           size_t *n_gap_all, double *host_all, size_t *n_host_all)
+{
+    tr_rank_sort(r);
+    size_t nmax = r->gpu.n > r->calls.n ? r->gpu.n : r->calls.n;
+    tr_work w = {malloc((r->gpu.n + 1) * sizeof(long)), malloc((r->calls.n + 1) * sizeof(long)),
+                 malloc((r->gpu.n + 1) * sizeof(long)), calloc(r->calls.n + 1, 1),
+                 malloc((nmax + 1) * sizeof(double))};
+    uint8_t *op_used = calloc(r->ops.n + 1, 1);
+    tr_map m = {0};
+    tr_rank_steps rs = {0};
+    int rc = -1;
+    if (!w.gpu_step || !w.call_step || !w.gpu_call || !w.call_launch || !w.vals || !op_used ||
+        tr_map_init(&m, r->calls.n))
+        goto out;
+    tr_rank_pair(t, r, &m, &w, out);
+    rs.first = out->n_steps;
+    if (tr_find_steps(t, r, o, &w, out, cap, used_marker)) goto out;
+    rs.n = out->n_steps - rs.first;
+    size_t nsteps = rs.n;
+    rs.seg_s = calloc(nsteps + 1, sizeof *rs.seg_s), rs.seg_e = calloc(nsteps + 1, sizeof *rs.seg_e);
+    rs.first_launch = malloc((nsteps + 1) * sizeof *rs.first_launch);
+    rs.last_gpu = malloc((nsteps + 1) * sizeof *rs.last_gpu);
+    if (!rs.seg_s || !rs.seg_e || !rs.first_launch || !rs.last_gpu) goto out;
+    for (size_t s = 0; s < nsteps; s++) {
+        rs.first_launch[s] = INT64_MAX;
+        rs.last_gpu[s] = INT64_MIN;
+        rs.seg_e[s] = INT64_MIN;
+    }
+    tr_rank_gpu(r, name_class, &w, op_used, &rs, out);
+    tr_all a = {launch_all, api_name, n_launch_all, gap_all, interval_all, n_gap_all, host_all, n_host_all};
+    if (tr_rank_launches(t, r, &w, &rs, &a, out)) goto out;
     rc = 0;
 out:
+    free(rs.seg_s), free(rs.seg_e), free(rs.first_launch), free(rs.last_gpu);
     free(w.gpu_step), free(w.call_step), free(w.gpu_call), free(w.call_launch), free(w.vals);
     free(op_used);
     tr_map_free(&m);
