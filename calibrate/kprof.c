@@ -324,7 +324,10 @@ static const struct { const char *pat; int cls; } kp_trace_map[] = {
 
 int kp_trace_class(const char *kind, const char *name)
 {
-    if (strcmp(kind, "kernel")) return KC_COPY; /* memcpy, memset */
+    /* a memcpy is one of tpsim's copies; a memset is no op of tpsim's program (its bytes are
+     * written, not read and written), so it is reported by name, never fitted as a copy */
+    if (!strcmp(kind, "memcpy")) return KC_COPY;
+    if (strcmp(kind, "kernel")) return -1;
     for (size_t i = 0; i < sizeof kp_trace_map / sizeof kp_trace_map[0]; i++)
         if (strstr(name, kp_trace_map[i].pat)) return kp_trace_map[i].cls;
     return -1;

@@ -67,7 +67,7 @@ extern const char *const kp_op_names[KP_N_OPS];
 
 int kp_read(const char *path, kp_set *set, tp_err *err);
 /* The kcal_class of a trace's GPU activity (kind: "kernel", "memcpy", "memset"), KC_COUNT for
- * a collective, -1 for a name of no class. */
+ * a collective, -1 for a name of no class and for a memset (no tpsim op is one). */
 int kp_trace_class(const char *kind, const char *name);
 /* The token band of a row: 1, 2-16, 17-128, 129-1024, >1024 (KP_BANDS). */
 #define KP_BANDS 5

@@ -365,7 +365,8 @@ static void test_trace_listing(void **state)
     assert_int_equal(kp_trace_class("kernel", "_matmul_ogs_NNT_bf16_swiglu"), KC_GEMM);
     assert_int_equal(kp_trace_class("kernel", "vllm::rotary_embedding_kernel"), KC_ROPE);
     assert_int_equal(kp_trace_class("kernel", "vllm::act_and_mul_kernel"), KC_ACTIVATION);
-    assert_int_equal(kp_trace_class("memset", "anything"), KC_COPY);
+    assert_int_equal(kp_trace_class("memcpy", "Memcpy DtoD (Device -> Device)"), KC_COPY);
+    assert_int_equal(kp_trace_class("memset", "Memset (Device)"), -1);
     assert_int_equal(kp_trace_class("kernel", "cross_device_reduce_1stage"), KC_COUNT);
     assert_int_equal(kp_trace_class("kernel", "FillFunctor"), -1);
 }
