@@ -109,6 +109,24 @@ static int kcal_rate(const cfg_node *e, const char *key, double unit, double *ou
     return 0;
 }
 
+/* A measured class carries its fit quality: mape_pct is the error its ops' intervals take
+ * (kcal_error_pct), so a missing one would silently price them as exact. A class that copies
+ * another's law (from:) takes that class's quality and has none of its own. */
+static int kcal_quality(const cfg_node *e, const cfg_node *law, int from, tp_err *err)
+{
+    static const char *const keys[] = {"n", "r2", "mape_pct", "heldout_mape_pct"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        cfg_node *q = cfg_get(e, keys[i]);
+        if (from < 0 && !q && i < 3)
+            return cfg_error(law, err, "a measured class needs %s (its fit quality), expected "
+                             "it, or from: CLASS", keys[i]);
+        if (from >= 0 && q)
+            return cfg_error(q, err, "the class copies %s's law and its fit quality, expected "
+                             "no %s of its own", kcal_class_names[from], keys[i]);
+    }
+    return 0;
+}
+
 static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
 {
     kcal_entry x = {.valid = 1, .from = -1, .n = 0, .r2 = 0, .heldout_mape_pct = -1};
@@ -150,6 +168,7 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
         if (from == k) return cfg_error(fn, err, "a class cannot copy its own law");
         x.from = from;
     }
+    if (kcal_quality(e, ln, x.from, err)) return -1;
     c->cls[k] = x;
     return 0;
 }

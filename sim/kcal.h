@@ -19,7 +19,8 @@
  * kind prog emits maps to one class (kcal_class_of; -1 for one that does not, which
  * kcal_check_names reports by name). Values are caller-owned; times in seconds, rates in
  * bytes/s and FLOP/s. The fit quality (n, r2, mape_pct, heldout_mape_pct) is carried for
- * reports and intervals.
+ * reports and intervals: a measured class must have n, r2 and mape_pct (heldout_mape_pct
+ * where there were folds); a `from:` class has none of them (it takes its source's).
  */
 #ifndef TPSIM_KCAL_H
 #define TPSIM_KCAL_H

@@ -65,6 +65,15 @@ expect_fail2 "q below 1" 'lowq.yaml:[0-9]+:[0-9]+: classes.gemm.q' \
 grep -v -e '^  copy:' -e 'classes.copy' "$TMP/k.yaml" > "$TMP/nocopy.yaml"
 expect_fail2 "unmapped class" "no 'copy' class, which tpsim's op 'prepare_inputs_h2d' needs" \
     "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/nocopy.yaml"
+# a measured class's mape_pct is the error its ops' intervals take: never defaulted to 0
+sed '/^  gemm:/s/, mape_pct: [0-9.]*//' "$TMP/k.yaml" > "$TMP/nomape.yaml"
+expect_fail2 "measured class needs mape_pct" \
+    'nomape.yaml:[0-9]+:[0-9]+: classes.gemm.law: a measured class needs mape_pct' \
+    "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/nomape.yaml"
+sed '/^  copy:/s/, from: add/, from: add, mape_pct: 1/' "$TMP/k.yaml" > "$TMP/frommape.yaml"
+expect_fail2 "copied class has no fit quality" \
+    "frommape.yaml:[0-9]+:[0-9]+: classes.copy.mape_pct: the class copies add's law" \
+    "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/frommape.yaml"
 PROBE=tests/data/kfit/probe-synthetic.yaml
 expect_ok "probe output" "$TPSIM" fit-kernels "$PROBE" --format json
 check "probe: three gemm samples" grep -q '"samples":3' "$TMP/out"
