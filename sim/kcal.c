@@ -132,6 +132,7 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
     kcal_entry x = {.valid = 1, .from = -1, .n = 0, .r2 = 0, .heldout_mape_pct = -1};
     cfg_node *ln = cfg_need(e, "law", err), *fn;
     double t0 = 0, seq = 0;
+    long tile = 0; /* whole rows: the tile pads the batch to a multiple of it */
     if (cfg_expect_map(e, entry_keys, err) || !ln || cfg_as_choice(ln, kcal_law_names, &x.law.kind, err) ||
         cfg_double(e, "t0_us", 1, 0, 1e6, &t0, err) ||
         kcal_rate(e, "gbps", 1e9, &x.law.s_per_byte, err) ||
@@ -139,7 +140,7 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
         kcal_rate(e, "row_gflops", 1e9, &x.law.s_per_row_flop, err) ||
         cfg_double(e, "seq_us", 0, 0, 1e6, &seq, err) ||
         cfg_double(e, "q", 0, 1, 64, &x.law.q, err) ||
-        cfg_double(e, "tile_m", 0, 1, 4096, &x.law.tile_m, err) ||
+        cfg_long(e, "tile_m", 0, 1, 4096, &tile, err) ||
         cfg_double(e, "n", 0, 0, 1e9, &x.n, err) || cfg_double(e, "r2", 0, -1e9, 1, &x.r2, err) ||
         cfg_double(e, "mape_pct", 0, 0, 1e6, &x.mape_pct, err) ||
         cfg_double(e, "heldout_mape_pct", 0, 0, 1e6, &x.heldout_mape_pct, err) ||
@@ -147,6 +148,7 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
         return -1;
     x.law.t0_s = t0 * 1e-6;
     x.law.s_per_seq = seq * 1e-6;
+    x.law.tile_m = (double)tile;
     /* each law names the terms it has: a parameter it does not use is an error, not ignored */
     int kind = x.law.kind;
     int norm = kind == KL_SMOOTH || kind == KL_TILED, qn = norm || kind == KL_FLOOR;

@@ -65,6 +65,9 @@ expect_fail2 "q below 1" 'lowq.yaml:[0-9]+:[0-9]+: classes.gemm.q' \
 grep -v -e '^  copy:' -e 'classes.copy' "$TMP/k.yaml" > "$TMP/nocopy.yaml"
 expect_fail2 "unmapped class" "no 'copy' class, which tpsim's op 'prepare_inputs_h2d' needs" \
     "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/nocopy.yaml"
+sed 's/, tile_m: 64/, tile_m: 64.5/' "$TMP/k.yaml" > "$TMP/fractile.yaml"
+expect_fail2 "tile_m whole rows" 'fractile.yaml:[0-9]+:[0-9]+: classes.gemm.tile_m' \
+    "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/fractile.yaml"
 # a measured class's mape_pct is the error its ops' intervals take: never defaulted to 0
 sed '/^  gemm:/s/, mape_pct: [0-9.]*//' "$TMP/k.yaml" > "$TMP/nomape.yaml"
 expect_fail2 "measured class needs mape_pct" \
