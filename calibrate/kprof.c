@@ -135,10 +135,13 @@ static int kp_vidur(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err
         if (!gated && strcmp(g, "False") && strcmp(g, "false"))
             return tp_err_at(err, rd->path, lines[scol[5]], 0, "use_gated_mlp '%s', expected True "
                              "or False", g);
-        if (H % heads || heads % k || F % k || heads % kv)
+        /* KV heads split over the ranks or replicated on them (model.c's rule): 12 KV heads
+         * over 8 ranks are neither, and would be counted as one per rank */
+        if (H % heads || heads % k || F % k || heads % kv || (kv % k && k % kv))
             return tp_err_at(err, rd->path, lines[0], 0, "shape n_embd %ld, n_head %ld, n_kv_head "
                              "%ld, n_expanded_embd %ld does not shard over %ld GPUs, expected heads "
-                             "and FFN width divisible by the TP degree", H, heads, kv, F, k);
+                             "and FFN width divisible by the TP degree, KV heads dividing it or "
+                             "divisible by it", H, heads, kv, F, k);
         double b = (double)B, h = (double)H, hd = (double)(H / heads), qh = (double)(heads / k);
         double kvh = kv / k > 0 ? (double)(kv / k) : 1.0, I = (double)(F / k);
         double by[10], fl[10];

@@ -32,6 +32,12 @@ sed '2s/,True,/,maybe,/' "$TMP/ok.csv" > "$TMP/gated.csv"
 expect_fail2 "bad bool" 'gated.csv:2: use_gated_mlp .maybe., expected True or False' "$TPSIM" fit-kernels "$TMP/gated.csv"
 sed '2s/,4096,1$/,4096,3/' "$TMP/ok.csv" > "$TMP/tp3.csv"
 expect_fail2 "unshardable" 'tp3.csv:2: shape .* does not shard over 3 GPUs' "$TPSIM" fit-kernels "$TMP/tp3.csv"
+# 48 heads of 128 (12 KV heads) over 8 GPUs: the query heads shard, the KV heads neither
+# split (12 % 8) nor replicate (8 % 12)
+sed '2s/,64,8,8192,28672,\([^,]*\),\([^,]*\),4096,1$/,48,12,6144,28672,\1,\2,4096,8/' \
+    "$TMP/ok.csv" > "$TMP/kv12.csv"
+expect_fail2 "KV heads over TP" 'kv12.csv:2: shape .* n_kv_head 12, .* does not shard over 8 GPUs' \
+    "$TPSIM" fit-kernels "$TMP/kv12.csv"
 sed '2s/,4096,1$/,4096/' "$TMP/ok.csv" > "$TMP/short.csv"
 expect_fail2 "short row" 'short.csv:2: [0-9]+ fields, expected' "$TPSIM" fit-kernels "$TMP/short.csv"
 sed '2s/^0\.213,/-1,/' "$TMP/ok.csv" > "$TMP/neg.csv"
