@@ -258,6 +258,8 @@ int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit)
     }
     for (size_t a = 0; a < o.n_tp; a++)
         if (run_check_tp(s, o.tps[a], &err)) goto out;
+    for (size_t c = 0; c < o.n_ctx; c++) /* before any cell runs, as the tps are */
+        if (model_check_ctx(&s->model, o.ctxs[c], &err)) goto out;
     if (scenario_check_flag_calibs(s, o.tps, (int)o.n_tp, &err)) goto out;
     so.jobs = o.jobs; /* the fit's simulations run on the same threads, quietly */
     so.quiet = 1;

@@ -215,7 +215,8 @@ static int hf_model_type(const hf_file *f, int arch, tp_err *err)
  * fields): dropout (off at inference); token ids; training-only settings (initialisation,
  * the router's auxiliary loss); transformers' and generate()'s bookkeeping; constants inside
  * kernels the step launches anyway (the norm's epsilon, the rotary base, the attention's
- * scale); limits on the context (tpsim's ctx is the context); norm_topk_prob, a flag of vLLM's
+ * scale); the top-level original_max_position_embeddings (read by longrope only, which is
+ * refused; max_position_embeddings is read: hf_max_positions); norm_topk_prob, a flag of vLLM's
  * fused top-k kernel (renormalize); sliding_window_size, read by neither transformers'
  * Gemma2Config nor vLLM (they read sliding_window); pretraining_tp, which vLLM does not read
  * (transformers only splits the same matmuls by it); router_jitter_noise, training noise. */
@@ -223,16 +224,16 @@ static const char *const hf_inert_keys[] = {
     "attention_dropout", "embd_pdrop", "resid_pdrop", "bos_token_id", "eos_token_id",
     "pad_token_id", "initializer_range", "router_aux_loss_coef", "output_router_logits",
     "transformers_version", "use_cache", "cache_implementation", "auto_map", "rms_norm_eps",
-    "rope_theta", "query_pre_attn_scalar", "max_position_embeddings",
-    "original_max_position_embeddings", "norm_topk_prob", "sliding_window_size",
-    "pretraining_tp", "router_jitter_noise", "rope_local_base_freq", NULL};
+    "rope_theta", "query_pre_attn_scalar", "original_max_position_embeddings", "norm_topk_prob",
+    "sliding_window_size", "pretraining_tp", "router_jitter_noise", "rope_local_base_freq", NULL};
 /* Keys tpsim reads for every strict architecture, then each one's own. max_window_layers
  * matters only with use_sliding_window, which is refused for Qwen3. */
 static const char *const hf_read_keys[] = {
     "architectures", "model_type", "_name_or_path", "num_hidden_layers", "hidden_size",
     "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
     "torch_dtype", "dtype", "tie_word_embeddings", "quantization_config", "hidden_act",
-    "attention_bias", "sliding_window", "layer_types", "rope_scaling", NULL};
+    "attention_bias", "sliding_window", "layer_types", "rope_scaling", "max_position_embeddings",
+    NULL};
 static const char *const hf_qwen3_keys[] = {"use_sliding_window", "max_window_layers", NULL};
 static const char *const hf_qwen3_moe_keys[] = {
     "use_sliding_window", "max_window_layers", "num_experts", "num_experts_per_tok",
@@ -546,6 +547,44 @@ static int hf_family(const hf_file *f, int arch, model_arch *m, tp_err *err)
     return 0;
 }
 
+/* The longest context vLLM serves the model at (vllm/config/model.py _get_and_verify_max_len,
+ * which refuses a longer max_model_len): max_position_embeddings, times rope_scaling's factor
+ * unless its type is su, longrope or llama3 (their max_position_embeddings already is the long
+ * one) or the model is Gemma-3 (its factor scales only the global layers' rotation); for yarn
+ * the base is rope_scaling's original_max_position_embeddings. Absent: no limit is known. */
+static int hf_max_positions(const hf_file *f, int arch, model_arch *m, tp_err *err)
+{
+    long n = -1;
+    if (hf_long(f, "max_position_embeddings", 0, 1, 1L << 30, &n, err)) return -1;
+    if (n < 0) return 0;
+    double derived = (double)n;
+    json_t *rs = json_object_get(f->root, "rope_scaling");
+    json_t *t = json_is_object(rs) ? json_object_get(rs, "rope_type") : NULL;
+    if (!t && json_is_object(rs)) t = json_object_get(rs, "type");
+    static const char *const long_already[] = {"su", "longrope", "llama3", NULL};
+    if (json_is_string(t) && !hf_in(json_string_value(t), long_already) && arch != HF_GEMMA3) {
+        json_t *factor = json_object_get(rs, "factor");
+        if (factor && !(json_is_number(factor) && json_number_value(factor) > 0))
+            return hf_error(f, "rope_scaling", err, "factor: expected a positive number");
+        if (!strcmp(json_string_value(t), "yarn")) {
+            json_t *orig = json_object_get(rs, "original_max_position_embeddings");
+            if (!json_is_integer(orig) || json_integer_value(orig) < 1)
+                return hf_error(f, "rope_scaling", err, "original_max_position_embeddings: "
+                                "expected a positive integer (yarn's base context)");
+            derived = (double)json_integer_value(orig);
+        }
+        derived *= factor ? json_number_value(factor) : 1.0;
+    }
+    if (!(derived >= 1 && derived <= (double)(1L << 30)))
+        return hf_error(f, "max_position_embeddings", err, "%g positions with rope_scaling's "
+                        "factor, expected 1..%ld", derived, 1L << 30);
+    int line, col;
+    hf_key_pos(f, "max_position_embeddings", &line, &col);
+    snprintf(m->max_positions_at, sizeof m->max_positions_at, "%s:%d:%d", f->path, line, col);
+    m->max_positions = (long)derived;
+    return 0;
+}
+
 /* Shapes every class shares: layers, widths, heads, vocabulary, dtype, embeddings. */
 static int hf_shapes(const hf_file *f, int arch, model_arch *m, tp_err *err)
 {
@@ -613,6 +652,7 @@ static int hf_bind(const hf_file *f, model_arch *out, tp_err *err)
     int arch = 0;
     if (hf_arch(f, &arch, err) || hf_model_type(f, arch, err) ||
         (hf_strict(arch) && hf_check_keys(f, arch, err)) || hf_shapes(f, arch, &m, err) ||
+        hf_max_positions(f, arch, &m, err) ||
         (hf_new_class(arch) ? hf_family(f, arch, &m, err) : hf_classic(f, arch, &m, err)))
         return -1;
     int moe = arch == HF_MIXTRAL || arch == HF_QWEN2_MOE || arch == HF_QWEN3_MOE;

@@ -17,6 +17,8 @@
  * constants inside kernels the step runs anyway: hf_inert_keys in hfconfig.c); anything else,
  * a rope_scaling whose rotary kernel differs (not default, linear, dynamic, llama3 or yarn),
  * Qwen2's use_mrope, or Qwen3's use_sliding_window is refused at its line and column.
+ * max_position_embeddings (with rope_scaling's factor, as vLLM derives max_model_len) bounds
+ * the context: model_check_ctx refuses a longer ctx at that key; absent, none is known.
  * DeepSeek's keys the step does not need are ignored (its grouped top-k routing is priced as
  * topk_softmax). Every class's hidden_act, when present, must be the activation vLLM runs for
  * it (silu; gelu_pytorch_tanh for Gemma). A key left out takes its config class's default

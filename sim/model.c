@@ -113,6 +113,14 @@ int model_check_tp(const model_arch *m, long tp, tp_err *err)
     return 0;
 }
 
+int model_check_ctx(const model_arch *m, long ctx, tp_err *err)
+{
+    if (!m->max_positions || ctx <= m->max_positions) return 0;
+    return tp_err_set(err, "%s: max_position_embeddings: %s serves at most %ld positions, but "
+                      "ctx is %ld; expected a ctx of at most %ld", m->max_positions_at, m->name,
+                      m->max_positions, ctx, m->max_positions);
+}
+
 long model_kv_heads_per_rank(const model_arch *m, long tp)
 {
     if (m->kv_lora_rank) return 1;

@@ -25,6 +25,10 @@ typedef struct model_arch {
     int o_bias, mlp_bias;  /* bias on o_proj / on the MLP projections (Llama attention_bias, mlp_bias) */
     int tied_embeddings;   /* lm_head reuses the embedding table: stored once */
     long sliding_window;   /* attention reads at most this many positions; 0: all */
+    long max_positions;    /* the longest context it serves: vLLM's max_model_len derived from a
+                              config.json (max_position_embeddings, times a rope_scaling factor);
+                              0: not stated (a tpsim model file) */
+    char max_positions_at[192]; /* "file:line:col" of max_position_embeddings, for errors */
     long window_period;    /* with sliding_window: layer l (0-based) reads the whole context when
                               (l + 1) % window_period == 0 (Gemma-2: 2); 0: every layer slides */
     int qk_norm;           /* per-head RMSNorm of q and of k after qkv_proj (Qwen3, Gemma-3) */
@@ -48,6 +52,9 @@ typedef struct model_arch {
 
 int model_load(const char *path, model_arch *out, tp_err *err);
 int model_check_tp(const model_arch *m, long tp, tp_err *err);
+/* Refuses a context longer than max_positions, as vLLM refuses a max_model_len beyond the one
+ * it derives from config.json: "file:line:col: max_position_embeddings: ...". */
+int model_check_ctx(const model_arch *m, long ctx, tp_err *err);
 /* KV heads each rank holds at TP k: max(1, kv_heads / k) (replicated when k > kv_heads);
  * 1 under MLA, whose latent cache every rank holds whole ("during decode it becomes MQA"). */
 long model_kv_heads_per_rank(const model_arch *m, long tp);

@@ -335,6 +335,7 @@ int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long b
     *p = (prog){0};
     if (model_check_tp(m, tp, err)) return -1;
     if (batch < 1 || ctx < 1) return tp_err_set(err, "batch and ctx must be >= 1");
+    if (model_check_ctx(m, ctx, err)) return -1;
     p->tp = tp;
     p->batch = batch;
     p->ctx = ctx;

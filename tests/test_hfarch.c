@@ -532,6 +532,67 @@ static void expect_refused(const char *name, const char *json, const char *want1
            " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n" \
            " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\", \"head_dim\": 8,\n"
 
+/* The longest context each shipped config serves, as vLLM derives max_model_len from it
+ * (vllm/config/model.py _get_and_verify_max_len): max_position_embeddings as written where
+ * rope_scaling is null (phi-4 16384, gemma-2-9b-it 8192, Qwen3 40960, Mixtral 32768) or of
+ * type llama3 (Llama-3.1-70B: 131072, its factor 8 not applied again); DeepSeek-V3's yarn
+ * scaling: original_max_position_embeddings 4096 times factor 40 = 163840. A longer ctx is
+ * refused at the key, as vLLM refuses the longer max_model_len. */
+static void test_max_positions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        long max, line;
+    } want[] = {{PHI4, 16384, 16},
+                {GEMMA2_9B, 8192, 18},
+                {QWEN3_8B, 40960, 14},
+                {QWEN3_30B, 40960, 15},
+                {"models/hf/Mixtral-8x7B-v0.1.json", 32768, 12},
+                {"models/hf/Llama-3.1-70B.json", 131072, 13},
+                {"models/hf/DeepSeek-V3.json", 163840, 21}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        model_arch m;
+        tp_err err = {{0}};
+        char at[256];
+        load(want[i].file, &m);
+        assert_int_equal(m.max_positions, want[i].max);
+        assert_int_equal(model_check_ctx(&m, want[i].max, &err), 0);
+        assert_int_equal(model_check_ctx(&m, want[i].max + 1, &err), -1);
+        snprintf(at, sizeof at, "%s:%ld:", want[i].file, want[i].line);
+        if (strncmp(err.msg, at, strlen(at)) || !strstr(err.msg, "max_position_embeddings: ") ||
+            !strstr(err.msg, "expected a ctx of at most"))
+            fail_msg("%s: '%s' is not at %s", want[i].file, err.msg, at);
+        /* the program is refused too, so no command runs such a cell */
+        prog p;
+        assert_int_equal(prog_build(&p, &m, &(prog_opts){0}, 1, 1, want[i].max + 1, &err), -1);
+    }
+    /* linear scaling multiplies (4096 * 2.5 = 10240); yarn starts from its own base
+     * (1000 * 3 = 3000, whatever max_position_embeddings says); Gemma-3's factor scales only
+     * its global layers' rotation, so its limit is max_position_embeddings as written */
+    static const struct {
+        const char *json;
+        long max;
+    } scaled[] = {
+        {Q3 " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"rope_type\": \"linear\", "
+            "\"factor\": 2.5}}", 10240},
+        {Q3 " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"yarn\", "
+            "\"factor\": 3, \"original_max_position_embeddings\": 1000}}", 3000},
+        {G3 " \"max_position_embeddings\": 32768, \"rope_scaling\": {\"rope_type\": \"linear\", "
+            "\"factor\": 8.0}}", 32768},
+        {Q3 " \"rope_theta\": 10000}", 0}};
+    for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++) {
+        char path[256];
+        model_arch m;
+        tp_err err = {{0}};
+        write_json(path, sizeof path, "maxpos", scaled[i].json);
+        int rc = model_load(path, &m, &err);
+        unlink(path);
+        if (rc) fail_msg("%s", err.msg);
+        assert_int_equal(m.max_positions, scaled[i].max);
+    }
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -584,6 +645,12 @@ static void test_refusals(void **state)
     expect_refused("gemma-cap", G2 " \"final_logit_softcapping\": \"30\"}",
                    ":4:2: final_logit_softcapping: expected a positive number",
                    "or null");
+    expect_refused("max-pos", Q3 " \"max_position_embeddings\": 0}",
+                   ":4:2: max_position_embeddings: expected an integer in 1..", "");
+    expect_refused("yarn-base", Q3 " \"rope_scaling\": {\"rope_type\": \"yarn\", "
+                   "\"factor\": 4}, \"max_position_embeddings\": 4096}",
+                   ":4:2: rope_scaling: original_max_position_embeddings: expected a positive "
+                   "integer", "");
     expect_refused("phi-longrope",
                    "{\"architectures\": [\"Phi3ForCausalLM\"], \"num_hidden_layers\": 2,\n"
                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
@@ -652,7 +719,7 @@ int main(void)
         cmocka_unit_test(test_gemma3_1b),
         cmocka_unit_test(test_phi4),           cmocka_unit_test(test_phi3_mini_window),
         cmocka_unit_test(test_shipped_counts), cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_class_defaults),
+        cmocka_unit_test(test_class_defaults), cmocka_unit_test(test_max_positions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,5 +124,16 @@ one of .*Gemma2ForCausalLM, Gemma3ForCausalLM, Phi3ForCausalLM$" \
     "$TPSIM" run $S --set "model=$TMP/g3.json"
 expect_fail2 "Qwen3-30B-A3B at TP-3" "tp 3 does not shard Qwen3-30B-A3B" \
     "$TPSIM" run $S --tp 3 --set model=Qwen3-30B-A3B
+# a context beyond what vLLM serves the model at (gemma-2-9b-it's max_position_embeddings
+# 8192, line 18 of its config.json, no rope_scaling) is refused at that key, as vLLM refuses
+# such a max_model_len; 8192 itself runs. sweep refuses it before any cell or output file.
+expect_ok "gemma-2-9b-it at ctx 8192" "$TPSIM" run $S --tp 2 --ctx 8192 --set model=gemma-2-9b-it
+expect_fail2 "gemma-2-9b-it at ctx 8193" \
+    "^tpsim: .*models/hf/gemma-2-9b-it\.json:18:3: max_position_embeddings: gemma-2-9b-it serves \
+at most 8192 positions, but ctx is 8193; expected a ctx of at most 8192$" \
+    "$TPSIM" run $S --tp 2 --ctx 8193 --set model=gemma-2-9b-it
+expect_fail2 "sweep: gemma-2-9b-it at ctx 16384" "gemma-2-9b-it\.json:18:3: .* ctx is 16384;" \
+    "$TPSIM" sweep $S --tp 2 --ctx 2048,16384 --set model=gemma-2-9b-it -o "$TMP/sweep.csv"
+check "sweep: no output file" test ! -e "$TMP/sweep.csv"
 
 finish
