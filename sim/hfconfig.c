@@ -609,9 +609,10 @@ static int hf_shapes(const hf_file *f, int arch, model_arch *m, tp_err *err)
     if (m->heads % m->kv_heads)
         return hf_error(f, kv_key, err, "%ld does not divide num_attention_heads (%ld)",
                         m->kv_heads, m->heads);
-    /* head_dim absent: Qwen3Config's default 128, Gemma2Config's 256, else hidden / heads */
+    /* head_dim absent: Qwen3Config's default 128, Gemma2Config's 256, else hidden / heads
+     * (Qwen3MoeConfig has no head_dim: vLLM's Qwen3MoeAttention takes hidden / heads) */
     if (head_dim < 0 && !json_object_get(f->root, "head_dim"))
-        head_dim = arch == HF_QWEN3 || arch == HF_QWEN3_MOE               ? 128
+        head_dim = arch == HF_QWEN3                         ? 128
                    : arch == HF_GEMMA2 || arch == HF_GEMMA3 ? 256
                                                             : -1;
     if (head_dim > 0) {

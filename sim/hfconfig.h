@@ -22,9 +22,9 @@
  * DeepSeek's keys the step does not need are ignored (its grouped top-k routing is priced as
  * topk_softmax). Every class's hidden_act, when present, must be the activation vLLM runs for
  * it (silu; gelu_pytorch_tanh for Gemma). A key left out takes its config class's default
- * (Qwen3Config head_dim 128; Gemma2Config head_dim 256, soft-caps 50 and 30, tied
- * embeddings, sliding_window 4096; Gemma3TextConfig the same but no soft-caps and a
- * sliding_window_pattern of 6).
+ * (Qwen3Config head_dim 128, Qwen3MoeConfig none: hidden / heads; Gemma2Config head_dim
+ * 256, soft-caps 50 and 30, tied embeddings, sliding_window 4096; Gemma3TextConfig the same
+ * but no soft-caps and a sliding_window_pattern of 6).
  * A config without torch_dtype (or dtype) is float32, 4 bytes a parameter, as transformers'
  * from_pretrained loads it (PretrainedConfig.torch_dtype defaults to None: float32). vLLM's
  * dtype "auto" would serve it, like any float32 config, in 16 bits (_get_and_verify_dtype

@@ -680,6 +680,18 @@ static void test_class_defaults(void **state)
     assert_int_equal(m.head_dim, 128);
     assert_int_equal(m.qkv_bias, 1);
     assert_int_equal(m.o_bias, 0);
+    /* Qwen3MoeConfig, unlike Qwen3Config, has no head_dim of its own: vLLM's
+     * Qwen3MoeAttention then takes hidden / heads (head_dim or hidden_size // num_heads),
+     * here 64 / 8 = 8, not Qwen3's 128 */
+    write_json(path, sizeof path, "q3moe-defaults",
+               "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"num_hidden_layers\": 2,\n"
+               " \"hidden_size\": 64, \"num_attention_heads\": 8, \"vocab_size\": 100,\n"
+               " \"torch_dtype\": \"bfloat16\", \"num_experts\": 4, \"num_experts_per_tok\": 2,\n"
+               " \"moe_intermediate_size\": 32}");
+    rc = model_load(path, &m, &err);
+    unlink(path);
+    if (rc) fail_msg("%s", err.msg);
+    assert_int_equal(m.head_dim, 8);
     write_json(path, sizeof path, "g2-defaults", G2 " \"rms_norm_eps\": 1e-06}");
     rc = model_load(path, &m, &err);
     unlink(path);
