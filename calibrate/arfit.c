@@ -342,7 +342,8 @@ void arfit_format_size(double bytes, char *buf, size_t len)
 static void write_bias(FILE *f, const char *label, const arfit_quality *q)
 {
     if (q->band_points)
-        fprintf(f, "%s R2 %.6f, band bias %+.1f%% (mean |error| %.1f%%) over 32-256 KiB (%d points)",
+        fprintf(f,
+                "%s R2 %.6f, band bias %+.1f%% (mean |error| %.1f%%) over 32-256 KiB (%d points)",
                 label, q->r2, q->band_bias_pct, q->band_mae_pct, q->band_points);
     else
         fprintf(f, "%s R2 %.6f, no point in 32-256 KiB", label, q->r2);

@@ -17,9 +17,9 @@
  *     least squares of Equation 1 over a byte range;
  *   - piecewise: one (lambda_i, beta_i) per byte interval (each fitted with the chosen
  *     weight), breakpoints placed between measured sizes and chosen by exhaustive search over
- *     0..3 breaks, scored by BIC on relative residuals (timing noise is multiplicative). NCCL switches protocol (LL, LL128, Simple)
- *     with message size, each with its own latency and bandwidth, so one straight line cannot
- *     follow the small messages a decode step sends; the pieces can.
+ *     0..3 breaks, scored by BIC on relative residuals (timing noise is multiplicative). NCCL
+ * switches protocol (LL, LL128, Simple) with message size, each with its own latency and bandwidth,
+ * so one straight line cannot follow the small messages a decode step sends; the pieces can.
  *
  * Conventions: every function that checks user input takes a tp_err and returns -1 with one
  * line in it ("file:line: ...") on failure, 0 on success. No globals; the caller owns every

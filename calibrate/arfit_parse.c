@@ -399,8 +399,8 @@ static int parse_nccl_row(parse_state *st, char *line, tp_err *err)
     }
     if (check_time(st, field[st->time_col], col[st->time_col], "out-of-place time", &t, err) != 0)
         return -1;
-    if (st->ip_time_col >= 0 &&
-        check_time(st, field[st->ip_time_col], col[st->ip_time_col], "in-place time", &ip, err) != 0)
+    if (st->ip_time_col >= 0 && check_time(st, field[st->ip_time_col], col[st->ip_time_col],
+                                           "in-place time", &ip, err) != 0)
         return -1;
     return add_point(st, bytes, t, ip, err);
 }

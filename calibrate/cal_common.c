@@ -108,7 +108,8 @@ int cal_device_count(void)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) cal_fail("no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
+    if (e != cudaSuccess)
+        cal_fail("no CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
     if (n <= 0) cal_fail("no CUDA device (cudaGetDeviceCount found none)");
     return n;
 }

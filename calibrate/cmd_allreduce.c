@@ -46,7 +46,8 @@ static int ar_parse_sizes(const char *text, double *out, size_t *n, tp_err *err)
     if (dots) {
         double lo, hi;
         *dots = '\0';
-        if (cli_size("--sizes", buf, &lo, err) || cli_size("--sizes", dots + 2, &hi, err)) return -1;
+        if (cli_size("--sizes", buf, &lo, err) || cli_size("--sizes", dots + 2, &hi, err))
+            return -1;
         if (lo < 1 || hi < lo)
             return tp_err_set(err, "--sizes: '%s', expected A..B with 1 <= A <= B", text);
         for (double b = lo; b <= hi; b *= 2) {
@@ -97,7 +98,8 @@ static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
         switch (f) {
         case CLI_ERROR: return -1;
         case CLI_OPERAND:
-            return tp_err_set(err, "allreduce: unexpected argument '%s' (see tpsim allreduce --help)", v);
+            return tp_err_set(
+                err, "allreduce: unexpected argument '%s' (see tpsim allreduce --help)", v);
         case F_HELP: cli_help(stdout, ar_usage, flags, ar_help_text); return 1;
         case F_TP:
             if (cli_long(ca.shown, v, 2, 1024, &a->tp, err)) return -1;
@@ -125,7 +127,8 @@ static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
         default: break;
         }
     }
-    if (a->tp < 0) return tp_err_set(err, "allreduce: --tp K is required (see tpsim allreduce --help)");
+    if (a->tp < 0)
+        return tp_err_set(err, "allreduce: --tp K is required (see tpsim allreduce --help)");
     if (!a->sizes && !a->log)
         return tp_err_set(err, "allreduce: give --sizes A..B, or --log with measured sizes");
     return 0;
@@ -213,7 +216,8 @@ int tpsim_cmd_allreduce(int argc, char **argv)
     for (int i = 0; coll_model_names[i]; i++)
         if (!strcmp(a.model, coll_model_names[i])) model = i;
     if (model < 0) {
-        tp_err_set(&err, "--model: '%s', expected nccl-fit, nccl-tuner, vllm-custom or auto", a.model);
+        tp_err_set(&err, "--model: '%s', expected nccl-fit, nccl-tuner, vllm-custom or auto",
+                   a.model);
         return cmd_fail(&err);
     }
     /* the bundled calibration by name, so it is found from any folder (locate.h) */
@@ -247,7 +251,8 @@ int tpsim_cmd_allreduce(int argc, char **argv)
         have_log = 1;
         if (!a.sizes) {
             if (sw.n > AR_MAX_ROWS) {
-                tp_err_set(&err, "%s: %zu sizes, at most %d (use --sizes)", a.log, sw.n, AR_MAX_ROWS);
+                tp_err_set(&err, "%s: %zu sizes, at most %d (use --sizes)", a.log, sw.n,
+                           AR_MAX_ROWS);
                 goto out;
             }
             for (size_t i = 0; i < sw.n; i++) sizes[n++] = sw.points[i].bytes;

@@ -273,24 +273,27 @@ static int write_calibration(FILE *f, const fit_args *a, const arfit_sweep *s,
     fprintf(f, "# NCCL's own cost model (tpsim allreduce, collective.allreduce: nccl-tuner)\n");
     fprintf(f, "tuner:\n  nccl_version: \"%s\"\n  algorithms: [", a->tuner);
     for (int al = 0, first = 1; al < NT_NALGO; al++)
-        if (t->in.algos & NT_ALGO_BIT(al)) fprintf(f, "%s%s", first ? "" : ", ", names[al]), first = 0;
+        if (t->in.algos & NT_ALGO_BIT(al))
+            fprintf(f, "%s%s", first ? "" : ", ", names[al]), first = 0;
     fprintf(f, "]\n  channels: %.0f\n  bw_per_channel_gbps: %.4f\n", t->in.channels,
             t->in.bw_per_channel_gbps);
     if (t->in.nvls_busbw_gbps > 0) fprintf(f, "  nvls_busbw_gbps: %.3f\n", t->in.nvls_busbw_gbps);
     fprintf(f, "  launch_us: %.4f\n", t->launch_us);
     if (t->from_log)
-        fprintf(f, "  source:\n    how: >-\n      Channels, bandwidth per channel (Ring Simple's "
-                   "algorithm bandwidth x 2(k-1)/k over the channels) and algorithms read from "
-                   "NCCL's own tuning table; NCCL %s's latency constants (docs/sources.md"
-                   "#nccl-tuner; the table's differ by at most %.2f us); the per-call overhead "
-                   "(launch_us) fitted by tpsim fit-allreduce over %d points; mean |error| %.1f%%.\n",
+        fprintf(f,
+                "  source:\n    how: >-\n      Channels, bandwidth per channel (Ring Simple's "
+                "algorithm bandwidth x 2(k-1)/k over the channels) and algorithms read from "
+                "NCCL's own tuning table; NCCL %s's latency constants (docs/sources.md"
+                "#nccl-tuner; the table's differ by at most %.2f us); the per-call overhead "
+                "(launch_us) fitted by tpsim fit-allreduce over %d points; mean |error| %.1f%%.\n",
                 a->tuner, t->lat_diff_us, t->n_points, t->mae_pct);
     else
-        fprintf(f, "  source:\n    how: >-\n      Fitted by tpsim fit-allreduce --tuner %s: NCCL %s's "
-                   "latency constants and time formula (docs/sources.md#nccl-tuner), channels "
-                   "(whole, 1..64) and bandwidth per channel by least squares on relative error, "
-                   "plus a constant per-call overhead outside NCCL's model (launch_us), over %d "
-                   "points; mean |error| %.1f%%.\n",
+        fprintf(f,
+                "  source:\n    how: >-\n      Fitted by tpsim fit-allreduce --tuner %s: NCCL %s's "
+                "latency constants and time formula (docs/sources.md#nccl-tuner), channels "
+                "(whole, 1..64) and bandwidth per channel by least squares on relative error, "
+                "plus a constant per-call overhead outside NCCL's model (launch_us), over %d "
+                "points; mean |error| %.1f%%.\n",
                 a->tuner, a->tuner, t->n_points, t->mae_pct);
     char log[256] = "";
     if (t->from_log) plain_path(log, sizeof log, a->tuning_log);
@@ -354,8 +357,9 @@ static void print_text(const fit_args *a, const arfit_sweep *s, const arfit_line
                t->from_log ? "read from NCCL's tuning table" : "fitted", t->launch_us, t->mae_pct,
                t->n_points);
     if (t->valid && t->from_log)
-        printf("  the table's Tree/Ring latencies differ from NCCL %s's formula by at most %.2f us\n",
-               a->tuner, t->lat_diff_us);
+        printf(
+            "  the table's Tree/Ring latencies differ from NCCL %s's formula by at most %.2f us\n",
+            a->tuner, t->lat_diff_us);
     if (a->out) printf("wrote %s (fit: %s, %s%s)\n", a->out, a->fit, a->fit_by,
                        t->valid ? ", with the tuner block" : "");
 }
@@ -414,11 +418,12 @@ static void print_json(const fit_args *a, const arfit_sweep *s, const arfit_line
            : a->opts.column == ARFIT_COLUMN_IP ? "ip" : "min",
            a->fit, a->fit_by);
     if (t->valid)
-        printf(",\"tuner\":{\"nccl_version\":\"%s\",\"channels\":%.0f,\"bw_per_channel_gbps\":%.10g,"
-               "\"nvls_busbw_gbps\":%.10g,\"algos_mask\":%u,\"from_tuning_log\":%s,"
-               "\"launch_us\":%.6g,\"mae_pct\":%.4g,\"n_points\":%d}",
-               a->tuner, t->in.channels, t->in.bw_per_channel_gbps, t->in.nvls_busbw_gbps,
-               t->in.algos, t->from_log ? "true" : "false", t->launch_us, t->mae_pct, t->n_points);
+        printf(
+            ",\"tuner\":{\"nccl_version\":\"%s\",\"channels\":%.0f,\"bw_per_channel_gbps\":%.10g,"
+            "\"nvls_busbw_gbps\":%.10g,\"algos_mask\":%u,\"from_tuning_log\":%s,"
+            "\"launch_us\":%.6g,\"mae_pct\":%.4g,\"n_points\":%d}",
+            a->tuner, t->in.channels, t->in.bw_per_channel_gbps, t->in.nvls_busbw_gbps, t->in.algos,
+            t->from_log ? "true" : "false", t->launch_us, t->mae_pct, t->n_points);
     if (a->out) { /* the fit written is chosen_fit's (one key for one thing, docs/json.md) */
         printf(",\"output\":");
         json_string(a->out);

@@ -47,21 +47,25 @@ static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen, tp
         /* zlib and SQLite stream the file themselves: regular files only (a FIFO would block) */
         if (rfile_check_regular(files[i], (size_t)16 << 30, "a trace file", err)) return -1;
         int sq = tr_nsys_is_sqlite(files[i]);
-        if (sq < 0) return tp_err_set(err, "%s: cannot open, expected a readable trace file", files[i]);
+        if (sq < 0)
+            return tp_err_set(err, "%s: cannot open, expected a readable trace file", files[i]);
         size_t before = t->n_ranks;
         if (sq ? tr_nsys_read(t, files[i], err) : tr_kineto_read(t, files[i], err)) return -1;
         size_t gpu = 0;
         for (size_t a = before; a < t->n_ranks; a++) {
             long b = tr_idmap_get(seen, t->ranks[a].rank);
             if (b >= 0 && (size_t)b < before)
-                return tp_err_set(err, "%s: rank %ld again (also in %s), expected one file per rank", files[i],
-                                  t->ranks[a].rank, t->ranks[b].file);
+                return tp_err_set(err,
+                                  "%s: rank %ld again (also in %s), expected one file per rank",
+                                  files[i], t->ranks[a].rank, t->ranks[b].file);
             if (tr_idmap_put(seen, t->ranks[a].rank, a)) return tp_err_set(err, "out of memory");
             gpu += t->ranks[a].gpu.n;
         }
         if (gpu == 0)
-            return tp_err_set(err, "%s: no GPU activity (no kernel, memcpy or memset event), expected a "
-                                   "profiler trace recorded with CUDA/HIP activities", files[i]);
+            return tp_err_set(err,
+                              "%s: no GPU activity (no kernel, memcpy or memset event), expected a "
+                              "profiler trace recorded with CUDA/HIP activities",
+                              files[i]);
     }
     return 0;
 }
@@ -127,7 +131,8 @@ static int trace_marker(const char *text, regex_t *re, tp_err *err)
     if (rc) {
         char msg[200];
         regerror(rc, re, msg, sizeof msg);
-        return tp_err_set(err, "--step-marker '%s': %s, expected an extended regular expression", text, msg);
+        return tp_err_set(err, "--step-marker '%s': %s, expected an extended regular expression",
+                          text, msg);
     }
     return 0;
 }
@@ -151,7 +156,8 @@ static int trace_import(int argc, char **argv)
     tr_options o = {a.marker ? &re : NULL};
     hw_spec hw = {0};
     if (a.hardware && (!a.out || hw_load(a.hardware, &hw, &err))) {
-        if (!a.out) tp_err_set(&err, "--hardware: only with -o (it sets the calibration's efficiencies)");
+        if (!a.out)
+            tp_err_set(&err, "--hardware: only with -o (it sets the calibration's efficiencies)");
         goto out;
     }
     if (ofile_refuse_inputs(a.out, (const char *const *)a.files, a.n_files, &err)) goto out;
@@ -252,7 +258,9 @@ static int trace_compare(int argc, char **argv)
     int parsed = trace_parse(argc, argv, &a, &err);
     if (parsed) return parsed > 0 ? 0 : cmd_fail(&err);
     if (a.n_files != 2 || a.out || a.hardware || a.kernels) {
-        tp_err_set(&err, "trace compare: expected REAL SIM (two files) and no -o (see tpsim trace --help)");
+        tp_err_set(
+            &err,
+            "trace compare: expected REAL SIM (two files) and no -o (see tpsim trace --help)");
         return cmd_fail(&err);
     }
     regex_t re;
@@ -262,7 +270,8 @@ static int trace_compare(int argc, char **argv)
     tr_report rep[2] = {{0}, {0}};
     int status = 2;
     for (int i = 0; i < 2; i++)
-        if (trace_load(&t[i], &a.files[i], 1, &err) || tr_analyze(&t[i], &o, &rep[i], &err)) goto out;
+        if (trace_load(&t[i], &a.files[i], 1, &err) || tr_analyze(&t[i], &o, &rep[i], &err))
+            goto out;
     for (int i = 0; i < 2; i++)
         if (rep[i].n_steps == 0) {
             tp_err_set(&err, "%s: no steps found, expected a trace with GPU activity", a.files[i]);
@@ -284,8 +293,8 @@ static int trace_compare(int argc, char **argv)
         jw_key(wp, "phases");
         jw_obj(wp);
     } else {
-        printf("tpsim trace compare: %s (%zu steps) vs %s (%zu steps), per-step means\n", a.files[0], real.steps,
-               a.files[1], sim.steps);
+        printf("tpsim trace compare: %s (%zu steps) vs %s (%zu steps), per-step means\n",
+               a.files[0], real.steps, a.files[1], sim.steps);
         printf("kernels per step: real %.1f, sim %.1f\n\n", real.kernels, sim.kernels);
         printf("| phase | real ms | sim ms | sim - real ms | diff |\n|---|---|---|---|---|\n");
     }
@@ -299,9 +308,11 @@ static int trace_compare(int argc, char **argv)
         jw_key(wp, "classes");
         jw_obj(wp);
     } else {
-        printf("\n| kernel class | real ms | sim ms | sim - real ms | diff |\n|---|---|---|---|---|\n");
+        printf("\n| kernel class | real ms | sim ms | sim - real ms | diff "
+               "|\n|---|---|---|---|---|\n");
     }
-    for (int k = 0; k < TRC_COUNT; k++) trace_row(stdout, wp, tr_class_name((tr_class)k), real.cls[k], sim.cls[k]);
+    for (int k = 0; k < TRC_COUNT; k++)
+        trace_row(stdout, wp, tr_class_name((tr_class)k), real.cls[k], sim.cls[k]);
     if (wp) {
         jw_end_obj(wp);
         jw_end_obj(wp);

@@ -103,7 +103,8 @@ static void parse_args(int argc, char **argv, sweep_args *a)
     tp_err err;
     const char *v;
     int f;
-    if (cli_begin(&ca, NULL, "tpsim-nccl-sweep --help", flags, argc, argv, &err)) cal_fail("%s", err.msg);
+    if (cli_begin(&ca, NULL, "tpsim-nccl-sweep --help", flags, argc, argv, &err))
+        cal_fail("%s", err.msg);
     while ((f = cal_next_flag(&ca, USAGE, HELP_TEXT, &v)) != CLI_DONE) {
         switch (f) {
         case F_GPUS: a->gpus = (int)cal_parse_long("--gpus", v, 2, MAX_GPUS); break;

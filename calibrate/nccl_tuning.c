@@ -61,7 +61,8 @@ static int ntr_scan_tokens(char *body, ntr_tuning *t, const char *path, int line
         }
         if (!strcmp(tok[i], "nRanks")) {
             if (num_long(tok[i + 1], 1, 1 << 20, &v) != NUM_OK)
-                return tp_err_at(err, path, line, 0, "'nRanks %s', expected a rank count", tok[i + 1]);
+                return tp_err_at(err, path, line, 0, "'nRanks %s', expected a rank count",
+                                 tok[i + 1]);
             if (!t->k) t->k = v;
         }
     }
@@ -98,13 +99,15 @@ static int ntr_parse(char *text, const char *path, ntr_tuning *t, tp_err *err)
             have_algos = n;
         } else if (!strcmp(cell[0], "Protocol")) {
             if (!have_algos || n != have_algos * NT_NPROTO || n > NT_MAX_COLS)
-                return tp_err_at(err, path, line, 0, "Protocol row with %d columns, expected %d "
-                                 "(3 per algorithm of the Algorithm row)", n, have_algos * NT_NPROTO);
+                return tp_err_at(err, path, line, 0,
+                                 "Protocol row with %d columns, expected %d "
+                                 "(3 per algorithm of the Algorithm row)",
+                                 n, have_algos * NT_NPROTO);
             for (int c = 0; c < n; c++) {
                 proto_of[c] = ntr_proto_of(cell[1 + c]);
                 if (proto_of[c] < 0)
-                    return tp_err_at(err, path, line, 0, "protocol '%s', expected LL, LL128 or Simple",
-                                     cell[1 + c]);
+                    return tp_err_at(err, path, line, 0,
+                                     "protocol '%s', expected LL, LL128 or Simple", cell[1 + c]);
             }
             n_cols = n;
         } else if (!strcmp(cell[0], "AllReduce")) {
@@ -115,13 +118,16 @@ static int ntr_parse(char *text, const char *path, ntr_tuning *t, tp_err *err)
                 char *slash = strchr(cell[1 + c], '/'), *bw;
                 double lat, alg;
                 if (!slash)
-                    return tp_err_at(err, path, line, 0, "'%s', expected latency/bandwidth", cell[1 + c]);
+                    return tp_err_at(err, path, line, 0, "'%s', expected latency/bandwidth",
+                                     cell[1 + c]);
                 *slash = '\0';
                 for (bw = slash + 1; *bw == ' '; bw++) {}
                 if (num_double(cell[1 + c], 0, 1e9, &lat) != NUM_OK ||
                     num_double(bw, 0, 1e9, &alg) != NUM_OK)
-                    return tp_err_at(err, path, line, 0, "'%s/%s', expected two non-negative numbers "
-                                     "(us / GB/s)", cell[1 + c], bw);
+                    return tp_err_at(err, path, line, 0,
+                                     "'%s/%s', expected two non-negative numbers "
+                                     "(us / GB/s)",
+                                     cell[1 + c], bw);
                 if (algo_of[c] >= 0) {
                     t->lat_us[algo_of[c]][proto_of[c]] = lat;
                     t->algbw[algo_of[c]][proto_of[c]] = alg;
@@ -132,11 +138,14 @@ static int ntr_parse(char *text, const char *path, ntr_tuning *t, tp_err *err)
         }
     }
     if (!t->have_table)
-        return tp_err_set(err, "%s: no NCCL tuning table (an 'AllReduce |' row under 'Algorithm |' "
-                          "and 'Protocol |'): run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING",
-                          path);
+        return tp_err_set(
+            err,
+            "%s: no NCCL tuning table (an 'AllReduce |' row under 'Algorithm |' "
+            "and 'Protocol |'): run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING",
+            path);
     if (!t->channels)
-        return tp_err_set(err, "%s: no 'N coll channels' line (NCCL_DEBUG_SUBSYS needs INIT)", path);
+        return tp_err_set(err, "%s: no 'N coll channels' line (NCCL_DEBUG_SUBSYS needs INIT)",
+                          path);
     return 0;
 }
 
@@ -156,7 +165,8 @@ int ntr_tuning_inputs(const ntr_tuning *t, const char *path, const char *version
 {
     long k = in->k;
     if (t->k && t->k != k)
-        return tp_err_set(err, "%s: the NCCL log is of nRanks %ld, the sweep of k %ld", path, t->k, k);
+        return tp_err_set(err, "%s: the NCCL log is of nRanks %ld, the sweep of k %ld", path, t->k,
+                          k);
     double ring = t->algbw[NT_RING][NT_SIMPLE];
     if (!(ring > 0))
         return tp_err_set(err, "%s:%d: Ring/Simple has no bandwidth in the tuning table: the "
@@ -168,8 +178,9 @@ int ntr_tuning_inputs(const ntr_tuning *t, const char *path, const char *version
         for (int p = 0; p < NT_NPROTO; p++)
             if (t->algbw[a][p] > 0) in->algos |= NT_ALGO_BIT(a);
     if (t->algbw[NT_NVLS][NT_SIMPLE] > 0)
-        in->nvls_busbw_gbps = t->algbw[NT_NVLS][NT_SIMPLE] /
-                              (tab->nvls_busbw_per_rank ? (double)k / (2.0 * (double)(k - 1)) : 5.0 / 6.0);
+        in->nvls_busbw_gbps =
+            t->algbw[NT_NVLS][NT_SIMPLE] /
+            (tab->nvls_busbw_per_rank ? (double)k / (2.0 * (double)(k - 1)) : 5.0 / 6.0);
     *max_lat_diff_us = 0;
     for (int a = NT_TREE; a <= NT_RING; a++)
         for (int p = 0; p < NT_NPROTO; p++) {

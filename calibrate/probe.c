@@ -15,11 +15,11 @@
  *   gemv_tpK_bB_efficiency  all five layers of one rank together: bytes / time / hbm_gbps
  * and writes kind: hardware YAML (stdout or -o FILE). Datasheet figures (hbm_gbps, bf16_tflops,
  * pcie_gbps, hbm_gb) come from a table for H100 SXM and H200
- * (docs/sources.md#gpu-datasheets) or from flags. kernel_fixed_us = kernel_period_us; launch_latency_us = sync_roundtrip_us -
- * launch_host_us - kernel_period_us (enqueue to completion seen by the host, less the parts
- * measured separately: an upper bound on enqueue-to-start).
- * Every wait is polled against --timeout, except the measured cudaStreamSynchronize calls, and
- * those run only on empty kernels after a polled wait has shown the GPU responsive.
+ * (docs/sources.md#gpu-datasheets) or from flags. kernel_fixed_us = kernel_period_us;
+ * launch_latency_us = sync_roundtrip_us - launch_host_us - kernel_period_us (enqueue to completion
+ * seen by the host, less the parts measured separately: an upper bound on enqueue-to-start). Every
+ * wait is polled against --timeout, except the measured cudaStreamSynchronize calls, and those run
+ * only on empty kernels after a polled wait has shown the GPU responsive.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -107,7 +107,8 @@ static void parse_args(int argc, char **argv, probe_args *a)
     tp_err err;
     const char *v;
     int f;
-    if (cli_begin(&ca, NULL, "tpsim-probe --help", flags, argc, argv, &err)) cal_fail("%s", err.msg);
+    if (cli_begin(&ca, NULL, "tpsim-probe --help", flags, argc, argv, &err))
+        cal_fail("%s", err.msg);
     while ((f = cal_next_flag(&ca, USAGE, HELP_TEXT, &v)) != CLI_DONE) {
         switch (f) {
         case F_DEVICE: a->device = (int)cal_parse_long("--device", v, 0, 1023); break;
@@ -280,7 +281,8 @@ static void measure_all(const probe_args *a, int sms, probe_result *r)
         probe_gemv_shape shapes[PROBE_GEMV_LAYERS];
         probe_gemv_shapes(gemv_tps[t], shapes);
         for (int l = 0; l < PROBE_GEMV_LAYERS; l++)
-            probe_gemv_measure(&g, &shapes[l], gemv_batches, GEMV_BATCHES, r->gemv_us[t][l], r->gemv_bytes[t][l]);
+            probe_gemv_measure(&g, &shapes[l], gemv_batches, GEMV_BATCHES, r->gemv_us[t][l],
+                               r->gemv_bytes[t][l]);
     }
     probe_gemv_free(&g);
     cudaEventDestroy(e0);
@@ -342,7 +344,8 @@ static void write_yaml(cal_text *t, const probe_args *a, const struct cudaDevice
             double bytes = 0, us = 0;
             for (int l = 0; l < PROBE_GEMV_LAYERS; l++) {
                 double gbps = r->gemv_bytes[k][l][b] / (r->gemv_us[k][l][b] * 1e3);
-                cal_printf(t, "  gemv_tp%d_%s_b%d_gbps: %.1f\n", gemv_tps[k], shapes[l].layer, gemv_batches[b], gbps);
+                cal_printf(t, "  gemv_tp%d_%s_b%d_gbps: %.1f\n", gemv_tps[k], shapes[l].layer,
+                           gemv_batches[b], gbps);
                 bytes += r->gemv_bytes[k][l][b];
                 us += r->gemv_us[k][l][b];
             }
@@ -351,9 +354,11 @@ static void write_yaml(cal_text *t, const probe_args *a, const struct cudaDevice
         }
     }
     cal_printf(t, "source:\n");
-    cal_printf(t, "  how: build/tpsim-probe (calibrate/probe.c, probe_gemv.c); medians of %d runs (HBM read: the "
-                  "best; GEMV: cublasGemmEx bf16 TN, mean of 20 calls cycling weight copies past L2); "
-                  "datasheet figures from %s\n",
+    cal_printf(t,
+               "  how: build/tpsim-probe (calibrate/probe.c, probe_gemv.c); medians of %d runs "
+               "(HBM read: the "
+               "best; GEMV: cublasGemmEx bf16 TN, mean of 20 calls cycling weight copies past L2); "
+               "datasheet figures from %s\n",
                RUNS,
                spec && !a->nominal_gbps ? "docs/sources.md#gpu-datasheets" : "the command line");
     cal_printf(t, "  where: %s\n", host);

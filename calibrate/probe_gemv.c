@@ -13,13 +13,15 @@
 
 #define GEMV_CALLS 20                        /* timed calls per (shape, batch) */
 #define GEMV_WARM 3
-#define GEMV_MIN_STREAM ((size_t)512 << 20)  /* weights cycled per timing: > any L2 (50 MB on H100/H200) */
+#define GEMV_MIN_STREAM                                                                            \
+    ((size_t)512 << 20) /* weights cycled per timing: > any L2 (50 MB on H100/H200) */
 #define GEMV_MAX_COPIES 16
 
 /* Llama-3.1-70B (models/llama-3.1-70b.yaml): the per-rank shapes of its linear layers. */
 void probe_gemv_shapes(int tp, probe_gemv_shape out[PROBE_GEMV_LAYERS])
 {
-    const long hidden = 8192, heads = 64, kv_heads = 8, head_dim = 128, inter = 28672, vocab = 128256;
+    const long hidden = 8192, heads = 64, kv_heads = 8, head_dim = 128, inter = 28672,
+               vocab = 128256;
     long q = heads / tp, kv = kv_heads / tp > 0 ? kv_heads / tp : 1; /* KV heads replicate past 8 */
     out[0] = (probe_gemv_shape){"qkv_proj", hidden, (q + 2 * kv) * head_dim};
     out[1] = (probe_gemv_shape){"o_proj", q * head_dim, hidden};
@@ -33,7 +35,8 @@ static void gemv_check(cublasStatus_t st, const char *what)
     if (st != CUBLAS_STATUS_SUCCESS) cal_fail("%s: cuBLAS status %d", what, (int)st);
 }
 
-void probe_gemv_init(probe_gemv *g, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, double timeout_s)
+void probe_gemv_init(probe_gemv *g, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1,
+                     double timeout_s)
 {
     cublasHandle_t h;
     gemv_check(cublasCreate(&h), "cublasCreate");
@@ -47,19 +50,21 @@ void probe_gemv_free(probe_gemv *g)
     g->handle = NULL;
 }
 
-static void gemv_call(probe_gemv *g, const void *w, const void *x, void *y, long in, long out, int batch)
+static void gemv_call(probe_gemv *g, const void *w, const void *x, void *y, long in, long out,
+                      int batch)
 {
     const float alpha = 1.0f, beta = 0.0f;
     /* row-major y[B,out] = x[B,in] W[out,in]^T is, column-major, y' = W'^T x' ("TN"), as
      * PyTorch's addmm/linear calls it */
-    gemv_check(cublasGemmEx((cublasHandle_t)g->handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)out, batch, (int)in, &alpha,
-                            w, CUDA_R_16BF, (int)in, x, CUDA_R_16BF, (int)in, &beta, y, CUDA_R_16BF,
-                            (int)out, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+    gemv_check(cublasGemmEx((cublasHandle_t)g->handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)out, batch,
+                            (int)in, &alpha, w, CUDA_R_16BF, (int)in, x, CUDA_R_16BF, (int)in,
+                            &beta, y, CUDA_R_16BF, (int)out, CUBLAS_COMPUTE_32F,
+                            CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx (bf16)");
 }
 
-double probe_gemv_measure(probe_gemv *g, const probe_gemv_shape *sh, const int *batches, int n_batches,
-                          double *us, double *bytes)
+double probe_gemv_measure(probe_gemv *g, const probe_gemv_shape *sh, const int *batches,
+                          int n_batches, double *us, double *bytes)
 {
     size_t wbytes = (size_t)sh->in * (size_t)sh->out * 2;
     int copies = (int)((GEMV_MIN_STREAM + wbytes - 1) / wbytes);
@@ -76,14 +81,17 @@ double probe_gemv_measure(probe_gemv *g, const probe_gemv_shape *sh, const int *
     }
     cal_check_cuda(cudaMalloc(&x, (size_t)max_b * (size_t)sh->in * 2), "cudaMalloc (x)");
     cal_check_cuda(cudaMalloc(&y, (size_t)max_b * (size_t)sh->out * 2), "cudaMalloc (y)");
-    cal_check_cuda(cudaMemsetAsync(x, 0x3e, (size_t)max_b * (size_t)sh->in * 2, g->s), "cudaMemsetAsync");
+    cal_check_cuda(cudaMemsetAsync(x, 0x3e, (size_t)max_b * (size_t)sh->in * 2, g->s),
+                   "cudaMemsetAsync");
     double sum = 0;
     for (int b = 0; b < n_batches; b++) {
         int batch = batches[b];
-        for (int i = 0; i < GEMV_WARM; i++) gemv_call(g, w[i % copies], x, y, sh->in, sh->out, batch);
+        for (int i = 0; i < GEMV_WARM; i++)
+            gemv_call(g, w[i % copies], x, y, sh->in, sh->out, batch);
         cal_wait_stream(g->s, g->timeout_s, "cuBLAS warm-up");
         cal_check_cuda(cudaEventRecord(g->e0, g->s), "cudaEventRecord");
-        for (int i = 0; i < GEMV_CALLS; i++) gemv_call(g, w[i % copies], x, y, sh->in, sh->out, batch);
+        for (int i = 0; i < GEMV_CALLS; i++)
+            gemv_call(g, w[i % copies], x, y, sh->in, sh->out, batch);
         cal_check_cuda(cudaEventRecord(g->e1, g->s), "cudaEventRecord");
         cal_wait_event(g->e1, g->timeout_s, "cuBLAS GEMV");
         float ms = 0;

@@ -32,10 +32,11 @@ typedef struct probe_gemv {
 } probe_gemv;
 
 void probe_gemv_shapes(int tp, probe_gemv_shape out[PROBE_GEMV_LAYERS]);
-void probe_gemv_init(probe_gemv *g, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, double timeout_s);
+void probe_gemv_init(probe_gemv *g, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1,
+                     double timeout_s);
 /* Mean microseconds per call over batches; *bytes per call. */
-double probe_gemv_measure(probe_gemv *g, const probe_gemv_shape *shape, const int *batches, int n_batches,
-                          double *us, double *bytes);
+double probe_gemv_measure(probe_gemv *g, const probe_gemv_shape *shape, const int *batches,
+                          int n_batches, double *us, double *bytes);
 void probe_gemv_free(probe_gemv *g);
 
 #endif

@@ -193,14 +193,15 @@ int tr_split_by_pid(tr_trace *t, size_t i)
     }
     /* each new rank's vectors sized exactly first: 40,000 ranks of a few records each would
      * otherwise hold 40,000 x 256-slot vectors */
-#define TR_RESERVE(field)                                                                      \
-    for (size_t m = 0; m < t->ranks[i].field.n; m++)                                           \
-        t->ranks[tr_idmap_get(&map, t->ranks[i].field.v[m].pid)].field.cap++;                  \
-    for (size_t d = first; d < t->n_ranks; d++)                                                \
-        if (t->ranks[d].field.cap &&                                                           \
-            !(t->ranks[d].field.v = malloc(t->ranks[d].field.cap * sizeof *t->ranks[d].field.v))) { \
-            t->ranks[d].field.cap = 0;                                                         \
-            goto oom;                                                                          \
+#define TR_RESERVE(field)                                                                          \
+    for (size_t m = 0; m < t->ranks[i].field.n; m++)                                               \
+        t->ranks[tr_idmap_get(&map, t->ranks[i].field.v[m].pid)].field.cap++;                      \
+    for (size_t d = first; d < t->n_ranks; d++)                                                    \
+        if (t->ranks[d].field.cap &&                                                               \
+            !(t->ranks[d].field.v =                                                                \
+                  malloc(t->ranks[d].field.cap * sizeof *t->ranks[d].field.v))) {                  \
+            t->ranks[d].field.cap = 0;                                                             \
+            goto oom;                                                                              \
         }
     TR_RESERVE(gpu)
     TR_RESERVE(calls)

@@ -26,7 +26,17 @@ typedef struct kin {
 } kin;
 
 /* Event categories the analysis reads; everything else is skipped unparsed. */
-typedef enum kin_cat { KC_SKIP, KC_KERNEL, KC_MEMCPY, KC_MEMSET, KC_CALL, KC_SPAN, KC_OP, KC_FLOW, KC_PYFN } kin_cat;
+typedef enum kin_cat {
+    KC_SKIP,
+    KC_KERNEL,
+    KC_MEMCPY,
+    KC_MEMSET,
+    KC_CALL,
+    KC_SPAN,
+    KC_OP,
+    KC_FLOW,
+    KC_PYFN
+} kin_cat;
 
 static const struct { const char *name; kin_cat cat; } kin_cats[] = {
     {"kernel", KC_KERNEL},       {"gpu_memcpy", KC_MEMCPY},  {"memcpy", KC_MEMCPY},
@@ -246,7 +256,9 @@ static int kin_value(kin *k, kin_val *v)
                     v->len = s.i;
                     return 0;
                 }
-                return kin_fail(k, k->len, "unexpected end of file inside a value, expected the rest of the JSON");
+                return kin_fail(
+                    k, k->len,
+                    "unexpected end of file inside a value, expected the rest of the JSON");
             }
         }
         const char *b = k->buf + k->pos;
@@ -294,7 +306,8 @@ static int64_t kin_int(json_t *o, const char *key, int *bad)
     if (v && json_is_integer(v)) return (int64_t)json_integer_value(v);
     if (v && json_is_real(v)) {
         double d = json_real_value(v);
-        if (isfinite(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == floor(d))
+        if (isfinite(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+            d == floor(d))
             return (int64_t)d;
         *bad = 1;
     }
@@ -312,11 +325,23 @@ static int32_t kin_pid(json_t *o, int *bad)
 /* Bytes of one element of a PyTorch dtype as the profiler names it, 0 when unknown. */
 static double kin_dtype_bytes(const char *t)
 {
-    static const struct { const char *name; double bytes; } types[] = {
-        {"float", 4},           {"c10::BFloat16", 2},  {"c10::Half", 2},   {"double", 8},
-        {"int", 4},             {"long int", 8},       {"long", 8},        {"bool", 1},
-        {"unsigned char", 1},   {"signed char", 1},    {"short int", 2},   {"c10::Float8_e4m3fn", 1},
-        {"c10::Float8_e5m2", 1}, {"c10::Float8_e4m3fnuz", 1}, {"c10::complex<float>", 8},
+    static const struct { const char *name; double bytes;
+    } types[] = {
+        {"float", 4},
+        {"c10::BFloat16", 2},
+        {"c10::Half", 2},
+        {"double", 8},
+        {"int", 4},
+        {"long int", 8},
+        {"long", 8},
+        {"bool", 1},
+        {"unsigned char", 1},
+        {"signed char", 1},
+        {"short int", 2},
+        {"c10::Float8_e4m3fn", 1},
+        {"c10::Float8_e5m2", 1},
+        {"c10::Float8_e4m3fnuz", 1},
+        {"c10::complex<float>", 8},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (strcmp(types[i].name, t) == 0) return types[i].bytes;
@@ -326,7 +351,8 @@ static double kin_dtype_bytes(const char *t)
 /* Sum over an op's tensor inputs of elements x element size ("Input Dims", "Input type"). */
 static double kin_input_bytes(json_t *args)
 {
-    json_t *dims = json_object_get(args, "Input Dims"), *types = json_object_get(args, "Input type");
+    json_t *dims = json_object_get(args, "Input Dims"),
+           *types = json_object_get(args, "Input type");
     if (!json_is_array(dims) || !json_is_array(types)) return 0;
     double total = 0;
     size_t n = json_array_size(dims);
@@ -336,7 +362,8 @@ static double kin_input_bytes(json_t *args)
         double el = kin_dtype_bytes(json_string_value(ty)), count = 1;
         for (size_t j = 0; j < json_array_size(d); j++) {
             json_t *x = json_array_get(d, j);
-            count *= json_is_integer(x) && json_integer_value(x) > 0 ? (double)json_integer_value(x) : 0;
+            count *=
+                json_is_integer(x) && json_integer_value(x) > 0 ? (double)json_integer_value(x) : 0;
         }
         total += el * count;
     }
@@ -372,18 +399,29 @@ static int kin_event_record(kin_rank *kr, json_t *ev, json_t *args, kin_cat cat,
     case KC_MEMCPY:
     case KC_MEMSET: {
         json_t *st = args ? json_object_get(args, "stream") : NULL;
-        tr_gpu g = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation", &bad),
-                    kin_int(args, "External id", &bad), kin_int(ev, "tid", &bad),
-                    cat == KC_KERNEL ? 0.0 : (double)kin_int(args, "bytes", &bad), nid,
+        tr_gpu g = {kin_ns(ts),
+                    kin_ns(dur),
+                    kin_int(args, "correlation", &bad),
+                    kin_int(args, "External id", &bad),
+                    kin_int(ev, "tid", &bad),
+                    cat == KC_KERNEL ? 0.0 : (double)kin_int(args, "bytes", &bad),
+                    nid,
                     (uint32_t)(st ? kin_int(args, "stream", &bad) : kin_int(ev, "tid", &bad)),
                     kin_pid(ev, &bad),
-                    (uint8_t)(cat == KC_KERNEL ? TR_KERNEL : cat == KC_MEMCPY ? TR_MEMCPY : TR_MEMSET)};
+                    (uint8_t)(cat == KC_KERNEL   ? TR_KERNEL
+                              : cat == KC_MEMCPY ? TR_MEMCPY
+                                                 : TR_MEMSET)};
         rc = bad ? 1 : tr_push_gpu(kr->r, &g);
         break;
     }
     case KC_CALL: {
-        tr_call c = {kin_ns(ts), kin_ns(dur), kin_int(args, "correlation", &bad),
-                     kin_int(args, "External id", &bad), kin_int(ev, "tid", &bad), nid, kin_pid(ev, &bad)};
+        tr_call c = {kin_ns(ts),
+                     kin_ns(dur),
+                     kin_int(args, "correlation", &bad),
+                     kin_int(args, "External id", &bad),
+                     kin_int(ev, "tid", &bad),
+                     nid,
+                     kin_pid(ev, &bad)};
         rc = bad ? 1 : tr_push_call(kr->r, &c);
         break;
     }
@@ -454,8 +492,9 @@ oom:
     rc = -1;
     goto out;
 range:
-    kin_fail(k, off, "an id, pid, tid, stream or bytes that is not an integer in range (pid: int32, "
-                     "the others: int64), expected integers");
+    kin_fail(k, off,
+             "an id, pid, tid, stream or bytes that is not an integer in range (pid: int32, "
+             "the others: int64), expected integers");
     rc = -1;
 out:
     json_decref(ev);
@@ -471,13 +510,17 @@ static int kin_member(kin *k, kin_rank *kr, const char *key, size_t len)
     int rc = 0;
     if (!strcmp(key, "baseTimeNanoseconds")) {
         if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > TR_TIME_MAX)
-            rc = kin_fail(k, k->pos, "baseTimeNanoseconds is not an integer 0..2^61, expected nanoseconds");
+            rc = kin_fail(k, k->pos,
+                          "baseTimeNanoseconds is not an integer 0..2^61, expected nanoseconds");
         else
             kr->base_ns = (int64_t)json_integer_value(v);
     } else if (!strcmp(key, "distributedInfo") && json_is_object(v)) {
         json_t *rank = json_object_get(v, "rank"), *ws = json_object_get(v, "world_size");
-        if (rank && (!json_is_integer(rank) || json_integer_value(rank) < 0 || json_integer_value(rank) > 100000))
-            rc = kin_fail(k, k->pos, "distributedInfo.rank is not an integer 0..100000, expected the process rank");
+        if (rank && (!json_is_integer(rank) || json_integer_value(rank) < 0 ||
+                     json_integer_value(rank) > 100000))
+            rc = kin_fail(
+                k, k->pos,
+                "distributedInfo.rank is not an integer 0..100000, expected the process rank");
         else if (rank) {
             kr->r->rank = (long)json_integer_value(rank);
             kr->have_rank = 1;
@@ -498,7 +541,8 @@ static int kin_expect(kin *k, char c, const char *what)
     if (p == -2) return -1;
     if (p != (unsigned char)c) {
         char msg[200];
-        snprintf(msg, sizeof msg, "%s, expected '%c'", p < 0 ? "unexpected end of file" : "unexpected character", c);
+        snprintf(msg, sizeof msg, "%s, expected '%c'",
+                 p < 0 ? "unexpected end of file" : "unexpected character", c);
         (void)what;
         return kin_fail(k, k->pos, msg);
     }
@@ -540,8 +584,9 @@ static int kin_events(kin *k, kin_rank *kr)
         if (p == ',') {
             k->pos++;
         } else if (p != ']') {
-            return kin_fail(k, k->pos, p < 0 ? "unexpected end of file in traceEvents, expected ']'"
-                                            : "unexpected character after an event, expected ',' or ']'");
+            return kin_fail(k, k->pos,
+                            p < 0 ? "unexpected end of file in traceEvents, expected ']'"
+                                  : "unexpected character after an event, expected ',' or ']'");
         }
     }
 }
@@ -555,7 +600,8 @@ static int kin_document(kin *k, kin_rank *kr)
         if (kin_events(k, kr)) return -1;
         int p = kin_peek(k);
         if (p == -2) return -1;
-        if (p >= 0) return kin_fail(k, k->pos, "data after the trace array, expected the end of the file");
+        if (p >= 0)
+            return kin_fail(k, k->pos, "data after the trace array, expected the end of the file");
         return 0;
     }
     if (kin_expect(k, '{', "document")) return -1;
@@ -566,8 +612,10 @@ static int kin_document(kin *k, kin_rank *kr)
             k->pos++;
             break;
         }
-        if (p != '"') return kin_fail(k, k->pos, p < 0 ? "unexpected end of file, expected a member name"
-                                                      : "unexpected character, expected a member name");
+        if (p != '"')
+            return kin_fail(k, k->pos,
+                            p < 0 ? "unexpected end of file, expected a member name"
+                                  : "unexpected character, expected a member name");
         kin_val v;
         if (kin_value(k, &v)) return -1;
         char key[64] = "";
@@ -577,7 +625,8 @@ static int kin_document(kin *k, kin_rank *kr)
         }
         k->pos += v.len;
         if (kin_expect(k, ':', "member")) return -1;
-        if ((p = kin_peek(k)) < 0) return p == -2 ? -1 : kin_fail(k, k->pos, "unexpected end of file, expected a value");
+        if ((p = kin_peek(k)) < 0)
+            return p == -2 ? -1 : kin_fail(k, k->pos, "unexpected end of file, expected a value");
         if (!strcmp(key, "traceEvents")) {
             if (kin_events(k, kr)) return -1;
             have_events = 1;
@@ -604,9 +653,12 @@ static int kin_document(kin *k, kin_rank *kr)
     }
     int p = kin_peek(k);
     if (p == -2) return -1;
-    if (p >= 0) return kin_fail(k, k->pos, "data after the trace object, expected the end of the file");
+    if (p >= 0)
+        return kin_fail(k, k->pos, "data after the trace object, expected the end of the file");
     if (!have_events)
-        return tp_err_set(k->err, "%s: no traceEvents array, expected a Chrome trace (Kineto) JSON object", k->path);
+        return tp_err_set(k->err,
+                          "%s: no traceEvents array, expected a Chrome trace (Kineto) JSON object",
+                          k->path);
     return 0;
 }
 

@@ -30,8 +30,8 @@ static int nsys_has_table(nsys *n, const char *table)
 {
     sqlite3_stmt *st;
     int has = 0;
-    if (sqlite3_prepare_v2(n->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(n->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
+                           &st, NULL) != SQLITE_OK)
         return 0;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     has = sqlite3_step(st) == SQLITE_ROW;
@@ -41,8 +41,8 @@ static int nsys_has_table(nsys *n, const char *table)
 
 static int nsys_fail(nsys *n, const char *what)
 {
-    return tp_err_set(n->err, "%s: %s: %s, expected an nsys export --type sqlite file", n->path, what,
-                      sqlite3_errmsg(n->db));
+    return tp_err_set(n->err, "%s: %s: %s, expected an nsys export --type sqlite file", n->path,
+                      what, sqlite3_errmsg(n->db));
 }
 
 /* The rank of a process id, adding one the first time it is seen. */
@@ -71,8 +71,10 @@ static size_t nsys_base_len(const char *s)
 static int nsys_times(nsys *n, int64_t start, int64_t end, const char *what)
 {
     if (start < -TR_TIME_MAX || start > TR_TIME_MAX || end < -TR_TIME_MAX || end > TR_TIME_MAX)
-        return tp_err_set(n->err, "%s: %s at %lld..%lld ns, beyond +-2^61 ns, expected the times of "
-                                  "one recording", n->path, what, (long long)start, (long long)end);
+        return tp_err_set(n->err,
+                          "%s: %s at %lld..%lld ns, beyond +-2^61 ns, expected the times of "
+                          "one recording",
+                          n->path, what, (long long)start, (long long)end);
     return 0;
 }
 
@@ -83,13 +85,17 @@ static int64_t nsys_pid_of(int64_t tid) { return (int64_t)((uint64_t)tid & ~(uin
 static int nsys_gpu(nsys *n, const char *sql, tr_gpu_kind kind)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK) return nsys_fail(n, "cannot query GPU activity");
+    if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return nsys_fail(n, "cannot query GPU activity");
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
         if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || end < start) {
             sqlite3_finalize(st);
-            return tp_err_set(n->err, "%s: a GPU activity with end before start (or no start), expected start <= end", n->path);
+            return tp_err_set(
+                n->err,
+                "%s: a GPU activity with end before start (or no start), expected start <= end",
+                n->path);
         }
         if (nsys_times(n, start, end, "a GPU activity")) {
             sqlite3_finalize(st);
@@ -99,8 +105,16 @@ static int nsys_gpu(nsys *n, const char *sql, tr_gpu_kind kind)
         const unsigned char *name = sqlite3_column_text(st, 6);
         const char *nm = name ? (const char *)name : (kind == TR_MEMCPY ? "Memcpy" : "Memset");
         uint32_t id = r ? tr_intern(n->t, nm, strlen(nm)) : UINT32_MAX;
-        tr_gpu g = {start, end - start, sqlite3_column_int64(st, 2), 0, sqlite3_column_int64(st, 4),
-                    sqlite3_column_double(st, 5), id, (uint32_t)sqlite3_column_int64(st, 4), 0, (uint8_t)kind};
+        tr_gpu g = {start,
+                    end - start,
+                    sqlite3_column_int64(st, 2),
+                    0,
+                    sqlite3_column_int64(st, 4),
+                    sqlite3_column_double(st, 5),
+                    id,
+                    (uint32_t)sqlite3_column_int64(st, 4),
+                    0,
+                    (uint8_t)kind};
         if (id == UINT32_MAX || tr_push_gpu(r, &g)) {
             sqlite3_finalize(st);
             return tp_err_set(n->err, "%s: out of memory", n->path);
@@ -113,14 +127,17 @@ static int nsys_gpu(nsys *n, const char *sql, tr_gpu_kind kind)
 static int nsys_calls(nsys *n)
 {
     sqlite3_stmt *st;
-    const char *sql = "SELECT r.start, r.end, r.correlationId, r.globalTid, s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
+    const char *sql = "SELECT r.start, r.end, r.correlationId, r.globalTid, s.value FROM "
+                      "CUPTI_ACTIVITY_KIND_RUNTIME r "
                       "LEFT JOIN StringIds s ON s.id = r.nameId ORDER BY r.correlationId, r.start";
-    if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK) return nsys_fail(n, "cannot query runtime calls");
+    if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return nsys_fail(n, "cannot query runtime calls");
     int rc;
     int64_t last_corr = -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t corr = sqlite3_column_int64(st, 2), tid = sqlite3_column_int64(st, 3);
-        /* the export repeats a call under its versioned name inside the outer one: keep the outer */
+        /* the export repeats a call under its versioned name inside the outer one: keep the outer
+         */
         if (corr != 0 && corr == last_corr) continue;
         last_corr = corr;
         tr_rank *r = nsys_rank(n, nsys_pid_of(tid), 0); /* globalTid carries the globalPid's bits */
@@ -146,9 +163,11 @@ static int nsys_calls(nsys *n)
 static int nsys_ranges(nsys *n)
 {
     sqlite3_stmt *st;
-    const char *sql = "SELECT n.start, n.end, n.globalTid, COALESCE(n.text, s.value) FROM NVTX_EVENTS n "
-                      "LEFT JOIN StringIds s ON s.id = n.textId WHERE n.end IS NOT NULL";
-    if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK) return nsys_fail(n, "cannot query NVTX ranges");
+    const char *sql =
+        "SELECT n.start, n.end, n.globalTid, COALESCE(n.text, s.value) FROM NVTX_EVENTS n "
+        "LEFT JOIN StringIds s ON s.id = n.textId WHERE n.end IS NOT NULL";
+    if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return nsys_fail(n, "cannot query NVTX ranges");
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         tr_rank *r = nsys_rank(n, nsys_pid_of(sqlite3_column_int64(st, 2)), 0);
@@ -174,27 +193,38 @@ int tr_nsys_read(tr_trace *t, const char *path, tp_err *err)
 {
     nsys n = {NULL, t, path, err, t->n_ranks, {0}, 0};
     if (sqlite3_open_v2(path, &n.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        tp_err_set(err, "%s: cannot open as SQLite: %s, expected an nsys export --type sqlite file", path,
-                   n.db ? sqlite3_errmsg(n.db) : "out of memory");
+        tp_err_set(err, "%s: cannot open as SQLite: %s, expected an nsys export --type sqlite file",
+                   path, n.db ? sqlite3_errmsg(n.db) : "out of memory");
         sqlite3_close(n.db);
         return -1;
     }
     int rc = -1;
     if (!nsys_has_table(&n, "CUPTI_ACTIVITY_KIND_KERNEL") || !nsys_has_table(&n, "StringIds")) {
-        tp_err_set(err, "%s: no CUPTI_ACTIVITY_KIND_KERNEL or StringIds table, expected an nsys export --type sqlite "
-                        "of a run with CUDA tracing", path);
+        tp_err_set(err,
+                   "%s: no CUPTI_ACTIVITY_KIND_KERNEL or StringIds table, expected an nsys export "
+                   "--type sqlite "
+                   "of a run with CUDA tracing",
+                   path);
         goto out;
     }
     /* globalPid: the process bits of globalTid; kernels are named by demangledName */
-    if (nsys_gpu(&n, "SELECT k.start, k.end, k.correlationId, k.globalPid, k.streamId, 0.0, s.value "
-                     "FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.demangledName ORDER BY k.globalPid, k.start",
+    if (nsys_gpu(&n,
+                 "SELECT k.start, k.end, k.correlationId, k.globalPid, k.streamId, 0.0, s.value "
+                 "FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = "
+                 "k.demangledName ORDER BY k.globalPid, k.start",
                  TR_KERNEL))
         goto out;
     if (nsys_has_table(&n, "CUPTI_ACTIVITY_KIND_MEMCPY") &&
-        nsys_gpu(&n, "SELECT start, end, correlationId, globalPid, streamId, bytes, NULL FROM CUPTI_ACTIVITY_KIND_MEMCPY", TR_MEMCPY))
+        nsys_gpu(&n,
+                 "SELECT start, end, correlationId, globalPid, streamId, bytes, NULL FROM "
+                 "CUPTI_ACTIVITY_KIND_MEMCPY",
+                 TR_MEMCPY))
         goto out;
     if (nsys_has_table(&n, "CUPTI_ACTIVITY_KIND_MEMSET") &&
-        nsys_gpu(&n, "SELECT start, end, correlationId, globalPid, streamId, bytes, NULL FROM CUPTI_ACTIVITY_KIND_MEMSET", TR_MEMSET))
+        nsys_gpu(&n,
+                 "SELECT start, end, correlationId, globalPid, streamId, bytes, NULL FROM "
+                 "CUPTI_ACTIVITY_KIND_MEMSET",
+                 TR_MEMSET))
         goto out;
     if (nsys_has_table(&n, "CUPTI_ACTIVITY_KIND_RUNTIME") && nsys_calls(&n)) goto out;
     if (nsys_has_table(&n, "NVTX_EVENTS") && nsys_ranges(&n)) goto out;

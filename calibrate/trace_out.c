@@ -28,7 +28,8 @@ static void tr_json_counts(jw *w, const tr_counts *c)
     jw_kint(w, "unpaired", (int64_t)c->unpaired);
     jw_key(w, "class_ms");
     jw_obj(w);
-    for (int k = 0; k < TRC_COUNT; k++) jw_knum(w, tr_class_name((tr_class)k), (double)c->class_ns[k] / 1e6);
+    for (int k = 0; k < TRC_COUNT; k++)
+        jw_knum(w, tr_class_name((tr_class)k), (double)c->class_ns[k] / 1e6);
     jw_end_obj(w);
     jw_key(w, "class_gbps"); /* achieved bytes/s where the ops recorded shapes, else null */
     jw_obj(w);
@@ -109,8 +110,8 @@ static void tr_text_stat(FILE *f, const char *what, const tr_dstat *s)
         fprintf(f, "  %-22s none\n", what);
         return;
     }
-    fprintf(f, "  %-22s %8.2f us mean  CV %.2f  p50 %.2f  p99 %.2f  (%zu)\n", what, s->mean / 1e3, s->cv,
-            s->p50 / 1e3, s->p99 / 1e3, s->n);
+    fprintf(f, "  %-22s %8.2f us mean  CV %.2f  p50 %.2f  p99 %.2f  (%zu)\n", what, s->mean / 1e3,
+            s->cv, s->p50 / 1e3, s->p99 / 1e3, s->n);
 }
 
 void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r)
@@ -121,9 +122,13 @@ void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r)
         fprintf(f, "%s%s rank %ld%s%s", i ? ", " : "", t->ranks[i].file, t->ranks[i].rank,
                 t->ranks[i].device[0] ? " on " : "", t->ranks[i].device);
     fprintf(f, ")\n");
-    fprintf(f, "totals     %zu kernels (%zu collectives), %zu copies/memsets, %zu launches, %zu graph launches\n",
+    fprintf(f,
+            "totals     %zu kernels (%zu collectives), %zu copies/memsets, %zu launches, %zu graph "
+            "launches\n",
             c->kernels, c->collectives, c->memcpys, c->launches, c->graph_launches);
-    fprintf(f, "pairing    %zu GPU activities without a launching call; %zu ac2g flow ends, %zu unmatched\n",
+    fprintf(f,
+            "pairing    %zu GPU activities without a launching call; %zu ac2g flow ends, %zu "
+            "unmatched\n",
             c->unpaired, r->flows, r->flows_unmatched);
     fprintf(f, "steps      %zu, found by %s\n\n", r->n_steps, r->step_source);
     fprintf(f, "host, over every step:\n");
@@ -136,8 +141,8 @@ void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r)
         snprintf(what, sizeof what, "  %.20s", tr_name(t, r->apis[i].name));
         tr_text_stat(f, what, &r->apis[i].dur);
     }
-    fprintf(f, "  %-22s %8.2f us (5th percentile of non-collective kernel durations)\n", "kernel fixed cost",
-            (double)r->kernel_fixed_ns / 1e3);
+    fprintf(f, "  %-22s %8.2f us (5th percentile of non-collective kernel durations)\n",
+            "kernel fixed cost", (double)r->kernel_fixed_ns / 1e3);
     int phases = 0;
     for (int ph = 0; ph < PHASE_N; ph++) phases += r->phase[ph].n > 0;
     if (phases) {
@@ -152,17 +157,21 @@ void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r)
     for (int k = 0; k < TRC_COUNT; k++) {
         fprintf(f, "  %-12s %10.3f ms", tr_class_name((tr_class)k), (double)c->class_ns[k] / 1e6);
         if (c->class_bytes_ns[k] > 0)
-            fprintf(f, "  %8.1f GB/s achieved (kernels with recorded shapes)", c->class_bytes[k] / (double)c->class_bytes_ns[k]);
+            fprintf(f, "  %8.1f GB/s achieved (kernels with recorded shapes)",
+                    c->class_bytes[k] / (double)c->class_bytes_ns[k]);
         fprintf(f, "\n");
     }
-    fprintf(f, "\n| rank | step | ms | kernels | copies | coll. | graphs | GPU busy ms | GPU idle ms | launch us (CV) | gap us p50 | host work us |\n");
+    fprintf(f, "\n| rank | step | ms | kernels | copies | coll. | graphs | GPU busy ms | GPU idle "
+               "ms | launch us (CV) | gap us p50 | host work us |\n");
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < r->n_steps; i++) {
         const tr_step *s = &r->steps[i];
-        fprintf(f, "| %ld | %ld | %.3f | %zu | %zu | %zu | %zu | %.3f | %.3f | %.2f (%.2f) | %.2f | ", s->rank,
-                s->index, (double)(s->end - s->start) / 1e6, s->c.kernels, s->c.memcpys, s->c.collectives,
-                s->c.graph_launches, (double)s->gpu_busy / 1e6, (double)s->gpu_idle / 1e6,
-                s->launch_call.mean / 1e3, s->launch_call.cv, s->launch_gap.p50 / 1e3);
+        fprintf(f,
+                "| %ld | %ld | %.3f | %zu | %zu | %zu | %zu | %.3f | %.3f | %.2f (%.2f) | %.2f | ",
+                s->rank, s->index, (double)(s->end - s->start) / 1e6, s->c.kernels, s->c.memcpys,
+                s->c.collectives, s->c.graph_launches, (double)s->gpu_busy / 1e6,
+                (double)s->gpu_idle / 1e6, s->launch_call.mean / 1e3, s->launch_call.cv,
+                s->launch_gap.p50 / 1e3);
         if (s->has_host_work)
             fprintf(f, "%.1f |\n", (double)s->host_work / 1e3);
         else
@@ -174,7 +183,8 @@ void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r)
 static void tr_plain(char *dst, size_t cap, const char *src)
 {
     size_t n = 0;
-    for (; *src && n + 1 < cap; src++) dst[n++] = (*src == '"' || *src == '\\' || (unsigned char)*src < 0x20) ? '?' : *src;
+    for (; *src && n + 1 < cap; src++)
+        dst[n++] = (*src == '"' || *src == '\\' || (unsigned char)*src < 0x20) ? '?' : *src;
     dst[n] = '\0';
 }
 
@@ -186,7 +196,8 @@ static void tr_calib_files(const tr_trace *t, char *src, size_t cap)
     src[0] = '\0';
     for (size_t i = 0; i < t->n_ranks && used + 1 < cap; i++) {
         tr_plain(file, sizeof file, t->ranks[i].file);
-        int n = snprintf(src + used, cap - used, "%s%s (rank %ld)", i ? ", " : "", file, t->ranks[i].rank);
+        int n = snprintf(src + used, cap - used, "%s%s (rank %ld)", i ? ", " : "", file,
+                         t->ranks[i].rank);
         if (n < 0) break;
         used += (size_t)n;
         if (used >= cap) used = cap - 1;
@@ -196,28 +207,35 @@ static void tr_calib_files(const tr_trace *t, char *src, size_t cap)
 /* the comment saying how to use the file, its kind, the hardware file and the traced GPU */
 static void tr_calib_head(FILE *f, const tr_trace *t, double hbm_bw, const char *hw_path)
 {
-    fprintf(f, "# Measured by tpsim trace import from a profiler trace; every value says where it came\n");
-    fprintf(f, "# from. A scenario takes it with the key measured: THIS.yaml or the flag --measured\n");
-    fprintf(f, "# THIS.yaml (a --set still overrides it), or as the --set flags listed under apply:, e.g.\n");
+    fprintf(
+        f,
+        "# Measured by tpsim trace import from a profiler trace; every value says where it came\n");
+    fprintf(
+        f, "# from. A scenario takes it with the key measured: THIS.yaml or the flag --measured\n");
+    fprintf(f, "# THIS.yaml (a --set still overrides it), or as the --set flags listed under "
+               "apply:, e.g.\n");
     fprintf(f, "#   tpsim run SCENARIO $(sed -n 's/^  - /--set /p' THIS.yaml)\n");
     fprintf(f, "kind: trace-calibration\n");
     if (hbm_bw > 0) {
         char hw[600];
         tr_plain(hw, sizeof hw, hw_path);
-        fprintf(f, "hardware: \"%s\"   # nominal HBM %.0f GB/s, for the efficiencies\n", hw, hbm_bw / 1e9);
+        fprintf(f, "hardware: \"%s\"   # nominal HBM %.0f GB/s, for the efficiencies\n", hw,
+                hbm_bw / 1e9);
     }
     /* the GPU the trace recorded (deviceProperties), so a scenario on another GPU refuses it */
     for (size_t i = 0; i < t->n_ranks; i++)
         if (t->ranks[i].device[0]) {
             char dev[300];
             tr_plain(dev, sizeof dev, t->ranks[i].device);
-            fprintf(f, "device: \"%s\"   # the trace's deviceProperties name, rank %ld\n", dev, t->ranks[i].rank);
+            fprintf(f, "device: \"%s\"   # the trace's deviceProperties name, rank %ld\n", dev,
+                    t->ranks[i].rank);
             break;
         }
 }
 
 /* host: the launch and collective costs, the per-step host work, the timed phases */
-static void tr_calib_host(FILE *f, const tr_report *r, const char *src, double launch_us, double step_us)
+static void tr_calib_host(FILE *f, const tr_report *r, const char *src, double launch_us,
+                          double step_us)
 {
     int have_launch = r->launch_interval.n > 0, have_step = r->host_work.n > 0;
     fprintf(f, "host:\n");
@@ -226,8 +244,11 @@ static void tr_calib_host(FILE *f, const tr_report *r, const char *src, double l
         fprintf(f, "    dist: lognormal\n");
         fprintf(f, "    mean_us: %.4f\n", launch_us);
         fprintf(f, "    cv: %.4f\n", r->launch_interval.cv);
-        fprintf(f, "    call_mean_us: %.4f   # of which the API call itself\n", r->launch_call.mean / 1e3);
-        fprintf(f, "    source: {files: \"%s\", steps: %zu, launches: %zu, how: \"start to start of consecutive launch calls on one thread inside a step: mean and CV\"}\n",
+        fprintf(f, "    call_mean_us: %.4f   # of which the API call itself\n",
+                r->launch_call.mean / 1e3);
+        fprintf(f,
+                "    source: {files: \"%s\", steps: %zu, launches: %zu, how: \"start to start of "
+                "consecutive launch calls on one thread inside a step: mean and CV\"}\n",
                 src, r->n_steps, r->launch_interval.n);
     } else {
         fprintf(f, "    unmeasured: true   # needs two consecutive launches in a step\n");
@@ -237,7 +258,9 @@ static void tr_calib_host(FILE *f, const tr_report *r, const char *src, double l
         fprintf(f, "    dist: lognormal\n");
         fprintf(f, "    mean_us: %.4f\n", launch_us);
         fprintf(f, "    cv: %.4f\n", r->launch_interval.cv);
-        fprintf(f, "    source: {files: \"%s\", steps: %zu, launches: %zu, how: \"host.launch's values: a collective's launch is a launch call like any other\"}\n",
+        fprintf(f,
+                "    source: {files: \"%s\", steps: %zu, launches: %zu, how: \"host.launch's "
+                "values: a collective's launch is a launch call like any other\"}\n",
                 src, r->n_steps, r->launch_interval.n);
     } else {
         fprintf(f, "    unmeasured: true   # needs two consecutive launches in a step\n");
@@ -246,7 +269,9 @@ static void tr_calib_host(FILE *f, const tr_report *r, const char *src, double l
     if (have_step) {
         fprintf(f, "    dist: constant\n");
         fprintf(f, "    mean_us: %.4f\n", step_us);
-        fprintf(f, "    source: {files: \"%s\", steps: %zu, how: \"last GPU activity of a step to the next step's first launch, mean (0 if they overlap)\"}\n",
+        fprintf(f,
+                "    source: {files: \"%s\", steps: %zu, how: \"last GPU activity of a step to the "
+                "next step's first launch, mean (0 if they overlap)\"}\n",
                 src, r->host_work.n);
     } else {
         fprintf(f, "    unmeasured: true   # needs two consecutive steps in one rank\n");
@@ -260,7 +285,9 @@ static void tr_calib_host(FILE *f, const tr_report *r, const char *src, double l
             fprintf(f, "    %s:\n", phase_names[ph]);
             fprintf(f, "      dist: constant\n");
             fprintf(f, "      mean_us: %.4f\n", r->phase[ph].mean / 1e3);
-            fprintf(f, "      source: {files: \"%s\", steps: %zu, how: \"summed durations of the step's Python function events %s, mean over steps\"}\n",
+            fprintf(f,
+                    "      source: {files: \"%s\", steps: %zu, how: \"summed durations of the "
+                    "step's Python function events %s, mean over steps\"}\n",
                     src, r->phase[ph].n, tr_phase_functions(ph));
         }
     }
@@ -268,12 +295,15 @@ static void tr_calib_host(FILE *f, const tr_report *r, const char *src, double l
 
 /* gpu: the fixed kernel cost, the HBM efficiency and each class's achieved bandwidth;
  * returns the HBM efficiency written, 0 for none */
-static double tr_calib_gpu(FILE *f, const tr_report *r, const char *src, double hbm_bw, double fixed_us)
+static double tr_calib_gpu(FILE *f, const tr_report *r, const char *src, double hbm_bw,
+                           double fixed_us)
 {
     fprintf(f, "gpu:\n");
     if (r->kernel_dur.n) {
         fprintf(f, "  kernel_fixed_us: %.4f\n", fixed_us);
-        fprintf(f, "  kernel_fixed_source: {files: \"%s\", kernels: %zu, how: \"5th percentile of non-collective kernel durations\"}\n",
+        fprintf(f,
+                "  kernel_fixed_source: {files: \"%s\", kernels: %zu, how: \"5th percentile of "
+                "non-collective kernel durations\"}\n",
                 src, r->kernel_dur.n);
     } else {
         fprintf(f, "  # kernel_fixed_us: unmeasured (no non-collective kernel)\n");
@@ -281,10 +311,14 @@ static double tr_calib_gpu(FILE *f, const tr_report *r, const char *src, double 
     /* the GEMV/GEMM class's efficiency is what the cost model's hbm_efficiency scales */
     double hbm_eff = 0;
     if (hbm_bw > 0 && r->total.class_bytes_ns[TRC_GEMM] > 0) {
-        double eff = r->total.class_bytes[TRC_GEMM] / (double)r->total.class_bytes_ns[TRC_GEMM] * 1e9 / hbm_bw;
+        double eff = r->total.class_bytes[TRC_GEMM] / (double)r->total.class_bytes_ns[TRC_GEMM] *
+                     1e9 / hbm_bw;
         hbm_eff = eff > 1 ? 1.0 : eff < 0.001 ? 0.001 : eff;
         fprintf(f, "  hbm_efficiency: %.4f\n", hbm_eff);
-        fprintf(f, "  hbm_efficiency_source: {files: \"%s\", how: \"achieved_gbps.gemm's efficiency (GEMV/GEMM kernels with recorded shapes over the hardware file's hbm_gbps), clamped to [0.001, 1]\"}\n",
+        fprintf(f,
+                "  hbm_efficiency_source: {files: \"%s\", how: \"achieved_gbps.gemm's efficiency "
+                "(GEMV/GEMM kernels with recorded shapes over the hardware file's hbm_gbps), "
+                "clamped to [0.001, 1]\"}\n",
                 src);
     }
     fprintf(f, "  achieved_gbps:\n");
@@ -296,21 +330,25 @@ static double tr_calib_gpu(FILE *f, const tr_report *r, const char *src, double 
         fprintf(f, "    %s: {value: %.2f", tr_class_name((tr_class)k), gbps);
         int eff = hbm_bw > 0 && k != TRC_COPY; /* copies are mostly host<->device, over PCIe */
         if (eff) fprintf(f, ", efficiency: %.4f", gbps * 1e9 / hbm_bw);
-        fprintf(f, ", source: {files: \"%s\", how: \"input bytes of the launching op / kernel time%s\"}}\n", src,
-                eff ? "; efficiency: over the hardware file's hbm_gbps" : "");
+        fprintf(f,
+                ", source: {files: \"%s\", how: \"input bytes of the launching op / kernel "
+                "time%s\"}}\n",
+                src, eff ? "; efficiency: over the hardware file's hbm_gbps" : "");
     }
     if (!any) fprintf(f, "    {}   # no op recorded its input shapes\n");
     return hbm_eff;
 }
 
-void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw, const char *hw_path)
+void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
+                  const char *hw_path)
 {
     char src[1024];
     tr_calib_files(t, src, sizeof src);
     /* the host cost per launch as tpsim models it: one launch to the next (the call and the
      * host work before the next one), from the trace's consecutive launches in steps */
     int have_launch = r->launch_interval.n > 0, have_step = r->host_work.n > 0;
-    double launch_us = r->launch_interval.mean / 1e3, step_us = r->host_work.mean > 0 ? r->host_work.mean / 1e3 : 0.0;
+    double launch_us = r->launch_interval.mean / 1e3,
+           step_us = r->host_work.mean > 0 ? r->host_work.mean / 1e3 : 0.0;
     double fixed_us = (double)r->kernel_fixed_ns / 1e3;
     tr_calib_head(f, t, hbm_bw, hw_path);
     tr_calib_host(f, r, src, launch_us, step_us);
@@ -318,9 +356,10 @@ void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
     fprintf(f, "apply:\n");
     if (have_launch)
         for (int k = 0; k < 2; k++) /* a collective's launch is a launch call like any other */
-            fprintf(f, "  - host.%s.dist=lognormal\n  - host.%s.mean_us=%.4f\n  - host.%s.cv=%.4f\n",
-                    k ? "collective" : "launch", k ? "collective" : "launch", launch_us, k ? "collective" : "launch",
-                    r->launch_interval.cv);
+            fprintf(f,
+                    "  - host.%s.dist=lognormal\n  - host.%s.mean_us=%.4f\n  - host.%s.cv=%.4f\n",
+                    k ? "collective" : "launch", k ? "collective" : "launch", launch_us,
+                    k ? "collective" : "launch", r->launch_interval.cv);
     if (have_step) fprintf(f, "  - host.step.dist=constant\n  - host.step.mean_us=%.4f\n", step_us);
     for (int ph = 0; ph < PHASE_N; ph++)
         if (r->phase[ph].n)

@@ -22,7 +22,8 @@ void tr_out_text(FILE *f, const tr_trace *t, const tr_report *r);
 void tr_out_json(FILE *f, const tr_trace *t, const tr_report *r);
 /* hbm_bw: the GPU's nominal HBM bytes/s (from --hardware), or 0: then per-class
  * efficiencies (achieved / nominal) and gpu.hbm_efficiency are left out. */
-void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw, const char *hw_path);
+void tr_out_calib(FILE *f, const tr_trace *t, const tr_report *r, double hbm_bw,
+                  const char *hw_path);
 
 /* Every GPU activity of the trace, one CSV row each, ranks in file order and each rank's by
  * start time: rank,kind,start_ns,dur_us,bytes,name. kind: kernel, memcpy or memset; dur_us

@@ -37,14 +37,14 @@ static int tr_has_any(const char *s, const char *const *needles)
  * custom all-reduce is "cross_device_reduce_*", PyTorch symmetric memory
  * "multimem_all_reduce_kernel" / "one_shot_all_reduce_kernel" / "two_shot_*"), then
  * attention (its split-KV kernels say "splitk" too), norms, then GEMM libraries. */
-static const char *const tr_coll[] = {"nccl", "rccl", "cross_device_reduce", "all_reduce", "allreduce",
-                                      "all_gather", "allgather", "reduce_scatter", "reducescatter",
-                                      "multimem", NULL};
+static const char *const tr_coll[] = {
+    "nccl",      "rccl",           "cross_device_reduce", "all_reduce", "allreduce", "all_gather",
+    "allgather", "reduce_scatter", "reducescatter",       "multimem",   NULL};
 static const char *const tr_attn[] = {"attention", "attn", "flash", "fmha", "mha_", "paged", NULL};
 static const char *const tr_norm[] = {"norm", NULL};
-static const char *const tr_gemm[] = {"gemm", "gemv", "cutlass", "xmma", "nvjet", "cublas", "cijk_",
-                                      "matmul", "splitk", "_mm_", "wvsplit",
-                                      "_proj", "lm_head", NULL}; /* the last two: tpsim's own op names */
+static const char *const tr_gemm[] = {
+    "gemm",   "gemv", "cutlass", "xmma",  "nvjet",   "cublas", "cijk_", "matmul",
+    "splitk", "_mm_", "wvsplit", "_proj", "lm_head", NULL}; /* the last two: tpsim's own op names */
 
 tr_class tr_classify(const char *name, tr_gpu_kind kind)
 {
@@ -76,7 +76,8 @@ static void tr_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, con
     if (n > 1) qsort(v, n, size, cmp);
 }
 
-static void *tr_find(const void *key, const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+static void *tr_find(const void *key, const void *v, size_t n, size_t size,
+                     int (*cmp)(const void *, const void *))
 {
     return n ? bsearch(key, v, n, size, cmp) : NULL;
 }
@@ -262,7 +263,8 @@ static int tr_step_phases(const tr_trace *t, tr_report *out)
     return 0;
 }
 
-static int tr_add_step(tr_report *out, size_t *cap, long rank, long index, int64_t start, int64_t end)
+static int tr_add_step(tr_report *out, size_t *cap, long rank, long index, int64_t start,
+                       int64_t end)
 {
     if (out->n_steps == *cap) {
         size_t c = *cap ? 2 * *cap : 16;
@@ -311,7 +313,8 @@ static int tr_find_steps(const tr_trace *t, const tr_rank *r, const tr_options *
     if (n > 0) {
         *used_marker = 1;
         /* a record's step: the last marker starting at or before its key time that contains it */
-        for (size_t j = 0; j < r->calls.n; j++) w->call_step[j] = tr_step_at(out->steps, first, n, r->calls.v[j].ts);
+        for (size_t j = 0; j < r->calls.n; j++)
+            w->call_step[j] = tr_step_at(out->steps, first, n, r->calls.v[j].ts);
         for (size_t i = 0; i < r->gpu.n; i++) {
             long c = w->gpu_call[i];
             if (c >= 0) {
@@ -342,7 +345,8 @@ static int tr_find_steps(const tr_trace *t, const tr_rank *r, const tr_options *
     w->gpu_step[0] = (long)out->n_steps - 1;
     for (size_t i = 1; i < r->gpu.n; i++) {
         const tr_gpu *g = &r->gpu.v[i];
-        if ((double)(g->ts - run_end) > cut && tr_add_step(out, cap, r->rank, idx++, g->ts, g->ts + g->dur))
+        if ((double)(g->ts - run_end) > cut &&
+            tr_add_step(out, cap, r->rank, idx++, g->ts, g->ts + g->dur))
             return -1;
         if (g->ts + g->dur > run_end) run_end = g->ts + g->dur;
         w->gpu_step[i] = (long)out->n_steps - 1;
@@ -434,7 +438,8 @@ static void tr_rank_gpu(tr_rank *r, const uint8_t *name_class, const tr_work *w,
         const tr_gpu *g = &r->gpu.v[i];
         double bytes = g->kind == TR_KERNEL ? 0.0 : g->bytes;
         if (g->kind == TR_KERNEL) {
-            int64_t ext = g->ext ? g->ext : (w->gpu_call[i] >= 0 ? r->calls.v[w->gpu_call[i]].ext : 0);
+            int64_t ext =
+                g->ext ? g->ext : (w->gpu_call[i] >= 0 ? r->calls.v[w->gpu_call[i]].ext : 0);
             tr_op key = {ext, 0};
             tr_op *op = ext ? tr_find(&key, r->ops.v, r->ops.n, sizeof key, tr_cmp_op) : NULL;
             if (op && !op_used[op - r->ops.v]) { /* an op's bytes go to its first kernel */
@@ -455,7 +460,8 @@ static void tr_rank_gpu(tr_rank *r, const uint8_t *name_class, const tr_work *w,
         if (end > st->end) st->end = end;
         if (end > rs->last_gpu[s]) rs->last_gpu[s] = end;
         if (rs->seg_e[s] == INT64_MIN || g->ts > rs->seg_e[s]) { /* a new busy segment */
-            if (rs->seg_e[s] != INT64_MIN) st->gpu_busy = tr_add_sat(st->gpu_busy, rs->seg_e[s] - rs->seg_s[s]);
+            if (rs->seg_e[s] != INT64_MIN)
+                st->gpu_busy = tr_add_sat(st->gpu_busy, rs->seg_e[s] - rs->seg_s[s]);
             rs->seg_s[s] = g->ts;
             rs->seg_e[s] = end;
         } else if (end > rs->seg_e[s]) {
@@ -464,7 +470,8 @@ static void tr_rank_gpu(tr_rank *r, const uint8_t *name_class, const tr_work *w,
     }
     for (size_t s = 0; s < rs->n; s++)
         if (rs->seg_e[s] != INT64_MIN)
-            out->steps[rs->first + s].gpu_busy = tr_add_sat(out->steps[rs->first + s].gpu_busy, rs->seg_e[s] - rs->seg_s[s]);
+            out->steps[rs->first + s].gpu_busy =
+                tr_add_sat(out->steps[rs->first + s].gpu_busy, rs->seg_e[s] - rs->seg_s[s]);
 }
 
 /* The launch samples of every rank, for the trace-wide statistics. */
@@ -541,17 +548,21 @@ static int tr_rank_launches(tr_trace *t, tr_rank *r, const tr_work *w, tr_rank_s
         if (w->call_launch[j] && w->call_step[j] >= 0) at[(size_t)w->call_step[j] - first + 2]++;
     for (size_t s = 0; s < nsteps; s++) at[s + 2] += at[s + 1];
     for (size_t j = 0; j < r->calls.n; j++)
-        if (w->call_launch[j] && w->call_step[j] >= 0) order[at[(size_t)w->call_step[j] - first + 1]++] = j;
+        if (w->call_launch[j] && w->call_step[j] >= 0)
+            order[at[(size_t)w->call_step[j] - first + 1]++] = j;
     /* now step s's calls are order[at[s] .. at[s + 1]) */
-    for (size_t s = 0; s < nsteps; s++) tr_step_launches(t, r, w, rs, s, order, at[s], at[s + 1], a, out);
+    for (size_t s = 0; s < nsteps; s++)
+        tr_step_launches(t, r, w, rs, s, order, at[s], at[s + 1], a, out);
     free(at), free(order);
     return 0;
 }
 
 /* The steps of one rank and what happened in them: pairing, steps, GPU accounting, launches. */
-static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, const tr_options *o, tr_report *out, size_t *cap,
-                           int *used_marker, double *launch_all, uint32_t *api_name, size_t *n_launch_all, double *gap_all, double *interval_all,
-                           size_t *n_gap_all, double *host_all, size_t *n_host_all)
+static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, const tr_options *o,
+                           tr_report *out, size_t *cap, int *used_marker, double *launch_all,
+                           uint32_t *api_name, size_t *n_launch_all, double *gap_all,
+                           double *interval_all, size_t *n_gap_all, double *host_all,
+                           size_t *n_host_all)
 {
     tr_rank_sort(r);
     size_t nmax = r->gpu.n > r->calls.n ? r->gpu.n : r->calls.n;
@@ -570,7 +581,8 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
     if (tr_find_steps(t, r, o, &w, out, cap, used_marker)) goto out;
     rs.n = out->n_steps - rs.first;
     size_t nsteps = rs.n;
-    rs.seg_s = calloc(nsteps + 1, sizeof *rs.seg_s), rs.seg_e = calloc(nsteps + 1, sizeof *rs.seg_e);
+    rs.seg_s = calloc(nsteps + 1, sizeof *rs.seg_s),
+    rs.seg_e = calloc(nsteps + 1, sizeof *rs.seg_e);
     rs.first_launch = malloc((nsteps + 1) * sizeof *rs.first_launch);
     rs.last_gpu = malloc((nsteps + 1) * sizeof *rs.last_gpu);
     if (!rs.seg_s || !rs.seg_e || !rs.first_launch || !rs.last_gpu) goto out;
@@ -580,7 +592,8 @@ static int tr_rank_analyze(tr_trace *t, const uint8_t *name_class, tr_rank *r, c
         rs.seg_e[s] = INT64_MIN;
     }
     tr_rank_gpu(r, name_class, &w, op_used, &rs, out);
-    tr_all a = {launch_all, api_name, n_launch_all, gap_all, interval_all, n_gap_all, host_all, n_host_all};
+    tr_all a = {launch_all,   api_name,  n_launch_all, gap_all,
+                interval_all, n_gap_all, host_all,     n_host_all};
     if (tr_rank_launches(t, r, &w, &rs, &a, out)) goto out;
     rc = 0;
 out:
@@ -645,17 +658,20 @@ int tr_analyze(tr_trace *t, const tr_options *o, tr_report *out, tp_err *err)
     double *interval_all = malloc((n_calls + 1) * sizeof(double));
     uint8_t *name_class = malloc(t->n_names + 1);
     if (name_class)
-        for (size_t i = 0; i < t->n_names; i++) name_class[i] = (uint8_t)tr_classify(t->names[i], TR_KERNEL);
+        for (size_t i = 0; i < t->n_names; i++)
+            name_class[i] = (uint8_t)tr_classify(t->names[i], TR_KERNEL);
     double *host_all = NULL;
     size_t n_launch = 0, n_gap = 0, n_host = 0;
     int used_marker = 0, rc = -1;
     if (!launch_all || !gap_all || !api_name || !name_class || !interval_all) goto out;
     for (size_t i = 0; i < t->n_ranks; i++) {
-        double *grown = realloc(host_all, (out->n_steps + 1 + t->ranks[i].gpu.n + t->ranks[i].spans.n) * sizeof(double));
+        double *grown =
+            realloc(host_all,
+                    (out->n_steps + 1 + t->ranks[i].gpu.n + t->ranks[i].spans.n) * sizeof(double));
         if (!grown) goto out;
         host_all = grown;
-        if (tr_rank_analyze(t, name_class, &t->ranks[i], o, out, &cap, &used_marker, launch_all, api_name, &n_launch, gap_all, interval_all,
-                            &n_gap, host_all, &n_host))
+        if (tr_rank_analyze(t, name_class, &t->ranks[i], o, out, &cap, &used_marker, launch_all,
+                            api_name, &n_launch, gap_all, interval_all, &n_gap, host_all, &n_host))
             goto out;
     }
     tr_sort(out->steps, out->n_steps, sizeof *out->steps, tr_cmp_step); /* ranks merged on time */

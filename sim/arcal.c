@@ -7,12 +7,12 @@
 #include "cfg.h"
 #include "nccltune.h"
 
-static const char *const arcal_keys[] = {"kind",      "hardware",  "tp",        "fit",
-                                         "lambda_us", "beta_gbps", "pieces",    "r2",
-                                         "band_bias_pct", "n_points", "min_bytes", "max_bytes",
-                                         "weight",    "piecewise_r2", "piecewise_band_bias_pct",
-                                         "source",    "graph",     "tuner",     "custom",    "assumed",
-                                         NULL};
+static const char *const arcal_keys[] = {
+    "kind",      "hardware",  "tp",     "fit",           "lambda_us",
+    "beta_gbps", "pieces",    "r2",     "band_bias_pct", "n_points",
+    "min_bytes", "max_bytes", "weight", "piecewise_r2",  "piecewise_band_bias_pct",
+    "source",    "graph",     "tuner",  "custom",        "assumed",
+    NULL};
 static const char *const piece_keys[] = {"from_bytes", "lambda_us", "beta_gbps", NULL};
 
 static const char *const graph_keys[] = {"lambda_us", "source", NULL};
@@ -48,8 +48,10 @@ static int arcal_read_tuner(const cfg_node *t, arcal *c, tp_err *err)
         cfg_double(t, "graph_launch_us", 0, 0, 1e6, &graph_us, err) || cfg_source(t, 1, err))
         return -1;
     if (!nt_find(ver))
-        return cfg_error(cfg_get(t, "nccl_version"), err, "'%s' is not in the tuner table, expected "
-                         "one of %s", ver, nt_versions());
+        return cfg_error(cfg_get(t, "nccl_version"), err,
+                         "'%s' is not in the tuner table, expected "
+                         "one of %s",
+                         ver, nt_versions());
     if (u.channels != (double)(long)u.channels)
         return cfg_error(cfg_get(t, "channels"), err, "%g, expected a whole number of channels",
                          u.channels);
@@ -61,7 +63,8 @@ static int arcal_read_tuner(const cfg_node *t, arcal *c, tp_err *err)
         int a = nt_algo_parse(name);
         if (a < 0) return cfg_error(an->vals[i], err, "'%s', expected ring, tree or nvls", name);
         if (a == NT_NVLS && u.nvls_busbw_gbps <= 0)
-            return cfg_error(an->vals[i], err, "nvls needs nvls_busbw_gbps > 0 (its bus bandwidth)");
+            return cfg_error(an->vals[i], err,
+                             "nvls needs nvls_busbw_gbps > 0 (its bus bandwidth)");
         u.algos |= NT_ALGO_BIT(a);
     }
     snprintf(u.nccl_version, sizeof u.nccl_version, "%s", ver);
@@ -100,7 +103,8 @@ static int arcal_read_custom(const cfg_node *m, arcal *c, tp_err *err)
 static int arcal_read_pieces(const cfg_node *seq, arcal *c, tp_err *err)
 {
     if (seq->kind != CFG_SEQ || seq->n == 0)
-        return cfg_error(seq, err, "expected a non-empty list of {from_bytes, lambda_us, beta_gbps}");
+        return cfg_error(seq, err,
+                         "expected a non-empty list of {from_bytes, lambda_us, beta_gbps}");
     if (seq->n > ARCAL_MAX_PIECES)
         return cfg_error(seq, err, "%zu pieces, expected at most %d", seq->n, ARCAL_MAX_PIECES);
     for (size_t i = 0; i < seq->n; i++) {

@@ -59,7 +59,7 @@ typedef struct arcal {
     arcal_tuner tuner;
     char custom_vllm[48];        /* the vLLM version whose kernel was measured */
     arcal_line custom[2];        /* [0] one-stage, [1] two-stage */
-    decl_list assumed;           /* the file's assumed: numbers (decl.h); its source: sources the rest */
+    decl_list assumed; /* the file's assumed: numbers (decl.h); its source: sources the rest */
 } arcal;
 
 int arcal_load(const char *path, arcal *out, tp_err *err);

@@ -524,7 +524,8 @@ int cfg_expect_map(const cfg_node *node, const char *const *allowed, tp_err *err
         return cfg_error(node, err, "is %s, expected a mapping", cfg_kind_name(node->kind));
     for (size_t i = 0; i < node->n; i++) {
         int known = 0;
-        for (const char *const *a = allowed; *a && !known; a++) known = strcmp(*a, node->keys[i]) == 0;
+        for (const char *const *a = allowed; *a && !known; a++)
+            known = strcmp(*a, node->keys[i]) == 0;
         if (known) continue;
         char list[256] = "";
         size_t used = 0;
@@ -618,7 +619,8 @@ int cfg_as_choice(const cfg_node *n, const char *const *choices, int *out, tp_er
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
                                  choices[i]);
     return cfg_error(n, err, "'%s' is not allowed, expected one of: %s",
-                     n->kind == CFG_SCALAR ? tp_shorten(n->text, sb) : cfg_kind_name(n->kind), list);
+                     n->kind == CFG_SCALAR ? tp_shorten(n->text, sb) : cfg_kind_name(n->kind),
+                     list);
 }
 
 int cfg_double(const cfg_node *map, const char *key, int required, double lo, double hi,
@@ -659,8 +661,9 @@ int cfg_string_fits(const cfg_node *map, const char *key, int required, size_t c
     if (cfg_string(map, key, required, &v, err)) return -1;
     if (v && strlen(v) >= cap) {
         char sb[TP_SHORT_MAX];
-        return cfg_error(cfg_get(map, key), err, "'%s' is longer than %zu bytes, expected a short name",
-                         tp_shorten(v, sb), cap - 1);
+        return cfg_error(cfg_get(map, key), err,
+                         "'%s' is longer than %zu bytes, expected a short name", tp_shorten(v, sb),
+                         cap - 1);
     }
     if (v) *out = v;
     return 0;
@@ -675,7 +678,8 @@ int cfg_source(const cfg_node *map, int required, tp_err *err)
         return cfg_as_string(n, &s, err);
     }
     if (n->kind != CFG_MAP || n->n == 0)
-        return cfg_error(n, err, "expected a string or a mapping saying how and where it was measured");
+        return cfg_error(n, err,
+                         "expected a string or a mapping saying how and where it was measured");
     for (size_t i = 0; i < n->n; i++)
         if (n->vals[i]->kind != CFG_SCALAR)
             return cfg_error(n->vals[i], err, "is %s, expected a scalar",

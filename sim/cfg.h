@@ -7,8 +7,8 @@
  * and returns -1. Refused at load: syntax errors, duplicate keys, non-scalar keys, more
  * than one document, a root that is not a mapping, nesting deeper than CFG_MAX_DEPTH,
  * more than CFG_MAX_NODES nodes or CFG_MAX_BYTES of data (alias bombs), a mapping of more
- * than CFG_MAX_KEYS keys (the duplicate check is quadratic). Numbers must be plain (unquoted) scalars.
- * cfg_set applies a command-line override "a.b.c=value" to a scalar, creating missing
+ * than CFG_MAX_KEYS keys (the duplicate check is quadratic). Numbers must be plain (unquoted)
+ * scalars. cfg_set applies a command-line override "a.b.c=value" to a scalar, creating missing
  * mapping keys; the override is then checked by the same getters as the file's values.
  */
 #ifndef TPSIM_CFG_H

@@ -22,7 +22,8 @@ int cli_long(const char *flag, const char *text, long lo, long hi, long *out, tp
 int cli_u64(const char *flag, const char *text, uint64_t *out, tp_err *err)
 {
     num_status st = num_u64(text, out);
-    if (st == NUM_SYNTAX) return tp_err_set(err, "%s: '%s' is not a non-negative integer", flag, text);
+    if (st == NUM_SYNTAX)
+        return tp_err_set(err, "%s: '%s' is not a non-negative integer", flag, text);
     if (st == NUM_RANGE)
         return tp_err_set(err, "%s: '%s' is not a non-negative integer below 2^64", flag, text);
     return 0;
@@ -48,7 +49,8 @@ int cli_modes(const char *text, int modes[2], int *n, tp_err *err)
         comma = strchr(p, ',');
         if (comma) *comma++ = '\0';
         int m = !strcmp(p, "eager") ? 0 : !strcmp(p, "graphs") ? 1 : -1;
-        if (m < 0) return tp_err_set(err, "--mode: '%s', expected eager, graphs or eager,graphs", p);
+        if (m < 0)
+            return tp_err_set(err, "--mode: '%s', expected eager, graphs or eager,graphs", p);
         for (int i = 0; i < *n; i++)
             if (modes[i] == m) return tp_err_set(err, "--mode: '%s' listed twice", p);
         modes[(*n)++] = m; /* two distinct values at most: a third repeats one */
@@ -94,7 +96,8 @@ int cli_begin(cli_args *p, const char *cmd, const char *help, const cli_flag *fl
     p->letters[nl++] = ':';
     int n = 0;
     for (; flags[n].name; n++) {
-        if (n == CLI_MAX_FLAGS) return tp_err_set(err, "%s: more than %d flags", cmd, CLI_MAX_FLAGS);
+        if (n == CLI_MAX_FLAGS)
+            return tp_err_set(err, "%s: more than %d flags", cmd, CLI_MAX_FLAGS);
         /* a flag --help would not list is a bug: refused on every use, so a test finds it */
         if (!flags[n].help || (flags[n].takes_value && !flags[n].arg))
             return tp_err_set(err, "%s: --%s has no help text in its flag table", cmd ? cmd : "",

@@ -18,7 +18,8 @@ int cmd_fail(const tp_err *err)
 int cmd_scn_flag(scn_opts *o, const char *name, const char *v, tp_err *err)
 {
     if (strcmp(name, "set") == 0) {
-        if (o->n_sets == SCN_OPTS_MAX_SETS) return tp_err_set(err, "--set: more than %d", SCN_OPTS_MAX_SETS);
+        if (o->n_sets == SCN_OPTS_MAX_SETS)
+            return tp_err_set(err, "--set: more than %d", SCN_OPTS_MAX_SETS);
         if (!strchr(v, '=')) return tp_err_set(err, "--set %s: expected dotted.key=value", v);
         o->sets[o->n_sets++] = v;
         return 1;
@@ -49,7 +50,8 @@ int cmd_scn_flag(scn_opts *o, const char *name, const char *v, tp_err *err)
         return 1;
     }
     if (strcmp(name, "measured") == 0) {
-        if (o->measured) return tp_err_set(err, "--measured %s: a second measured file, expected one", v);
+        if (o->measured)
+            return tp_err_set(err, "--measured %s: a second measured file, expected one", v);
         o->measured = v;
         return 1;
     }

@@ -274,7 +274,8 @@ static void run_print_json(const scenario *s, const run_summary *r)
 
 static void run_line(const char *what, double s, double step, const char *note)
 {
-    printf("  %-22s %9.3f ms %6.1f%%  %s\n", what, s * 1e3, step > 0 ? 100.0 * s / step : 0.0, note);
+    printf("  %-22s %9.3f ms %6.1f%%  %s\n", what, s * 1e3, step > 0 ? 100.0 * s / step : 0.0,
+           note);
 }
 
 /* The all-reduce line and the calibration that priced it. */
@@ -312,9 +313,11 @@ static void run_text_breakdown(const run_summary *r)
     printf("\nwhere one step goes (mean over steps and %ld rank%s):\n", r->req.tp,
            r->req.tp > 1 ? "s" : "");
     run_line("GPU compute", b->compute, step, "kernels and copies on the stream");
-    run_line(r->collectives_per_step > r->allreduces_per_step ? "all-reduce + gather" : "all-reduce",
+    run_line(r->collectives_per_step > r->allreduces_per_step ? "all-reduce + gather"
+                                                              : "all-reduce",
              b->allreduce, step, "collective transfers, from the calibration for this k");
-    run_line("wait for peers", b->wait_peers, step, "collective started, slowest rank not there yet");
+    run_line("wait for peers", b->wait_peers, step,
+             "collective started, slowest rank not there yet");
     run_line("GPU idle", b->gpu_idle, step, "stream empty: waiting on the host");
     if (b->offset != 0) run_line("offset", b->offset, step, "scenario constant (the study's R0)");
     printf("  %-22s %9.3f ms\n", "= step", step * 1e3);
@@ -353,7 +356,8 @@ static void run_print_text(const scenario *s, const run_summary *r)
         printf(", %zu other collectives", r->collectives_per_step - r->allreduces_per_step);
     printf("\n");
     printf("engine     %s: %s\n",
-           r->method == ENGINE_MAXPLUS ? "max-plus recursion (sim/maxplus.c)" : "event engine (sim/engine.c)",
+           r->method == ENGINE_MAXPLUS ? "max-plus recursion (sim/maxplus.c)"
+                                       : "event engine (sim/engine.c)",
            r->method_why ? r->method_why : "");
     printf("memory     %.1f GB weights + %.2f GB KV cache per rank of %.0f GB HBM%s\n",
            r->weight_bytes / 1e9, r->kv_bytes / 1e9, s->hw.hbm_bytes / 1e9,
@@ -460,7 +464,8 @@ static int run_open_trace(const scenario *s, const char *trace_path, run_request
     const char *borrowed = NULL;
     if (req->tp > 1 && scenario_calibration(s, req->tp, &cal, &borrowed, err) == 0) {
         coll_setup cs = run_coll_setup(s, cal);
-        trace_collectives(*tw, &cs, prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes));
+        trace_collectives(*tw, &cs,
+                          prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes));
     }
     err->msg[0] = '\0'; /* run_cell reports a missing calibration itself */
     size_t pl = strlen(trace_path);
@@ -499,7 +504,8 @@ int tpsim_cmd_run(int argc, char **argv)
     if (scenario_check_flag_calibs(s, &req.tp, 1, &err)) goto out;
     /* a trace is for looking at: the cap counts measured steps (warm-up is not written) */
     if (trace_path && req.steps > 100) {
-        tp_err_set(&err, "--trace: %ld steps, expected at most 100 with a trace (use --steps)", req.steps);
+        tp_err_set(&err, "--trace: %ld steps, expected at most 100 with a trace (use --steps)",
+                   req.steps);
         goto out;
     }
     trace_writer *tw = NULL;
@@ -507,7 +513,8 @@ int tpsim_cmd_run(int argc, char **argv)
     if (trace_path && run_open_trace(s, trace_path, &req, &tf, &tw, &sink, &err)) goto out;
     /* no detail: the steps are folded as they end, so memory does not grow with --steps */
     /* a long run shows its progress on a terminal, as sweep does (--quiet: never) */
-    int ran = run_cell_progress(s, &req, &sum, !o.quiet && isatty(STDERR_FILENO) ? "run" : NULL, &err) == 0 &&
+    int ran = run_cell_progress(s, &req, &sum, !o.quiet && isatty(STDERR_FILENO) ? "run" : NULL,
+                                &err) == 0 &&
               run_check_step(s, &sum, &err) == 0;
     if (tw) {
         ran = ran ? trace_end(tw, &err) == 0 : (trace_abort(tw), 0);

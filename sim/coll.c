@@ -1,4 +1,5 @@
-/* coll.c: see coll.h. vLLM's rules: docs/sources.md#vllm-custom-ar and docs/sources.md#vllm-ar-sizes. */
+/* coll.c: see coll.h. vLLM's rules: docs/sources.md#vllm-custom-ar and
+ * docs/sources.md#vllm-ar-sizes. */
 #include "coll.h"
 
 #include <math.h>
@@ -56,12 +57,15 @@ int coll_check(const coll_setup *s, tp_err *err)
     const arcal *c = s->cal;
     const char *name = coll_model_names[s->model];
     if (s->model == COLL_NCCL_TUNER && !c->tuner.valid)
-        return tp_err_set(err, "%s: collective.allreduce is nccl-tuner but the calibration has no "
-                          "tuner block (channels, bw_per_channel_gbps: tpsim fit-allreduce --tuner)",
-                          c->named_at);
+        return tp_err_set(
+            err,
+            "%s: collective.allreduce is nccl-tuner but the calibration has no "
+            "tuner block (channels, bw_per_channel_gbps: tpsim fit-allreduce --tuner)",
+            c->named_at);
     int custom = s->model == COLL_VLLM_CUSTOM || (s->model == COLL_AUTO && coll_vllm_ws(c->tp));
     if (s->model == COLL_VLLM_CUSTOM && !coll_vllm_ws(c->tp))
-        return tp_err_set(err, "%s: collective.allreduce is vllm-custom but vLLM's custom all-reduce "
+        return tp_err_set(err,
+                          "%s: collective.allreduce is vllm-custom but vLLM's custom all-reduce "
                           "runs at tp 2, 4, 6 or 8, not %ld; use nccl-fit, nccl-tuner or auto",
                           c->named_at, c->tp);
     if (s->model == COLL_AUTO && coll_vllm_ws(c->tp) && !s->sm)
@@ -70,7 +74,8 @@ int coll_check(const coll_setup *s, tp_err *err)
                           "compute_capability; expected e.g. compute_capability: 9.0",
                           c->named_at);
     if (custom && (!c->custom[0].valid || (c->tp > 2 && !c->custom[1].valid)))
-        return tp_err_set(err, "%s: collective.allreduce is %s, which runs vLLM's custom all-reduce "
+        return tp_err_set(err,
+                          "%s: collective.allreduce is %s, which runs vLLM's custom all-reduce "
                           "at tp %ld, but the calibration has no custom %s {latency_us, gbps}",
                           c->named_at, name, c->tp, c->custom[0].valid ? "two_stage" : "one_stage");
     return 0;
@@ -81,7 +86,8 @@ static coll_cost coll_nccl(const arcal *c, double bytes, int graphs, int use_tun
     if (use_tuner && c->tuner.valid) {
         nt_inputs in = coll_tuner_inputs(c);
         nt_choice ch = nt_pick(&in, bytes);
-        double over = graphs && c->tuner.graph_launch_s >= 0 ? c->tuner.graph_launch_s : c->tuner.launch_s;
+        double over =
+            graphs && c->tuner.graph_launch_s >= 0 ? c->tuner.graph_launch_s : c->tuner.launch_s;
         double lat = ch.lat_us * 1e-6 + over, total = ch.time_us * 1e-6 + over;
         return (coll_cost){"nccl-tuner", nt_algo_name(ch.algo), nt_proto_name(ch.proto), 0, lat,
                            total - lat, total, graphs && c->tuner.graph_launch_s < 0};

@@ -24,7 +24,8 @@ static void csv_skip_blanks(csv_reader *r)
 /* At a line end: "\n", "\r\n", or the end of the text. */
 static int csv_at_eol(const csv_reader *r)
 {
-    return r->p >= r->end || *r->p == '\n' || (*r->p == '\r' && r->p + 1 < r->end && r->p[1] == '\n');
+    return r->p >= r->end || *r->p == '\n' ||
+           (*r->p == '\r' && r->p + 1 < r->end && r->p[1] == '\n');
 }
 
 static void csv_skip_line(csv_reader *r)
@@ -106,8 +107,8 @@ int csv_next(csv_reader *r, char **fields, int *lines, int *cols, int cap, tp_er
     for (int n = 0;;) {
         csv_skip_blanks(r);
         if (n == cap)
-            return tp_err_at(err, r->path, r->line, r->col, "more than %d fields, expected at most %d",
-                             cap, cap);
+            return tp_err_at(err, r->path, r->line, r->col,
+                             "more than %d fields, expected at most %d", cap, cap);
         int line = r->line, col = r->col;
         /* fields are written over the text they came from: never longer, never ahead */
         char *field = r->p, *w = r->p;

@@ -26,15 +26,21 @@ int decl_read(const cfg_node *root, decl_list *out, tp_err *err)
         const cfg_node *kn = cfg_get(e, "key");
         if (strlen(key) >= sizeof out->items[0].key || !strcmp(key, "assumed") ||
             !strncmp(key, "assumed.", 8))
-            return cfg_error(kn, err, "'%s': expected the dotted key of a number in this file", key);
-        if (!why[0]) return cfg_error(cfg_get(e, "why"), err, "empty, expected why the number is assumed");
+            return cfg_error(kn, err, "'%s': expected the dotted key of a number in this file",
+                             key);
+        if (!why[0])
+            return cfg_error(cfg_get(e, "why"), err, "empty, expected why the number is assumed");
         const cfg_node *v = cfg_find(root, key);
         char *end = NULL;
-        double x = v && v->kind == CFG_SCALAR && !v->quoted && v->text[0] ? strtod(v->text, &end) : 0;
+        double x =
+            v && v->kind == CFG_SCALAR && !v->quoted && v->text[0] ? strtod(v->text, &end) : 0;
         if (!end || *end)
-            return cfg_error(kn, err, "'%s' is not a number of this file, expected the dotted key of "
-                             "one (a number this file states and assumes)", key);
-        if (decl_find(out, key)) return cfg_error(kn, err, "'%s' is named twice, expected once", key);
+            return cfg_error(kn, err,
+                             "'%s' is not a number of this file, expected the dotted key of "
+                             "one (a number this file states and assumes)",
+                             key);
+        if (decl_find(out, key))
+            return cfg_error(kn, err, "'%s' is named twice, expected once", key);
         decl_item *d = &out->items[out->n++];
         snprintf(d->key, sizeof d->key, "%s", key);
         snprintf(d->why, sizeof d->why, "%s", why);

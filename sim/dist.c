@@ -15,7 +15,10 @@ dist dist_make(dist_kind kind, double mean, double cv)
     }
     switch (d.kind) {
     case DIST_CONSTANT: d.a = mean; break;
-    case DIST_UNIFORM: d.a = mean * cv * sqrt(3.0); d.draw = DIST_DRAW_OTHER; break; /* half-width */
+    case DIST_UNIFORM:
+        d.a = mean * cv * sqrt(3.0);
+        d.draw = DIST_DRAW_OTHER;
+        break; /* half-width */
     case DIST_NORMAL: d.a = mean * cv; d.draw = DIST_DRAW_OTHER; break;              /* sd */
     case DIST_LOGNORMAL: {
         double s2 = log1p(cv * cv);
@@ -28,7 +31,10 @@ dist dist_make(dist_kind kind, double mean, double cv)
     return d;
 }
 
-void dist_rng_seed(dist_rng *r, uint64_t seed, uint64_t stream) { pcg32_seed(&r->pcg, seed, stream); }
+void dist_rng_seed(dist_rng *r, uint64_t seed, uint64_t stream)
+{
+    pcg32_seed(&r->pcg, seed, stream);
+}
 
 double dist_sample_drawn(const dist *d, dist_rng *rng)
 {

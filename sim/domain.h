@@ -4,8 +4,8 @@
  *
  * Contract: a scenario's `validated:` block (scenario.h's scenario_domain: TP degrees, modes,
  * batch and context ranges, hardware, model, the grid and the verdict it got) is what tpsim
- * validate judged it on, as its author states it. domain_check compares one cell with it: inside is 1
- * only when no mark is made; a scenario without the block gets the one mark "this scenario was
+ * validate judged it on, as its author states it. domain_check compares one cell with it: inside is
+ * 1 only when no mark is made; a scenario without the block gets the one mark "this scenario was
  * never validated". Plain values, no allocation, no state; run, sweep and plan share it.
  */
 #ifndef TPSIM_DOMAIN_H

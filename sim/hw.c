@@ -27,7 +27,8 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
     double cc = 0;
     cfg_node *kn = cfg_need(r, "kind", err);
     if (cfg_expect_map(r, hw_keys, err) || !kn || cfg_as_choice(kn, kinds, &kind, err) ||
-        cfg_string_fits(r, "name", 1, sizeof h.name, &name, err) || cfg_long(r, "sms", 1, 1, 100000, &h.sms, err) ||
+        cfg_string_fits(r, "name", 1, sizeof h.name, &name, err) ||
+        cfg_long(r, "sms", 1, 1, 100000, &h.sms, err) ||
         cfg_double(r, "hbm_gb", 1, 0.001, 1e6, &hbm_gb, err) ||
         cfg_double(r, "hbm_gbps", 1, 1, 1e6, &hbm_gbps, err) ||
         cfg_double(r, "bf16_tflops", 1, 0.001, 1e6, &tflops, err) ||
@@ -37,14 +38,15 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
         cfg_double(r, "launch_latency_us", 1, 0, 1e6, &lat_us, err) ||
         cfg_double(r, "hbm_efficiency", 0, 1e-3, 1, &h.hbm_efficiency, err) ||
         cfg_double(r, "flops_efficiency", 0, 1e-3, 1, &h.flops_efficiency, err) ||
-        cfg_double(r, "compute_capability", 0, 1, 99, &cc, err) ||
-        cfg_source(r, 1, err) || decl_read(r, &h.assumed, err))
+        cfg_double(r, "compute_capability", 0, 1, 99, &cc, err) || cfg_source(r, 1, err) ||
+        decl_read(r, &h.assumed, err))
         goto out;
     h.compute_capability = (int)lround(cc * 10);
     cfg_node *al = cfg_get(r, "aliases");
     if (al) {
         if (al->kind != CFG_SEQ || al->n == 0 || al->n > HW_MAX_ALIASES) {
-            cfg_error(al, err, "expected a list of 1 to %d device names (as nvidia-smi prints them)",
+            cfg_error(al, err,
+                      "expected a list of 1 to %d device names (as nvidia-smi prints them)",
                       HW_MAX_ALIASES);
             goto out;
         }

@@ -92,7 +92,8 @@ static void names_add_dir(const char *dir, const char *ext, char names[][LOCATE_
     struct dirent *e;
     while ((e = readdir(d)) && *n < LOCATE_MAX_NAMES) {
         size_t len = strlen(e->d_name), el = strlen(ext);
-        if (e->d_name[0] == '.' || len <= el || len - el >= LOCATE_NAME_MAX || !ends_with(e->d_name, ext))
+        if (e->d_name[0] == '.' || len <= el || len - el >= LOCATE_NAME_MAX ||
+            !ends_with(e->d_name, ext))
             continue;
         char name[LOCATE_NAME_MAX];
         snprintf(name, sizeof name, "%.*s", (int)(len - el), e->d_name);
@@ -146,7 +147,8 @@ static void names_hint(const places *p, const char *kind, const char *ext, const
         if (d < best_d) best_d = d, best = i;
     }
     size_t used = 0;
-    int w = best >= 0 && best_d <= limit ? snprintf(buf, cap, "; did you mean %s?", names[best]) : 0;
+    int w =
+        best >= 0 && best_d <= limit ? snprintf(buf, cap, "; did you mean %s?", names[best]) : 0;
     if (w > 0) used = (size_t)w < cap ? (size_t)w : cap - 1;
     w = snprintf(buf + used, cap - used, " (%s there: ", kind);
     for (int i = 0; i < n && w > 0 && (used += (size_t)w) < cap; i++)
@@ -158,7 +160,8 @@ int locate_file(const char *kind, const char *ext, const char *ref, const char *
                 size_t cap, tp_err *err)
 {
     if (ref[0] == '/') {
-        if (snprintf(out, cap, "%s", ref) >= (int)cap) return tp_err_set(err, "%s: path too long", ref);
+        if (snprintf(out, cap, "%s", ref) >= (int)cap)
+            return tp_err_set(err, "%s: path too long", ref);
         return 0;
     }
     places p;

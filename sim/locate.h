@@ -11,7 +11,8 @@
  * a bundled scenario's "../models/x.yaml" still resolves once the scenario is copied away).
  * The first candidate that exists wins. When none does, err gets one line naming what was
  * sought and every folder looked in, and -1 is returned; for a name, the line also lists the
- * names that exist in those KIND folders and the closest one ("did you mean h200?"). Reads the environment; no state.
+ * names that exist in those KIND folders and the closest one ("did you mean h200?"). Reads the
+ * environment; no state.
  */
 #ifndef TPSIM_LOCATE_H
 #define TPSIM_LOCATE_H

@@ -6,9 +6,11 @@
 
 #include "locate.h"
 
-static const char *const mc_root_keys[] = {"kind", "hardware", "device", "host", "gpu", "apply", NULL};
+static const char *const mc_root_keys[] = {"kind", "hardware", "device", "host",
+                                           "gpu",  "apply",    NULL};
 static const char *const mc_host_keys[] = {"launch", "collective", "step", "phases", NULL};
-static const char *const mc_phase_keys[] = {"schedule", "broadcast", "prepare_inputs", "sampler_sync",
+static const char *const mc_phase_keys[] = {"schedule",          "broadcast",
+                                            "prepare_inputs",    "sampler_sync",
                                             "output_processing", NULL}; /* phase.h */
 static const char *const mc_dist_keys[] = {"dist", "mean_us", "cv", "call_mean_us", "source",
                                            "unmeasured", NULL};
@@ -21,7 +23,8 @@ static const char *const mc_dists[] = {"constant", "uniform", "normal", "lognorm
 /* The scenario keys each part sets (scenario.c binds them). */
 static const char *const mc_part_keys[MEASURED_PARTS][MEASURED_MAX_KEYS] = {
     [MEASURED_LAUNCH] = {"host.launch.dist", "host.launch.mean_us", "host.launch.cv"},
-    [MEASURED_COLLECTIVE] = {"host.collective.dist", "host.collective.mean_us", "host.collective.cv"},
+    [MEASURED_COLLECTIVE] = {"host.collective.dist", "host.collective.mean_us",
+                             "host.collective.cv"},
     [MEASURED_STEP] = {"host.step.dist", "host.step.mean_us", "host.step.cv"},
     [MEASURED_KERNEL_FIXED] = {"gpu.kernel_fixed_us"},
     [MEASURED_HBM_EFFICIENCY] = {"gpu.hbm_efficiency"},
@@ -90,7 +93,8 @@ static int mc_dist(const cfg_node *host, measured_part part, measured_cal *m, tp
     if (un) {
         int flag;
         if (cfg_as_bool(un, &flag, err)) return -1;
-        if (!flag) return cfg_error(un, err, "expected true (or no unmeasured key with a measured value)");
+        if (!flag)
+            return cfg_error(un, err, "expected true (or no unmeasured key with a measured value)");
         if (n->n != 1)
             return cfg_error(n, err, "unmeasured: true and a value, expected one of them");
         g->state = MEASURED_UNMEASURED;
@@ -99,7 +103,8 @@ static int mc_dist(const cfg_node *host, measured_part part, measured_cal *m, tp
     int kind;
     double mean, cv = 0, call;
     if (!(kn = cfg_need(n, "dist", err)) || cfg_as_choice(kn, mc_dists, &kind, err) ||
-        cfg_double(n, "mean_us", 1, 0, 1e9, &mean, err) || cfg_double(n, "cv", 0, 0, 10, &cv, err) ||
+        cfg_double(n, "mean_us", 1, 0, 1e9, &mean, err) ||
+        cfg_double(n, "cv", 0, 0, 10, &cv, err) ||
         cfg_double(n, "call_mean_us", 0, 0, 1e9, &call, err) || cfg_source(n, 1, err))
         return -1;
     if (kind == 0 && cv != 0)
@@ -134,7 +139,8 @@ static int mc_gpu_value(const cfg_node *gpu, measured_part part, const char *nam
         const char *s;
         if (cfg_as_string(src, &s, err)) return -1;
     } else if (src->kind != CFG_MAP || src->n == 0) {
-        return cfg_error(src, err, "expected a string or a mapping saying how and where it was measured");
+        return cfg_error(src, err,
+                         "expected a string or a mapping saying how and where it was measured");
     } else {
         for (size_t i = 0; i < src->n; i++)
             if (src->vals[i]->kind != CFG_SCALAR)
@@ -151,12 +157,15 @@ static int mc_gpu_value(const cfg_node *gpu, measured_part part, const char *nam
 static int mc_gpu(const cfg_node *gpu, measured_cal *m, tp_err *err)
 {
     if (cfg_expect_map(gpu, mc_gpu_keys, err) ||
-        mc_gpu_value(gpu, MEASURED_KERNEL_FIXED, "kernel_fixed_us", "kernel_fixed_source", 0, 1e6, m, err) ||
-        mc_gpu_value(gpu, MEASURED_HBM_EFFICIENCY, "hbm_efficiency", "hbm_efficiency_source", 1e-3, 1, m, err))
+        mc_gpu_value(gpu, MEASURED_KERNEL_FIXED, "kernel_fixed_us", "kernel_fixed_source", 0, 1e6,
+                     m, err) ||
+        mc_gpu_value(gpu, MEASURED_HBM_EFFICIENCY, "hbm_efficiency", "hbm_efficiency_source", 1e-3,
+                     1, m, err))
         return -1;
     cfg_node *ach = cfg_get(gpu, "achieved_gbps"); /* for people: checked, not applied */
     if (!ach) return 0;
-    if (ach->kind != CFG_MAP) return cfg_error(ach, err, "expected a mapping of kernel class to {value, source}");
+    if (ach->kind != CFG_MAP)
+        return cfg_error(ach, err, "expected a mapping of kernel class to {value, source}");
     for (size_t i = 0; i < ach->n; i++) {
         const cfg_node *c = ach->vals[i];
         double v;
@@ -248,7 +257,8 @@ int measured_open(cfg_doc *doc, const char *flag_path, const char *const *sets, 
         char dir[MEASURED_PATH_MAX];
         tp_err where;
         if (cfg_as_string(key, &ref, err)) return -1;
-        if (slash && (size_t)(slash - file) >= sizeof dir) return cfg_error(key, err, "path too long");
+        if (slash && (size_t)(slash - file) >= sizeof dir)
+            return cfg_error(key, err, "path too long");
         snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 0, file);
         if (locate_file("models/measured", ".yaml", ref, dir, path, sizeof path, &where))
             return cfg_error(key, err, "%s", where.msg);

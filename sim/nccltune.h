@@ -2,13 +2,14 @@
  * NCCL uses it to pick an algorithm x protocol on one NVLink node.
  *
  * Contract: a version-tagged table of NCCL's latency constants (docs/sources.md
- * #nccl-tuner, read from the NVIDIA/nccl tags named there) and the time formula there: time = lat(algo, proto, k) + bytes / (1000 * algBw) microseconds, algBw from the
- * bus bandwidth nChannels * bwPerChannel with NCCL's caps. Channel count and per-channel
- * bandwidth are not constants: they are calibration inputs (NCCL's topology search gives
- * them; read them from NCCL_DEBUG_SUBSYS=TUNING or fit them with nt_fit). nt_pick takes the
- * minimum-time enabled pair, as topoGetAlgoInfo does. Single node only (nNodes = 1); Tree's
- * treeCorrectionFactor is not applied (its table is not in the sources); NVLS takes its bus
- * bandwidth as its own input. Pure functions, no allocation.
+ * #nccl-tuner, read from the NVIDIA/nccl tags named there) and the time formula there: time =
+ * lat(algo, proto, k) + bytes / (1000 * algBw) microseconds, algBw from the bus bandwidth nChannels
+ * * bwPerChannel with NCCL's caps. Channel count and per-channel bandwidth are not constants: they
+ * are calibration inputs (NCCL's topology search gives them; read them from
+ * NCCL_DEBUG_SUBSYS=TUNING or fit them with nt_fit). nt_pick takes the minimum-time enabled pair,
+ * as topoGetAlgoInfo does. Single node only (nNodes = 1); Tree's treeCorrectionFactor is not
+ * applied (its table is not in the sources); NVLS takes its bus bandwidth as its own input. Pure
+ * functions, no allocation.
  */
 #ifndef TPSIM_NCCLTUNE_H
 #define TPSIM_NCCLTUNE_H

@@ -194,7 +194,8 @@ int ofile_refuse_inputs(const char *out, const char *const *inputs, int n, tp_er
     struct stat so, si;
     if (!out || !strcmp(out, "-") || stat(out, &so) != 0 || !S_ISREG(so.st_mode)) return 0;
     for (int i = 0; i < n; i++)
-        if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+        if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
+            si.st_ino == so.st_ino)
             return tp_err_set(err, "%s: is the input %s%s, refusing to overwrite it; expected "
                                    "another output name", out, inputs[i],
                               strcmp(out, inputs[i]) ? " (the same file)" : "");

@@ -95,13 +95,15 @@ static double qs_at(const qsketch *q, uint64_t rank)
 {
     const double gamma = exp(q->log_gamma);
     for (size_t i = q->neg.len; i-- > 0;) { /* most negative first */
-        if (rank < q->neg.count[i]) return -2 * exp((double)(q->neg.lo + (long)i) * q->log_gamma) / (gamma + 1);
+        if (rank < q->neg.count[i])
+            return -2 * exp((double)(q->neg.lo + (long)i) * q->log_gamma) / (gamma + 1);
         rank -= q->neg.count[i];
     }
     if (rank < q->zeros) return 0;
     rank -= q->zeros;
     for (size_t i = 0; i < q->pos.len; i++) {
-        if (rank < q->pos.count[i]) return 2 * exp((double)(q->pos.lo + (long)i) * q->log_gamma) / (gamma + 1);
+        if (rank < q->pos.count[i])
+            return 2 * exp((double)(q->pos.lo + (long)i) * q->log_gamma) / (gamma + 1);
         rank -= q->pos.count[i];
     }
     return q->max;

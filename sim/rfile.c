@@ -152,8 +152,8 @@ int rfile_read(const char *path, size_t cap, const char *what, char **buf, size_
         tp_err_set(err, "%s: cannot open: is a directory, expected %s", path, what);
     } else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > cap) {
         char sz[32];
-        tp_err_set(err, "%s: larger than %s, expected %s", path, rfile_size_text(cap, sz, sizeof sz),
-                   what);
+        tp_err_set(err, "%s: larger than %s, expected %s", path,
+                   rfile_size_text(cap, sz, sizeof sz), what);
     } else {
         int regular = S_ISREG(st.st_mode);
         /* a regular file reads as it always does; O_NONBLOCK only matters for the others */

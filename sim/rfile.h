@@ -7,8 +7,8 @@
  * file larger than `cap` bytes is refused before it is read. Anything else (FIFO, pipe,
  * character device, socket) is opened non-blocking, so a FIFO with no writer does not hang
  * in open(2), and read with poll(2) until end of input: past `cap` bytes or RFILE_TIMEOUT_MS
- * without a byte (an idle limit, not a total: a slow live writer is read to its end) it is refused (so /dev/zero, /dev/urandom and a FIFO nobody writes to all end
- * with one line).
+ * without a byte (an idle limit, not a total: a slow live writer is read to its end) it is refused
+ * (so /dev/zero, /dev/urandom and a FIFO nobody writes to all end with one line).
  *
  * Inputs are remembered: each regular file read is recorded (device, inode) for the life of
  * the process, and rfile_is_input says whether a file is one of them, so an output about

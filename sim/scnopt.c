@@ -19,7 +19,8 @@ int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err)
 {
     for (int i = 0; i < o->n_calibs; i++) {
         char buf[SCN_PATH_MAX]; /* a calibration given by name: models/allreduce/NAME.yaml */
-        const char *path = locate_arg("models/allreduce", ".yaml", o->calibs[i], buf, sizeof buf, err);
+        const char *path =
+            locate_arg("models/allreduce", ".yaml", o->calibs[i], buf, sizeof buf, err);
         if (!path || scenario_add_allreduce(s, path, err)) return -1;
     }
     s->allow_foreign_calib = o->allow_foreign_calib;

@@ -108,8 +108,10 @@ static int part_read(shard_part *p, tp_err *err)
     if (!first || sscanf(first, "# tpsim sweep part %ld/%ld of %lu cells, sweep %16[0-9a-f]%c",
                          &p->shard, &p->n_shards, &p->cells, p->fp, &tail) != 4 ||
         strlen(p->fp) != 16 || p->n_shards < 1 || p->shard < 0 || p->shard >= p->n_shards) {
-        tp_err_at(err, p->path, 1, 1, "not a tpsim sweep part, expected a first line "
-                  "'# tpsim sweep part I/N of T cells, sweep FP' (made by tpsim sweep --shard I/N)");
+        tp_err_at(
+            err, p->path, 1, 1,
+            "not a tpsim sweep part, expected a first line "
+            "'# tpsim sweep part I/N of T cells, sweep FP' (made by tpsim sweep --shard I/N)");
         free(first);
         goto out;
     }
@@ -124,7 +126,8 @@ static int part_read(shard_part *p, tp_err *err)
         goto out;
     }
     size_t want = p->cells > (unsigned long)p->shard
-                      ? (p->cells - (unsigned long)p->shard + (unsigned long)p->n_shards - 1) / (unsigned long)p->n_shards
+                      ? (p->cells - (unsigned long)p->shard + (unsigned long)p->n_shards - 1) /
+                            (unsigned long)p->n_shards
                       : 0;
     if (want > len || !(p->rows = calloc(want + 1, sizeof *p->rows))) { /* a row is >= 1 byte */
         tp_err_at(err, p->path, 1, 1, "%lu cells is more than the file holds, expected a "
@@ -143,8 +146,10 @@ static int part_read(shard_part *p, tp_err *err)
     }
     if (bad) goto out;
     if (p->n_rows != want) {
-        tp_err_at(err, p->path, (int)p->n_rows + 3, 1, "%zu rows, expected %zu for shard %ld/%ld "
-                  "of %lu cells (a part cut short?)", p->n_rows, want, p->shard, p->n_shards, p->cells);
+        tp_err_at(err, p->path, (int)p->n_rows + 3, 1,
+                  "%zu rows, expected %zu for shard %ld/%ld "
+                  "of %lu cells (a part cut short?)",
+                  p->n_rows, want, p->shard, p->n_shards, p->cells);
         goto out;
     }
     rc = 0;
@@ -175,7 +180,8 @@ int shard_merge(FILE *out, const char *const *paths, int n, tp_err *err)
             goto out;
         }
         if (strcmp(p[i].header, p[0].header)) {
-            tp_err_at(err, p[i].path, 2, 1, "CSV header differs from %s's: not one sweep", p[0].path);
+            tp_err_at(err, p[i].path, 2, 1, "CSV header differs from %s's: not one sweep",
+                      p[0].path);
             goto out;
         }
     }

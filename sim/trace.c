@@ -73,7 +73,8 @@ static void tw_coll_name(const trace_writer *w, const prog_op *o, int graphs, ch
     double eb = w->elem_bytes > 0 ? w->elem_bytes : 2;
     const char *nccl_t = eb == 4 ? "f32" : eb == 1 ? "f8e4m3" : "bf16";
     if (o->kind == PROG_ALLGATHER) {
-        snprintf(out, TW_KNAME, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+        snprintf(out, TW_KNAME,
+                 "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
         return;
     }
     coll_cost c = {0};
@@ -91,8 +92,9 @@ static void tw_coll_name(const trace_writer *w, const prog_op *o, int graphs, ch
         tw_upper(algo, sizeof algo, c.algo);
         tw_upper(proto, sizeof proto, c.proto);
     }
-    snprintf(out, TW_KNAME, "ncclDevKernel_AllReduce_Sum_%s_%s_%s(ncclDevKernelArgsStorage<4096ul>)",
-             nccl_t, algo, proto);
+    snprintf(out, TW_KNAME,
+             "ncclDevKernel_AllReduce_Sum_%s_%s_%s(ncclDevKernelArgsStorage<4096ul>)", nccl_t, algo,
+             proto);
 }
 
 /* The collective's args after the kernel name: what tpsim calls it and what priced it. */
@@ -100,14 +102,17 @@ static char *tw_coll_args(char *p, const trace_writer *w, const prog_op *o, int 
 {
     p = tw_lit(p, ",\"op\":\"");
     p = tw_lit(p, prog_op_name(o));
-    p = tw_lit(p, o->kind == PROG_ALLGATHER ? "\",\"collective\":\"all_gather\"" : "\",\"collective\":\"all_reduce\"");
+    p = tw_lit(p, o->kind == PROG_ALLGATHER ? "\",\"collective\":\"all_gather\""
+                                            : "\",\"collective\":\"all_reduce\"");
     coll_cost c = {0};
-    if (o->kind == PROG_ALLREDUCE && w->have_coll && w->coll.cal) c = coll_allreduce(&w->coll, o->bytes, graphs);
+    if (o->kind == PROG_ALLREDUCE && w->have_coll && w->coll.cal)
+        c = coll_allreduce(&w->coll, o->bytes, graphs);
     p = tw_lit(p, ",\"priced_by\":\"");
     p = tw_lit(p, c.model ? c.model : "none");
     *p++ = '"';
-    int assumed = !c.model || (strcmp(c.model, "vllm-custom") &&
-                               (!c.algo || !c.proto || !strcmp(c.algo, "-") || !strcmp(c.proto, "-")));
+    int assumed =
+        !c.model || (strcmp(c.model, "vllm-custom") &&
+                     (!c.algo || !c.proto || !strcmp(c.algo, "-") || !strcmp(c.proto, "-")));
     return tw_lit(p, assumed ? ",\"algo_assumed\":true" : ",\"algo_assumed\":false");
 }
 
@@ -255,7 +260,8 @@ int trace_start(void *ctx, const engine_config *c)
         q = tw_i64(q, (int64_t)llround(p->ops[i].bytes));
         *q = '\0';
         w->knames[i * TW_KNAME] = '\0';
-        if (prog_is_collective(&p->ops[i])) tw_coll_name(w, &p->ops[i], graphs, w->knames + i * TW_KNAME);
+        if (prog_is_collective(&p->ops[i]))
+            tw_coll_name(w, &p->ops[i], graphs, w->knames + i * TW_KNAME);
     }
     for (long r = 0; r < tp; r++) w->ranks[r] = (trace_rank){0, 0, -1};
     char *q = w->buf;
@@ -264,7 +270,8 @@ int trace_start(void *ctx, const engine_config *c)
     q = tw_i64(q, tp);
     q = tw_lit(q, ",\"ranks_by_pid\":true},\n\"otherData\":{\"tool\":\"tpsim\",\"run\":");
     q = tw_str(q, title, 400);
-    q = tw_lit(q, "},\n\"traceEvents\":[\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"sort_index\":0}}");
+    q = tw_lit(q, "},\n\"traceEvents\":[\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,"
+                  "\"tid\":0,\"args\":{\"sort_index\":0}}");
     w->len = (size_t)(q - w->buf);
     char name[32];
     for (long r = 0; r < tp; r++) {
@@ -292,7 +299,8 @@ static const char *tw_host_name(const engine_slice *s, const prog_op *op, const 
     switch ((engine_label)s->label) {
     case SL_LAUNCH:
         *cat = "cuda_runtime";
-        return op && (op->kind == PROG_H2D || op->kind == PROG_D2H) ? "cudaMemcpyAsync" : "cudaLaunchKernel";
+        return op && (op->kind == PROG_H2D || op->kind == PROG_D2H) ? "cudaMemcpyAsync"
+                                                                    : "cudaLaunchKernel";
     case SL_GRAPH_LAUNCH: *cat = "cuda_runtime"; return "cudaGraphLaunch";
     case SL_SYNC: *cat = "cuda_runtime"; return "cudaStreamSynchronize";
     case SL_QUEUE_FULL: return "blocked: launch queue full";
@@ -304,7 +312,8 @@ static const char *tw_host_name(const engine_slice *s, const prog_op *op, const 
     }
 }
 
-static char *tw_head(char *p, const char *cat, const char *name, uint32_t rank, int tid, int64_t ts, int64_t dur)
+static char *tw_head(char *p, const char *cat, const char *name, uint32_t rank, int tid, int64_t ts,
+                     int64_t dur)
 {
     p = tw_lit(p, ",\n{\"ph\":\"X\",\"cat\":\"");
     p = tw_lit(p, cat);
@@ -330,7 +339,8 @@ static char *tw_flow(char *p, int start, uint64_t id, uint32_t rank, int tid, in
     p = tw_i64(p, tid);
     p = tw_lit(p, ",\"ts\":");
     p = tw_us(p, ts);
-    return tw_lit(p, start ? ",\"cat\":\"ac2g\",\"name\":\"ac2g\"}" : ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}");
+    return tw_lit(p, start ? ",\"cat\":\"ac2g\",\"name\":\"ac2g\"}"
+                           : ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}");
 }
 
 /* A correlation (and flow) id unique in the file: per-rank ids interleaved by rank. */
@@ -367,10 +377,13 @@ void trace_slice(void *ctx, const engine_slice *s)
         tr->stream_end = end;
         int copy = op->kind == PROG_H2D || op->kind == PROG_D2H;
         const char *kn = w->knames + (size_t)s->op * TW_KNAME;
-        const char *name = copy ? (op->kind == PROG_H2D ? "Memcpy HtoD (Pinned -> Device)" : "Memcpy DtoH (Device -> Pinned)")
-                           : kn[0] ? kn : prog_op_name(op);
+        const char *name = copy    ? (op->kind == PROG_H2D ? "Memcpy HtoD (Pinned -> Device)"
+                                                           : "Memcpy DtoH (Device -> Pinned)")
+                           : kn[0] ? kn
+                                   : prog_op_name(op);
         char *p = tw_room(w), *b = p;
-        p = tw_head(p, copy ? "gpu_memcpy" : "kernel", name, s->rank, TW_STREAM_TID, start, end - start);
+        p = tw_head(p, copy ? "gpu_memcpy" : "kernel", name, s->rank, TW_STREAM_TID, start,
+                    end - start);
         p = tw_lit(p, ",\"args\":{\"correlation\":");
         p = tw_u64(p, corr);
         p = tw_lit(p, ",\"stream\":7,\"step\":");

@@ -4,18 +4,17 @@
  * Contract: trace_init binds a writer to a caller-owned FILE; as the engine's sink
  * (trace_start, trace_slice) it writes the header when the run starts, then each slice as it
  * happens: nothing is held but a 64 KiB output buffer and per-op fragments, so memory does
- * not grow with steps. trace_end closes the document; it returns -1 if a write failed. Warm-up steps are not written; steps are
- * numbered from the first measured one.
- * Layout: one process per rank (pid = rank; `distributedInfo.ranks_by_pid` says so), host
- * thread tid 0, compute stream tid 7. Host launches are `cuda_runtime` events
- * (cudaLaunchKernel, cudaMemcpyAsync, cudaGraphLaunch, cudaStreamSynchronize), GPU work is
- * `kernel` / `gpu_memcpy` with `args.correlation` and an `ac2g` flow from its launch; the
- * kernels replayed by one graph share its launch's correlation id; each step is a
- * `user_annotation` "execute_step_N"; other host work is `cpu_op`. A collective's kernel
- * spans its wait for peers (args.wait_peers_ns), as a real NCCL kernel does.
- * Times: every start and end is rounded once to a tick of 2^-10 us (0.98 ns) and written
- * exactly, as decimal microseconds (at most ten decimals), formatted without printf; a slice
- * never starts before the previous one on its thread ends, and since a viewer's ts + dur is
+ * not grow with steps. trace_end closes the document; it returns -1 if a write failed. Warm-up
+ * steps are not written; steps are numbered from the first measured one. Layout: one process per
+ * rank (pid = rank; `distributedInfo.ranks_by_pid` says so), host thread tid 0, compute stream
+ * tid 7. Host launches are `cuda_runtime` events (cudaLaunchKernel, cudaMemcpyAsync,
+ * cudaGraphLaunch, cudaStreamSynchronize), GPU work is `kernel` / `gpu_memcpy` with
+ * `args.correlation` and an `ac2g` flow from its launch; the kernels replayed by one graph share
+ * its launch's correlation id; each step is a `user_annotation` "execute_step_N"; other host work
+ * is `cpu_op`. A collective's kernel spans its wait for peers (args.wait_peers_ns), as a real NCCL
+ * kernel does. Times: every start and end is rounded once to a tick of 2^-10 us (0.98 ns) and
+ * written exactly, as decimal microseconds (at most ten decimals), formatted without printf; a
+ * slice never starts before the previous one on its thread ends, and since a viewer's ts + dur is
  * exact in IEEE double on that grid, none overlap or stick out of the step that encloses
  * them as a viewer computes them either.
  * Collectives carry the kernel names real traces show, so tools that classify communication
@@ -25,8 +24,8 @@
  * decode-sized messages; args.algo_assumed says so), vLLM's custom all-reduce
  * "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 4>(vllm::RankData*, ...)" (or
  * _2stage), with args.op (tpsim's op), args.collective and args.priced_by. Correlation ids, and
- * so the ac2g flow ids (Kineto's flow id is the correlation id), are unique in the file. trace_gzip makes
- * the output gzip (for a .gz path).
+ * so the ac2g flow ids (Kineto's flow id is the correlation id), are unique in the file. trace_gzip
+ * makes the output gzip (for a .gz path).
  */
 #ifndef TPSIM_TRACE_H
 #define TPSIM_TRACE_H

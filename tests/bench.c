@@ -37,12 +37,13 @@ static int usage(void)
 int main(int argc, char **argv)
 {
     /* default: the eager-host hypothesis' order of magnitude, 6 us per launch, jittered */
-    const char *path = "scenarios/paper-additive.yaml", *calib = "models/allreduce/h100-sxm-tp8.yaml";
-    const char *sets[BENCH_MAX_SETS] = {"host.launch.dist=lognormal",    "host.launch.mean_us=6",
-                                        "host.launch.cv=0.3",            "host.collective.dist=lognormal",
-                                        "host.collective.mean_us=10",    "host.collective.cv=0.3",
-                                        "host.step.dist=normal",         "host.step.mean_us=1500",
-                                        "host.step.cv=0.1",              "gpu.launch_latency_us=4"};
+    const char *path = "scenarios/paper-additive.yaml",
+               *calib = "models/allreduce/h100-sxm-tp8.yaml";
+    const char *sets[BENCH_MAX_SETS] = {
+        "host.launch.dist=lognormal",     "host.launch.mean_us=6",      "host.launch.cv=0.3",
+        "host.collective.dist=lognormal", "host.collective.mean_us=10", "host.collective.cv=0.3",
+        "host.step.dist=normal",          "host.step.mean_us=1500",     "host.step.cv=0.1",
+        "gpu.launch_latency_us=4"};
     int n_sets = 10, reps = 5;
     long steps = 2000, tp = 8, batch = 8;
     engine_method method = ENGINE_AUTO;
@@ -57,7 +58,9 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--batch")) batch = atol(v);
         else if (!strcmp(a, "--set") && n_sets < BENCH_MAX_SETS) sets[n_sets++] = v;
         else if (!strcmp(a, "--method"))
-            method = !strcmp(v, "events") ? ENGINE_EVENTS : !strcmp(v, "maxplus") ? ENGINE_MAXPLUS : ENGINE_AUTO;
+            method = !strcmp(v, "events")    ? ENGINE_EVENTS
+                     : !strcmp(v, "maxplus") ? ENGINE_MAXPLUS
+                                             : ENGINE_AUTO;
         else return usage();
     }
     if (steps < 1 || reps < 1 || tp < 1) return usage();

@@ -88,9 +88,9 @@ static void old_write(FILE *f, const kept *k)
 
 static int bench_writer(void)
 {
-    const char *sets[] = {"host.launch.dist=lognormal", "host.launch.mean_us=6", "host.launch.cv=0.3",
-                          "host.collective.dist=lognormal", "host.collective.mean_us=10",
-                          "host.collective.cv=0.3"};
+    const char *sets[] = {"host.launch.dist=lognormal", "host.launch.mean_us=6",
+                          "host.launch.cv=0.3",         "host.collective.dist=lognormal",
+                          "host.collective.mean_us=10", "host.collective.cv=0.3"};
     scenario *s = malloc(sizeof *s);
     tp_err err;
     if (!s || scenario_load("scenarios/eager-host-dispatch.yaml", sets, 6, s, &err)) {
@@ -143,9 +143,12 @@ static int bench_writer(void)
         dt = now_s() - t0;
         if (dt < t_none) t_none = dt;
     }
-    printf("trace workload: Llama-3.1-70B TP-8 eager, launch jitter cv 0.3, 20 steps x 8 ranks, %zu slices\n", slices);
+    printf("trace workload: Llama-3.1-70B TP-8 eager, launch jitter cv 0.3, 20 steps x 8 ranks, "
+           "%zu slices\n",
+           slices);
     printf("trace_before_s: %.3f   (slices kept in memory, then jw/printf per field)\n", t_old);
-    printf("trace_after_s: %.3f    (streamed, hand-formatted integer ns; includes writing %.1f MB to a temp file)\n",
+    printf("trace_after_s: %.3f    (streamed, hand-formatted integer ns; includes writing %.1f MB "
+           "to a temp file)\n",
            t_new, (double)out_bytes / 1e6);
     printf("no_trace_s: %.3f\n", t_none);
     printf("trace_speedup: %.2f\n", t_old / t_new);
@@ -230,8 +233,8 @@ static int bench_import(const char *src)
         tr_free(&t);
     }
     unlink(path);
-    printf("import workload: %s events x %zu, %.1f MB uncompressed Kineto JSON, %zu kernels\n", src, reps,
-           (double)size / 1e6, kernels);
+    printf("import workload: %s events x %zu, %.1f MB uncompressed Kineto JSON, %zu kernels\n", src,
+           reps, (double)size / 1e6, kernels);
     printf("import_s: %.3f\n", best);
     printf("import_mb_per_s: %.1f\n", (double)size / 1e6 / best);
     return 0;

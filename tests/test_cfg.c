@@ -249,7 +249,8 @@ static void test_alias_bomb(void **state)
 {
     (void)state;
     char text[2048];
-    size_t used = (size_t)snprintf(text, sizeof text, "a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n");
+    size_t used =
+        (size_t)snprintf(text, sizeof text, "a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n");
     for (char c = 'b'; c <= 'j'; c++) {
         used += (size_t)snprintf(text + used, sizeof text - used, "%c: &%c [", c, c);
         for (int i = 0; i < 9; i++)
@@ -301,7 +302,8 @@ static void test_many_keys(void **state)
     char *text = malloc(cap);
     assert_non_null(text);
     size_t used = 0;
-    for (size_t i = 0; i < n; i++) used += (size_t)snprintf(text + used, cap - used, "k%zu: 1\n", i);
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(text + used, cap - used, "k%zu: 1\n", i);
     LOAD_FAILS(text, "t.yaml:1:1: ", "keys in one mapping");
     free(text);
 }

@@ -1,7 +1,7 @@
 /* test_coll.c: the collective models (sim/coll.h) and NCCL's tuner model (sim/nccltune.h)
- * against values computed by hand from their formulas (docs/sources.md#vllm-custom-ar, #vllm-ar-sizes and #nccl-tuner),
- * vLLM's thresholds at their boundaries, the tuner's choice on a synthetic table, and graph
- * vs eager launch through the whole run. */
+ * against values computed by hand from their formulas (docs/sources.md#vllm-custom-ar,
+ * #vllm-ar-sizes and #nccl-tuner), vLLM's thresholds at their boundaries, the tuner's choice on a
+ * synthetic table, and graph vs eager launch through the whole run. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -26,7 +26,8 @@ static void assert_near(double got, double want, double tol)
     if (fabs(got - want) > tol) fail_msg("got %.9g, want %.9g (tol %g)", got, want, tol);
 }
 
-/* lambda 20 us, beta 300 GB/s; custom one-stage 6 us + b / 100 GB/s, two-stage 12 us + b / 150 GB/s */
+/* lambda 20 us, beta 300 GB/s; custom one-stage 6 us + b / 100 GB/s, two-stage 12 us + b / 150 GB/s
+ */
 static arcal test_cal(long k)
 {
     arcal c;
@@ -64,7 +65,8 @@ static void test_nccl_fit_by_hand(void **state)
     assert_near(coll_allreduce(&s, 16384, 1).total_s * 1e6, 7.08192, 1e-9);
     assert_int_equal(coll_allreduce(&s, 16384, 1).eager_in_graph, 0);
     assert_near(coll_allreduce(&s, 16384, 0).total_s * 1e6, 20.08192, 1e-9);
-    /* piecewise: the piece holding b; 1 MiB on piece 2 (30 us, 600 GB/s): 30 + 1.5 * 1048576 / 6e5 */
+    /* piecewise: the piece holding b; 1 MiB on piece 2 (30 us, 600 GB/s): 30 + 1.5 * 1048576 / 6e5
+     */
     c.piecewise = 1;
     c.n_pieces = 2;
     c.pieces[0] = (arcal_piece){0, 10e-6, 100e9};
@@ -188,7 +190,8 @@ static void test_tuner_synthetic_table(void **state)
     assert_near(lat, 15.0, 1e-12);
     assert_near(nt_time(&in, NT_RING, NT_LL128, 1e6, &lat), 40.6 + 1e6 / (1000 * ll128), 1e-9);
     assert_near(nt_time(&in, NT_RING, NT_SIMPLE, 1e6, &lat), 56.0 + 1e6 / (1000 * simple), 1e-9);
-    assert_near(nt_time(&in, NT_TREE, NT_LL, 1e6, &lat), 15.2 + 1e6 / (1000 * (294.4 / 3.8 / 2)), 1e-9);
+    assert_near(nt_time(&in, NT_TREE, NT_LL, 1e6, &lat), 15.2 + 1e6 / (1000 * (294.4 / 3.8 / 2)),
+                1e-9);
     assert_near(nt_time(&in, NT_TREE, NT_LL128, 1e6, &lat),
                 31.5 + 1e6 / (1000 * (294.4 * 7 / 9 / 2)), 1e-9);
     assert_near(nt_time(&in, NT_TREE, NT_SIMPLE, 1e6, &lat), 64.4 + 1e6 / (1000 * 147.2), 1e-9);
@@ -210,7 +213,8 @@ static void test_tuner_synthetic_table(void **state)
     assert_int_equal(nt_pick(&in, 32.38e6 + 1e5).proto, NT_SIMPLE);
     /* 2.30.7 scales NVLS by k/(2(k-1)) instead of 5/6: 25 + 1e6 / (480 * 8/14 * 1000) */
     in = (nt_inputs){nt_find("2.30.7"), 8, 16, 20, 480, NT_ALL_ALGOS};
-    assert_near(nt_time(&in, NT_NVLS, NT_SIMPLE, 1e6, &lat), 25 + 1e6 / (480.0 * 8 / 14 * 1000), 1e-9);
+    assert_near(nt_time(&in, NT_NVLS, NT_SIMPLE, 1e6, &lat), 25 + 1e6 / (480.0 * 8 / 14 * 1000),
+                1e-9);
     /* 2.21.5: Tree Simple has base latency 0 and NVLink latency 28: 0 + 2*7*28 = 392 */
     in.table = nt_find("2.21.5");
     nt_time(&in, NT_TREE, NT_SIMPLE, 0, &lat);

@@ -64,7 +64,8 @@ static void test_plain_and_quoted(void **state)
 static void test_crlf_bom_comments(void **state)
 {
     (void)state;
-    static const char in[] = "\xEF\xBB\xBF# provenance\r\n\r\nconfig,tp\r\n  # note\r\nH100 TP-2,2\r\n";
+    static const char in[] =
+        "\xEF\xBB\xBF# provenance\r\n\r\nconfig,tp\r\n  # note\r\nH100 TP-2,2\r\n";
     char *t = text_of(in, sizeof in - 1);
     csv_reader r;
     rec x;
@@ -128,7 +129,8 @@ static void test_errors(void **state)
 static void test_write_reads_back(void **state)
 {
     (void)state;
-    const char *fields[] = {"plain", "H100 SXM", "a,b", "say \"x\"", "two\nlines", " pad ", "#x", ""};
+    const char *fields[] = {"plain",      "H100 SXM", "a,b", "say \"x\"",
+                            "two\nlines", " pad ",    "#x",  ""};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -140,7 +142,8 @@ static void test_write_reads_back(void **state)
     fputc('\n', f);
     fclose(f);
     /* exactly the RFC's quoting, by hand */
-    assert_string_equal(buf, "plain,H100 SXM,\"a,b\",\"say \"\"x\"\"\",\"two\nlines\",\" pad \",\"#x\",\n");
+    assert_string_equal(
+        buf, "plain,H100 SXM,\"a,b\",\"say \"\"x\"\"\",\"two\nlines\",\" pad \",\"#x\",\n");
     csv_reader r;
     rec x;
     tp_err err;

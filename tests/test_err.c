@@ -50,7 +50,8 @@ static void test_long_message_keeps_reason(void **state)
     size_t cut = strtoul(mark + 4, NULL, 10);
     /* what is shown plus what was cut is the whole message */
     size_t whole = n + strlen(reason);
-    size_t marker = strlen("\xe2\x80\xa6()\xe2\x80\xa6 bytes cut") + (size_t)snprintf(NULL, 0, "%zu", cut);
+    size_t marker =
+        strlen("\xe2\x80\xa6()\xe2\x80\xa6 bytes cut") + (size_t)snprintf(NULL, 0, "%zu", cut);
     assert_int_equal(len - marker + cut, whole);
     free(path);
 }

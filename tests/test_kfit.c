@@ -313,7 +313,8 @@ static void test_bundled_and_cost(void **state)
     assert_int_equal(cost_apply(&p, &cp, NULL, &err), 0);
     for (size_t i = 0; i < p.n; i++)
         if (p.ops[i].name == OPN_QKV_PROJ) {
-            assert_true(fabs(p.ops[i].gpu_s - want * (1 + c.cls[KC_GEMM].heldout_mape_pct / 100)) < 1e-12);
+            assert_true(fabs(p.ops[i].gpu_s - want * (1 + c.cls[KC_GEMM].heldout_mape_pct / 100)) <
+                        1e-12);
             break;
         }
     prog_free(&p);

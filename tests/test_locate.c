@@ -85,11 +85,12 @@ static void test_order(void **state)
     char path[256];
     snprintf(path, sizeof path, "%s/a::%s/b", root, root); /* an empty entry is skipped */
     setenv("TPSIM_PATH", path, 1);
-    expect_found("models", "both", "scn", "scn/models/both.yaml");     /* the scenario's folder first */
-    expect_found("models", "only-a", "scn", "a/models/only-a.yaml");   /* then $TPSIM_PATH, in order */
+    expect_found("models", "both", "scn", "scn/models/both.yaml"); /* the scenario's folder first */
+    expect_found("models", "only-a", "scn",
+                 "a/models/only-a.yaml"); /* then $TPSIM_PATH, in order */
     expect_found("models", "only-b", "scn", "b/models/only-b.yaml");
     expect_found("models/hw", "gpu", "scn", "b/models/hw/gpu.yaml");   /* the kind's folder */
-    expect_found("models", "mine.yaml", "scn", "scn/mine.yaml");       /* a path: from the scenario */
+    expect_found("models", "mine.yaml", "scn", "scn/mine.yaml"); /* a path: from the scenario */
     /* a path that climbs out of the scenario's folder, found elsewhere without its "../" */
     expect_found("models", "../models/only-b.yaml", "scn", "b/models/only-b.yaml");
     unsetenv("TPSIM_PATH");
@@ -118,8 +119,9 @@ static void test_not_found(void **state)
     assert_int_equal(locate_file("models", ".yaml", "ONLY-A", scn, out, sizeof out, &err), -1);
     assert_non_null(strstr(err.msg, "; did you mean only-a? "));
     assert_int_equal(locate_file("models", ".yaml", "x/nope.yaml", scn, out, sizeof out, &err), -1);
-    snprintf(want, sizeof want, "%s/scn/x/nope.yaml: cannot open: no such file (also looked in %s/a, %s)",
-             root, root, locate_share());
+    snprintf(want, sizeof want,
+             "%s/scn/x/nope.yaml: cannot open: no such file (also looked in %s/a, %s)", root, root,
+             locate_share());
     assert_string_equal(err.msg, want);
     unsetenv("TPSIM_PATH");
 }
@@ -129,7 +131,8 @@ static void test_absolute_as_is(void **state)
     (void)state;
     char out[64];
     tp_err err;
-    assert_int_equal(locate_file("models", ".yaml", "/no/such.yaml", "x", out, sizeof out, &err), 0);
+    assert_int_equal(locate_file("models", ".yaml", "/no/such.yaml", "x", out, sizeof out, &err),
+                     0);
     assert_string_equal(out, "/no/such.yaml"); /* its loader says it cannot open it */
 }
 

@@ -44,8 +44,8 @@ static void test_memory_flat_in_steps(void **state)
     scenario *s = malloc(sizeof *s);
     tp_err err;
     /* host.step is absent from the scenario (zero per-step host work): named whole here */
-    const char *sets[] = {"execution.mode=graphs", "host.step.dist=lognormal", "host.step.mean_us=0",
-                          "host.step.cv=0.2"};
+    const char *sets[] = {"execution.mode=graphs", "host.step.dist=lognormal",
+                          "host.step.mean_us=0", "host.step.cv=0.2"};
     assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", sets, 4, s, &err), 0);
     run_request req = {2, 1, 2048, 100000, 0, 3, 0};
     run_summary sum;
@@ -67,7 +67,9 @@ static dist random_dist(pcg32 *g, double mean_hi)
 {
     dist_kind kind = (dist_kind)pcg32_bounded(g, 4);
     double mean = pcg32_bounded(g, 5) == 0 ? 0.0 : uni(g, 0, mean_hi);
-    double cv_hi = kind == DIST_UNIFORM ? DIST_UNIFORM_MAX_CV : kind == DIST_NORMAL ? DIST_NORMAL_MAX_CV : 1.0;
+    double cv_hi = kind == DIST_UNIFORM  ? DIST_UNIFORM_MAX_CV
+                   : kind == DIST_NORMAL ? DIST_NORMAL_MAX_CV
+                                         : 1.0;
     double cv = pcg32_bounded(g, 4) == 0 ? 0.0 : uni(g, 0, cv_hi);
     return dist_make(kind, mean, cv);
 }
@@ -117,13 +119,20 @@ static void test_random_configs_bit_identical(void **state)
         int slow = pcg32_bounded(&g, 3) == 0;
         if (slow) { /* a straggler: slower launches and extra per-step work on one rank */
             long r = (long)pcg32_bounded(&g, (uint32_t)tp);
-            h[r].launch = dist_make(base.launch.kind, base.launch.mean * uni(&g, 1, 3), base.launch.cv);
-            h[r].step = dist_make(base.step.kind, base.step.mean + uni(&g, 0, 500e-6), base.step.cv);
+            h[r].launch =
+                dist_make(base.launch.kind, base.launch.mean * uni(&g, 1, 3), base.launch.cv);
+            h[r].step =
+                dist_make(base.step.kind, base.step.mean + uni(&g, 0, 500e-6), base.step.cv);
             n_slow++;
         }
-        engine_config c = {.program = &p, .tp = tp, .steps = 1 + (long)pcg32_bounded(&g, 6),
-                           .warmup = (long)pcg32_bounded(&g, 3), .seed = pcg32_next(&g), .host = h,
-                           .graphs = (int)pcg32_bounded(&g, 2), .graph_launch = random_dist(&g, 60e-6),
+        engine_config c = {.program = &p,
+                           .tp = tp,
+                           .steps = 1 + (long)pcg32_bounded(&g, 6),
+                           .warmup = (long)pcg32_bounded(&g, 3),
+                           .seed = pcg32_next(&g),
+                           .host = h,
+                           .graphs = (int)pcg32_bounded(&g, 2),
+                           .graph_launch = random_dist(&g, 60e-6),
                            .broadcast_wait = (int)pcg32_bounded(&g, 2),
                            .phases_overlap = phased && pcg32_bounded(&g, 2),
                            .queue_depth = 1 + (long)pcg32_bounded(&g, (uint32_t)p.n + 8),
@@ -153,7 +162,8 @@ static void test_random_configs_bit_identical(void **state)
         prog_free(&p);
     }
     /* the random draw covered every feature many times */
-    assert_true(n_bcast > 100 && n_graphs > 100 && n_blocking > 100 && n_slow > 60 && n_overlap > 60);
+    assert_true(n_bcast > 100 && n_graphs > 100 && n_blocking > 100 && n_slow > 60 &&
+                n_overlap > 60);
 }
 
 static void count_slice(void *ctx, const engine_slice *sl)
@@ -213,9 +223,9 @@ static void test_fallback(void **state)
  * with folded steps equals, to the bit, the one from the event engine's kept steps, and
  * so do the per-rank accounts. */
 static const char *const scenario_files[] = {
-    "scenarios/paper-additive.yaml", "scenarios/eager-host-dispatch.yaml",
-    "scenarios/eager-straggler.yaml", "scenarios/eager-broadcast.yaml", "scenarios/cuda-graphs.yaml",
-    "tests/bench/peer-tp8.yaml"};
+    "scenarios/paper-additive.yaml",  "scenarios/eager-host-dispatch.yaml",
+    "scenarios/eager-straggler.yaml", "scenarios/eager-broadcast.yaml",
+    "scenarios/cuda-graphs.yaml",     "tests/bench/peer-tp8.yaml"};
 static const char *const calibrations[] = {"models/allreduce/h100-sxm-tp2.yaml",
                                            "models/allreduce/h100-sxm-tp4.yaml",
                                            "models/allreduce/h100-sxm-tp8.yaml"};
@@ -239,9 +249,11 @@ static void tuner_calibrations(char *dir, char (*out)[512])
         buf[n] = '\0';
         fwrite(buf, 1, n, f);
         if (!strstr(buf, "\ntuner:"))
-            fprintf(f, "tuner:\n  nccl_version: \"2.21.5\"\n  algorithms: [ring, tree]\n  channels: 16\n"
-                   "  bw_per_channel_gbps: 20\n  launch_us: 6\n  graph_launch_us: 3\n"
-                   "  source: \"test values (tests/test_maxplus.c), not a measurement\"\n");
+            fprintf(
+                f,
+                "tuner:\n  nccl_version: \"2.21.5\"\n  algorithms: [ring, tree]\n  channels: 16\n"
+                "  bw_per_channel_gbps: 20\n  launch_us: 6\n  graph_launch_us: 3\n"
+                "  source: \"test values (tests/test_maxplus.c), not a measurement\"\n");
         fclose(f);
         fclose(in);
     }
@@ -261,11 +273,28 @@ static void check_cell(const scenario *s, long tp, long batch, const char *what)
     run_summary c;
     assert_int_equal(run_cell(s, &req, &c, NULL, &err), 0); /* fast path, folded steps */
     assert_int_equal(c.method, ENGINE_MAXPLUS);
-    double ga[] = {a.step_mean, a.step_p50, a.step_p99, a.step_min, a.step_max, a.breakdown.host,
-                   a.breakdown.compute, a.breakdown.allreduce, a.breakdown.wait_peers, a.breakdown.gpu_idle};
-    double gc[] = {c.step_mean, c.step_p50, c.step_p99, c.step_min, c.step_max, c.breakdown.host,
-                   c.breakdown.compute, c.breakdown.allreduce, c.breakdown.wait_peers, c.breakdown.gpu_idle};
-    if (memcmp(ga, gc, sizeof ga)) fail_msg("%s tp %ld batch %ld: summaries differ", what, tp, batch);
+    double ga[] = {a.step_mean,
+                   a.step_p50,
+                   a.step_p99,
+                   a.step_min,
+                   a.step_max,
+                   a.breakdown.host,
+                   a.breakdown.compute,
+                   a.breakdown.allreduce,
+                   a.breakdown.wait_peers,
+                   a.breakdown.gpu_idle};
+    double gc[] = {c.step_mean,
+                   c.step_p50,
+                   c.step_p99,
+                   c.step_min,
+                   c.step_max,
+                   c.breakdown.host,
+                   c.breakdown.compute,
+                   c.breakdown.allreduce,
+                   c.breakdown.wait_peers,
+                   c.breakdown.gpu_idle};
+    if (memcmp(ga, gc, sizeof ga))
+        fail_msg("%s tp %ld batch %ld: summaries differ", what, tp, batch);
     run_release(&da);
     run_release(&db);
 }
@@ -278,10 +307,13 @@ static void test_scenarios_bit_identical(void **state)
     const char *variants[][5] = {
         {"execution.mode=eager", NULL},
         {"execution.mode=graphs", NULL},
-        {"host.launch.dist=lognormal", "host.launch.mean_us=9", "host.launch.cv=0.4", "host.queue_depth=3", NULL},
-        {"host.step.dist=normal", "host.step.mean_us=900", "host.step.cv=0.2", "host.broadcast_wait=true", NULL},
+        {"host.launch.dist=lognormal", "host.launch.mean_us=9", "host.launch.cv=0.4",
+         "host.queue_depth=3", NULL},
+        {"host.step.dist=normal", "host.step.mean_us=900", "host.step.cv=0.2",
+         "host.broadcast_wait=true", NULL},
         /* MoE (vLLM's FusedMoE sequence) and per-tensor precision: ops the models work adds */
-        {"model=Mixtral-8x7B-v0.1", "host.launch.dist=lognormal", "host.launch.cv=0.3", "host.queue_depth=5", NULL},
+        {"model=Mixtral-8x7B-v0.1", "host.launch.dist=lognormal", "host.launch.cv=0.3",
+         "host.queue_depth=5", NULL},
         {"precision.weights=fp8", "precision.kv_cache=fp8", "execution.mode=graphs", NULL},
         /* issue 18's op kinds: q/k norm, Gemma's extra norms, GELU, embedding scale, logit
          * soft-cap (eager, after the gather) and per-layer sliding windows */
@@ -300,15 +332,18 @@ static void test_scenarios_bit_identical(void **state)
                 char model_set[96];
                 int n = 0;
                 while (variants[v][n]) sets[n] = variants[v][n], n++;
-                snprintf(model_set, sizeof model_set, "collective.allreduce=%s", coll_model_names[m]);
+                snprintf(model_set, sizeof model_set, "collective.allreduce=%s",
+                         coll_model_names[m]);
                 sets[n++] = model_set;
                 if (scenario_load(scenario_files[f], sets, n, s, &err))
                     fail_msg("%s: %s", scenario_files[f], err.msg);
                 for (size_t c = 0; c < sizeof calibrations / sizeof *calibrations; c++)
-                    if (scenario_add_allreduce(s, cals[c], &err)) fail_msg("%s: %s", cals[c], err.msg);
+                    if (scenario_add_allreduce(s, cals[c], &err))
+                        fail_msg("%s: %s", cals[c], err.msg);
                 for (long tp = 2; tp <= 8; tp *= 2) {
                     char what[256];
-                    snprintf(what, sizeof what, "%s [%s] %s", scenario_files[f], variants[v][0], model_set);
+                    snprintf(what, sizeof what, "%s [%s] %s", scenario_files[f], variants[v][0],
+                             model_set);
                     if (run_check_tp(s, tp, &err)) fail_msg("%s tp %ld: %s", what, tp, err.msg);
                     check_cell(s, tp, tp == 4 ? 8 : 1, what);
                     checked[m]++;

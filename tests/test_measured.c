@@ -77,9 +77,11 @@ static void test_order_and_bind(void **state)
     char scn[256];
     tp_err err = {{0}};
     const char *mpath = tm_file(tm_good);
-    snprintf(scn, sizeof scn,
-             "host:\n  launch: {dist: constant, mean_us: 26}\n  step: {dist: constant, mean_us: 7}\n"
-             "measured: %s\n", mpath);
+    snprintf(
+        scn, sizeof scn,
+        "host:\n  launch: {dist: constant, mean_us: 26}\n  step: {dist: constant, mean_us: 7}\n"
+        "measured: %s\n",
+        mpath);
     cfg_doc *doc = cfg_load_string("s.yaml", scn, strlen(scn), &err);
     assert_non_null(doc);
     const char *sets[] = {"host.launch.cv=0.25"};
@@ -117,15 +119,19 @@ static void test_bad_files(void **state)
     (void)state;
     expect_refused("kind: hardware\nhost: {}\n", "1:7:", "expected trace-calibration");
     expect_refused("kind: trace-calibration\nhost: {}\nextra: 1\n", "3:1:", "extra");
-    expect_refused("kind: trace-calibration\nhost:\n  launch: {dist: constant, mean_us: nan, source: x}\n",
-                   "3:37:", "not a number");
-    expect_refused("kind: trace-calibration\nhost:\n  launch: {dist: constant, mean_us: 1, cv: 0.2, source: x}\n",
+    expect_refused(
+        "kind: trace-calibration\nhost:\n  launch: {dist: constant, mean_us: nan, source: x}\n",
+        "3:37:", "not a number");
+    expect_refused("kind: trace-calibration\nhost:\n  launch: {dist: constant, mean_us: 1, cv: "
+                   "0.2, source: x}\n",
                    "3:44:", "a constant has no cv");
-    expect_refused("kind: trace-calibration\nhost:\n  step: {unmeasured: false}\n", "3:22:", "expected true");
+    expect_refused("kind: trace-calibration\nhost:\n  step: {unmeasured: false}\n",
+                   "3:22:", "expected true");
     expect_refused("kind: trace-calibration\nhost: {}\ngpu: {hbm_efficiency: 0.5}\n", "3:23:",
                    "hbm_efficiency_source");
-    expect_refused("kind: trace-calibration\nhost: {}\ngpu: {hbm_efficiency: 0, hbm_efficiency_source: x}\n",
-                   "3:23:", "out of range");
+    expect_refused(
+        "kind: trace-calibration\nhost: {}\ngpu: {hbm_efficiency: 0, hbm_efficiency_source: x}\n",
+        "3:23:", "out of range");
     expect_refused("kind: trace-calibration\nhost: {}\napply: [nothing]\n", "3:9:", "key=value");
 }
 

@@ -219,12 +219,14 @@ static void test_hf_mistral_sliding_window(void **state)
 static void test_hf_default_dtype(void **state)
 {
     (void)state;
-    static const char *const with = "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
-                                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
-                                    " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\"}";
-    static const char *const without = "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
-                                       " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
-                                       " \"vocab_size\": 100}";
+    static const char *const with =
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
+        " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
+        " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\"}";
+    static const char *const without =
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
+        " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
+        " \"vocab_size\": 100}";
     char path[256];
     model_arch a, b;
     tp_err err;
@@ -264,39 +266,46 @@ static void expect_refused(const char *name, const char *json, const char *want1
 static void test_hf_refusals(void **state)
 {
     (void)state;
-    expect_refused("gpt2", "{\n  \"model_type\": \"gpt2\",\n  \"architectures\": [\"GPT2LMHeadModel\"]\n}\n",
-                   ".json:3:3: architectures: 'GPT2LMHeadModel' is not supported", "LlamaForCausalLM");
+    expect_refused(
+        "gpt2", "{\n  \"model_type\": \"gpt2\",\n  \"architectures\": [\"GPT2LMHeadModel\"]\n}\n",
+        ".json:3:3: architectures: 'GPT2LMHeadModel' is not supported", "LlamaForCausalLM");
     expect_refused("nohidden",
                    "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2}",
                    ":1:1: hidden_size: missing", "expected an integer");
-    expect_refused("badkv",
-                   "{\"architectures\": [\"MistralForCausalLM\"], \"num_hidden_layers\": 2,\n"
-                   " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
-                   " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\", \"num_key_value_heads\": 3}",
-                   ":3:48: num_key_value_heads: 3 does not divide", "(8)");
-    expect_refused("syntax", "{\"architectures\": [\"LlamaForCausalLM\"],\n \"hidden_size\": 4096,,}",
+    expect_refused(
+        "badkv",
+        "{\"architectures\": [\"MistralForCausalLM\"], \"num_hidden_layers\": 2,\n"
+        " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
+        " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\", \"num_key_value_heads\": 3}",
+        ":3:48: num_key_value_heads: 3 does not divide", "(8)");
+    expect_refused("syntax",
+                   "{\"architectures\": [\"LlamaForCausalLM\"],\n \"hidden_size\": 4096,,}",
                    ":2:", "expected a JSON config.json");
-    expect_refused("dup", "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 1, \"hidden_size\": 2}",
-                   "duplicate", "hidden_size");
+    expect_refused(
+        "dup",
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 1, \"hidden_size\": 2}",
+        "duplicate", "hidden_size");
     expect_refused("dtype",
                    "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
                    " \"vocab_size\": 100, \"torch_dtype\": \"int8\"}",
                    "torch_dtype: expected bfloat16, float16 or float32", ":3:");
     /* a name longer than the 63 bytes the field holds is refused, not cut */
-    expect_refused("longname",
-                   "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
-                   " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
-                   " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\",\n"
-                   " \"_name_or_path\": \"org/a-model-name-that-goes-on-and-on-well-past-sixty-three-bytes\"}",
-                   ":4:2: _name_or_path: 64 bytes", "at most 63"); /* 64 characters */
-    expect_refused("sparse_step",
-                   "{\"architectures\": [\"Qwen2MoeForCausalLM\"], \"num_hidden_layers\": 2,\n"
-                   " \"hidden_size\": 64, \"num_attention_heads\": 8, \"vocab_size\": 100,\n"
-                   " \"torch_dtype\": \"bfloat16\", \"num_experts\": 4, \"num_experts_per_tok\": 2,\n"
-                   " \"moe_intermediate_size\": 32, \"decoder_sparse_step\": 2}",
-                   ":4:31: decoder_sparse_step: 2 (dense layers between MoE layers) is not modelled",
-                   "expected 1");
+    expect_refused(
+        "longname",
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
+        " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
+        " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\",\n"
+        " \"_name_or_path\": \"org/a-model-name-that-goes-on-and-on-well-past-sixty-three-bytes\"}",
+        ":4:2: _name_or_path: 64 bytes", "at most 63"); /* 64 characters */
+    expect_refused(
+        "sparse_step",
+        "{\"architectures\": [\"Qwen2MoeForCausalLM\"], \"num_hidden_layers\": 2,\n"
+        " \"hidden_size\": 64, \"num_attention_heads\": 8, \"vocab_size\": 100,\n"
+        " \"torch_dtype\": \"bfloat16\", \"num_experts\": 4, \"num_experts_per_tok\": 2,\n"
+        " \"moe_intermediate_size\": 32, \"decoder_sparse_step\": 2}",
+        ":4:31: decoder_sparse_step: 2 (dense layers between MoE layers) is not modelled",
+        "expected 1");
 }
 
 /* ---- MoE -------------------------------------------------------------------------------- */
@@ -335,7 +344,8 @@ static void test_moe_mixtral_bytes(void **state)
     prog_free(&p);
     assert_int_equal(prog_build(&p, &m, &o, 2, 4, 1, &err), 0);
     assert_near(p.experts_touched, 5.46875);
-    assert_near(find_op(&p, OPN_MOE_W13, 5)->bytes, 5.46875 * 117440512.0 + 8 * (4096 + 14336) * 2.0);
+    assert_near(find_op(&p, OPN_MOE_W13, 5)->bytes,
+                5.46875 * 117440512.0 + 8 * (4096 + 14336) * 2.0);
     prog_free(&p);
     /* weights held at TP-1: per layer qkv 4096*(4096+2*1024) + o 4096*4096 + router 4096*8
      * + 8 experts * 3 * 4096*14336 = 1451261952 params; 32 layers, plus embedding and lm_head
@@ -380,7 +390,8 @@ static void test_moe_qwen_shared_expert(void **state)
     assert_int_equal(in_layer, 25);
     /* batch 1: 4 experts of 2048 x 2*704 (w13) at 2 B; the shared expert is a dense MLP of
      * 5632/2 = 2816 per rank: gate_up 2048 x 5632 */
-    assert_near(find_op(&p, OPN_MOE_W13, 7)->bytes, 4 * 2048.0 * 1408 * 2 + 4 * (2048 + 1408) * 2.0);
+    assert_near(find_op(&p, OPN_MOE_W13, 7)->bytes,
+                4 * 2048.0 * 1408 * 2 + 4 * (2048 + 1408) * 2.0);
     assert_near(find_op(&p, OPN_SHARED_GATE_UP, 7)->bytes, 2048.0 * 5632 * 2 + (2048 + 5632) * 2.0);
     prog_free(&p);
 }
@@ -415,7 +426,8 @@ static void test_mla_deepseek_v3(void **state)
     assert_near(p.kv_bytes, 61.0 * 1000 * 576 * 2);
     /* 128/8 = 16 heads a rank; q into the latent: W_UK 16 x 128 x 512 at 2 B, q 128 in,
      * 512 out per head */
-    assert_near(find_op(&p, OPN_MLA_Q_ABSORB, 5)->bytes, 2.0 * 16 * 128 * 512 + 2.0 * 16 * (128 + 512));
+    assert_near(find_op(&p, OPN_MLA_Q_ABSORB, 5)->bytes,
+                2.0 * 16 * 128 * 512 + 2.0 * 16 * (128 + 512));
     /* attention reads 1000 x 576 latent values, q (576) in and the latent output (512) out */
     assert_near(find_op(&p, OPN_ATTENTION, 5)->bytes, 2.0 * 1000 * 576 + 2.0 * 16 * (576 + 512));
     /* fused_qkv_a_proj is replicated: 7168 x (1536 + 512 + 64) in FP8 + one scale */
@@ -455,8 +467,10 @@ static void test_moe_bytes_batch(void **state)
     double touched8 = 8.0 * (1.0 - 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75);
     assert_int_equal(prog_build(&p, &m, &o, 2, 8, 1, &err), 0);
     assert_near(p.experts_touched, touched8);
-    assert_near(find_op(&p, OPN_MOE_W2, 0)->bytes, touched8 * 58720256.0 + 16 * (7168 + 4096) * 2.0);
-    assert_near(find_op(&p, OPN_MOE_W13, 0)->bytes, touched8 * 117440512.0 + 16 * (4096 + 14336) * 2.0);
+    assert_near(find_op(&p, OPN_MOE_W2, 0)->bytes,
+                touched8 * 58720256.0 + 16 * (7168 + 4096) * 2.0);
+    assert_near(find_op(&p, OPN_MOE_W13, 0)->bytes,
+                touched8 * 117440512.0 + 16 * (4096 + 14336) * 2.0);
     prog_free(&p);
 }
 
@@ -487,7 +501,8 @@ static void test_deepseek_shared_experts(void **state)
     prog_opts o = {.prec_kv_cache = PREC_BF16, .allreduce_no_copy = 1};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 8, 1, 16, &err), 0);
-    assert_near(find_op(&p, OPN_SHARED_GATE_UP, 10)->bytes, 7168.0 * 1536 + 4 + (7168.0 + 1536) * 2);
+    assert_near(find_op(&p, OPN_SHARED_GATE_UP, 10)->bytes,
+                7168.0 * 1536 + 4 + (7168.0 + 1536) * 2);
     assert_near(find_op(&p, OPN_SHARED_DOWN, 10)->bytes, 768.0 * 7168 + 4 + (768.0 + 7168) * 2);
     prog_free(&p);
 }
@@ -599,7 +614,8 @@ static void test_precision_70b(void **state)
 static void test_cost_fp8_peak(void **state)
 {
     (void)state;
-    prog_op ops[2] = {{.kind = PROG_KERNEL, .flops = 1e12}, {.kind = PROG_KERNEL, .fp8 = 1, .flops = 1e12}};
+    prog_op ops[2] = {{.kind = PROG_KERNEL, .flops = 1e12},
+                      {.kind = PROG_KERNEL, .fp8 = 1, .flops = 1e12}};
     prog p = {.ops = ops, .n = 2, .tp = 1};
     cost_params c = {.hbm_bw = 1e12, .hbm_eff = 1, .peak_flops = 1e15, .flops_eff = 1,
                      .pcie_bw = 1e9, .fp8_peak_flops = 2e15};

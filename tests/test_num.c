@@ -69,7 +69,8 @@ static void test_long(void **state)
     static const char *const bad[] = {"+8", " 8", "8 ", "0x8", "8.0", "8e0", "", "-", "8k",
                                       "08.", "1e3", "٣"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        if (num_long(bad[i], LONG_MIN, LONG_MAX, &v) != NUM_SYNTAX) fail_msg("'%s' accepted", bad[i]);
+        if (num_long(bad[i], LONG_MIN, LONG_MAX, &v) != NUM_SYNTAX)
+            fail_msg("'%s' accepted", bad[i]);
     assert_int_equal(num_long("1", 2, 4096, &v), NUM_RANGE);
     assert_int_equal(num_long("4097", 2, 4096, &v), NUM_RANGE);
     assert_int_equal(num_long("99999999999999999999", LONG_MIN, LONG_MAX, &v), NUM_RANGE);

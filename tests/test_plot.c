@@ -186,7 +186,8 @@ static void test_draws_all_figures(void **state)
         assert_true(read_head(p, text, sizeof text) > 0);
         for (int k = 0; k < fx->r.n_configs; k++) {
             if (!fx->r.configs[k].n_heldout) continue;
-            snprintf(want, sizeof want, i ? "(%s)" : ", %s", val_verdict_name(fx->r.configs[k].verdict));
+            snprintf(want, sizeof want, i ? "(%s)" : ", %s",
+                     val_verdict_name(fx->r.configs[k].verdict));
             if (!strstr(text, want)) fail_msg("%s does not name the verdict %s", p, want);
         }
         assert_null(strstr(text, "(pass)"));

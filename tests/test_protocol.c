@@ -118,8 +118,8 @@ static void messages_list_every_protocol(void **state)
     val_protocol p;
     tp_err err = {{0}};
     assert_int_equal(val_protocol_parse("sideways", &p, &err), -1);
-    assert_string_equal(err.msg,
-                        "protocol 'sideways', expected within, loo or transfer A:B (e.g. transfer 2:4)");
+    assert_string_equal(
+        err.msg, "protocol 'sideways', expected within, loo or transfer A:B (e.g. transfer 2:4)");
     assert_int_equal(val_protocol_parse("transfer loo", &p, &err), -1);
     assert_int_equal(val_protocol_parse("2:2", &p, &err), -1);
     assert_non_null(strstr(err.msg, "TP-2 is on both sides"));

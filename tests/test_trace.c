@@ -37,13 +37,18 @@ static void test_stats_by_hand(void **state)
 static void test_classes(void **state)
 {
     (void)state;
-    static const struct { const char *name; tr_class c; } k[] = {
+    static const struct { const char *name; tr_class c;
+    } k[] = {
         {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", TRC_COLLECTIVE},
-        {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", TRC_COLLECTIVE},
-        {"void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*)", TRC_COLLECTIVE},
+        {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+         TRC_COLLECTIVE},
+        {"void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, "
+         "16>(c10::BFloat16*)",
+         TRC_COLLECTIVE},
         {"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(...)", TRC_COLLECTIVE},
         {"all_reduce_copy_in", TRC_ELEMENTWISE},
-        {"fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext", TRC_ATTENTION},
+        {"fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext",
+         TRC_ATTENTION},
         {"void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>>", TRC_ATTENTION},
         {"void vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(...)", TRC_NORM},
         {"nvjet_tst_64x64_64x16_2x1_2cta_v_bz_bias_TNT", TRC_GEMM},
@@ -51,7 +56,8 @@ static void test_classes(void **state)
         {"qkv_proj", TRC_GEMM},
         {"void vllm::rotary_embedding_kernel<c10::BFloat16, true>(...)", TRC_ELEMENTWISE},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) assert_int_equal(tr_classify(k[i].name, TR_KERNEL), k[i].c);
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        assert_int_equal(tr_classify(k[i].name, TR_KERNEL), k[i].c);
     assert_int_equal(tr_classify("ncclKernel_whatever", TR_MEMCPY), TRC_COPY);
 }
 
@@ -61,7 +67,8 @@ static prog one_op(void)
     prog p = {0};
     p.ops = calloc(1, sizeof *p.ops);
     assert_non_null(p.ops);
-    p.ops[0] = (prog_op){.kind = PROG_KERNEL, .name = OPN_QKV_PROJ, .layer = 3, .graphable = 1, .bytes = 1234.0};
+    p.ops[0] = (prog_op){
+        .kind = PROG_KERNEL, .name = OPN_QKV_PROJ, .layer = 3, .graphable = 1, .bytes = 1234.0};
     p.n = p.cap = 1;
     p.tp = 1;
     return p;

@@ -50,9 +50,11 @@ static int setup(void **state)
             "name: synthetic\n"
             "model: %s/models/llama-3.1-8b.yaml\n"
             "hardware: %s/models/hw/h100-sxm.yaml\n"
-            "allreduce: [%s/models/allreduce/h100-sxm-tp2.yaml, %s/models/allreduce/h100-sxm-tp4.yaml]\n"
+            "allreduce: [%s/models/allreduce/h100-sxm-tp2.yaml, "
+            "%s/models/allreduce/h100-sxm-tp4.yaml]\n"
             "defaults: {tp: 2, batch: 1, ctx: 2048, steps: 1, warmup: 0, seed: 1}\n"
-            "gpu: {hbm_efficiency: %g, flops_efficiency: 0.7, kernel_fixed_us: 0, launch_latency_us: 0}\n"
+            "gpu: {hbm_efficiency: %g, flops_efficiency: 0.7, kernel_fixed_us: 0, "
+            "launch_latency_us: 0}\n"
             "host:\n"
             "  launch: {dist: constant, mean_us: 0}\n"
             "  collective: {dist: constant, mean_us: 0}\n"
@@ -252,7 +254,8 @@ static void verdict_thresholds(void **state)
     assert_int_equal(val_verdict_for(ks, 1, 4.0, 8.0, 0, 1, 1, 0), VAL_SUPPORTED);
     assert_int_equal(val_verdict_for(ks, 1, 4.01, 8.0, 0, 1, 1, 0), VAL_PASS_NO_SKILL);
     assert_int_equal(val_verdict_for(ks, 1, 3.6, 8.0, 0, 1, 1, 0), VAL_SUPPORTED);
-    assert_int_equal(val_verdict_for(ks, 1, 0.0, 0.0, 0, 1, 1, 0), VAL_PASS_NO_SKILL); /* exact baseline */
+    assert_int_equal(val_verdict_for(ks, 1, 0.0, 0.0, 0, 1, 1, 0),
+                     VAL_PASS_NO_SKILL); /* exact baseline */
     assert_int_equal(val_verdict_for(ks, 1, 3.0, NAN, 0, 1, 1, 0), VAL_PASS_NO_SKILL);
     /* MISFIT and UNTESTED come first */
     assert_int_equal(val_verdict_for(ks, 1, 1.0, 8.0, 1, 1, 1, 0), VAL_MISFIT);

@@ -125,7 +125,8 @@ static void test_tail(void **state)
     assert_true(fabs((double)hits - e) < 5 * sqrt(e));
     assert_true(labs(2 * neg - hits) < 5 * (long)sqrt((double)hits) + 1); /* both sides */
     /* E[z | z > r] = phi(r) / (1 - Phi(r)); Var[z | z > r] < 1/r^2 ~ 0.075, 5 sigma */
-    double cond = exp(-0.5 * zig_r * zig_r) / sqrt(2 * acos(-1.0)) / (0.5 * erfc(zig_r / sqrt(2.0)));
+    double cond =
+        exp(-0.5 * zig_r * zig_r) / sqrt(2 * acos(-1.0)) / (0.5 * erfc(zig_r / sqrt(2.0)));
     assert_true(fabs(sum / (double)hits - cond) < 5 * sqrt(0.075 / (double)hits));
 }
 

@@ -141,7 +141,8 @@ static int pcmd_check(pcmd_opts *o, const char **path, tp_err *err)
     if (!o->tpot_ms)
         return tp_err_set(err, "plan: missing --tpot-ms T (the per-token latency target)");
     if (o->n_shards && o->plot)
-        return tp_err_set(err, "--plot: a shard holds part of the search, expected --plot without --shard");
+        return tp_err_set(
+            err, "--plot: a shard holds part of the search, expected --plot without --shard");
     if (o->n_shards && o->format != 1)
         return tp_err_set(err,
                           "--shard: parts are CSV (tpsim merge joins them), expected --format csv");
@@ -546,8 +547,9 @@ static int pcmd_plot(const plan_view *v, const char *dir, tp_err *err)
             snprintf(bar_labels[n_bars], sizeof bar_labels[n_bars], "%s: %s b%ld",
                      k ? (b ? "2" : "1") : "closest", cfg, w->sum.req.batch);
             const run_breakdown *bd = &w->sum.breakdown;
-            bars[n_bars] = (plot_plan_bar){bar_labels[n_bars], bd->compute * 1e3, bd->allreduce * 1e3,
-                                           bd->wait_peers * 1e3, bd->gpu_idle * 1e3, bd->offset * 1e3};
+            bars[n_bars] =
+                (plot_plan_bar){bar_labels[n_bars],   bd->compute * 1e3,  bd->allreduce * 1e3,
+                                bd->wait_peers * 1e3, bd->gpu_idle * 1e3, bd->offset * 1e3};
             n_bars++;
         }
         snprintf(name, sizeof name, "ctx%ld", ctx);

@@ -117,12 +117,15 @@ static void vcmd_print_folds(const val_report *r)
             printf("%s %s", k ? "," : "", name);
         }
         if (!fd->n_cal) printf(" nothing");
-        if (r->n_fit) printf(" (%d evaluations of the objective, %.3g)", fd->evaluations, fd->objective);
+        if (r->n_fit)
+            printf(" (%d evaluations of the objective, %.3g)", fd->evaluations, fd->objective);
         printf("\n");
         if (fd->cal_all_of_from)
-            printf("  fit.cells names none of these: every cell of the degrees fitted on calibrates\n");
+            printf("  fit.cells names none of these: every cell of the degrees fitted on "
+                   "calibrates\n");
         if (fd->cal_borrowed)
-            printf("  includes the cells the borrowed values were fitted on (sourced: fitted_on)\n");
+            printf(
+                "  includes the cells the borrowed values were fitted on (sourced: fitted_on)\n");
         for (int i = 0; i < r->n_fit; i++) {
             printf("  %-28s = %-12.6g (bounds %g .. %g", s->fit_params[i].key, fd->fitted[i],
                    s->fit_params[i].lo, s->fit_params[i].hi);
@@ -176,7 +179,8 @@ static void vcmd_print_sens(const val_report *r)
     }
     if (!any) printf("  none\n");
     if (r->n_sens && r->opt.sensitivity)
-        printf("  (moves of each held-out prediction with the fitted values held; n/a: out of the key's range)\n");
+        printf("  (moves of each held-out prediction with the fitted values held; n/a: out of the "
+               "key's range)\n");
 }
 
 /* The closing line: what the verdicts of the judged configs add up to. */
@@ -193,12 +197,13 @@ static void vcmd_print_verdict(const val_report *r)
         unidentified |= c->verdict == VAL_UNIDENTIFIED;
     }
     printf("verdict: %s\n",
-           misfit     ? "the fit cannot reach its own calibration cells: MISFIT, nothing is tested"
-           : failed   ? "the kill-switch fails for at least one config: refuted as stated"
+           misfit   ? "the fit cannot reach its own calibration cells: MISFIT, nothing is tested"
+           : failed ? "the kill-switch fails for at least one config: refuted as stated"
            : unidentified ? "the calibration cells do not pin the prediction of some judged "
                             "config: UNIDENTIFIED there, neither supported nor refuted"
-           : supported ? "every judged config is SUPPORTED: within the kill-switch and at most half "
-                         "the best null baseline's error"
+           : supported
+               ? "every judged config is SUPPORTED: within the kill-switch and at most half "
+                 "the best null baseline's error"
            : untested ? "not refuted, but some config has no held-out cell: untested there"
                       : "within the kill-switch, but no better than a null baseline somewhere: "
                         "no skill shown");
@@ -216,9 +221,10 @@ static void vcmd_print_text(const val_report *r)
                "error the calibration cells' misfit shows", 100 * r->opt.meas_cv);
     printf("\n");
     vcmd_print_folds(r);
-    printf("\n| Config | N | ctx | Measured (ms) | Sim compute (ms) | Sim comm (ms) | Predicted (ms) "
-           "| Interval (ms) | Error (%%) | Constant (ms) | Additive (ms) | Cell |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf(
+        "\n| Config | N | ctx | Measured (ms) | Sim compute (ms) | Sim comm (ms) | Predicted (ms) "
+        "| Interval (ms) | Error (%%) | Constant (ms) | Additive (ms) | Cell |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < r->n_cells; i++) {
         const val_cell *c = &r->cells[i];
         char iv[48] = "-";
@@ -227,8 +233,8 @@ static void vcmd_print_text(const val_report *r)
                      c->role == VAL_HELDOUT && !c->inside ? " (outside)" : "");
         printf("| %s | %ld | %ld | %.2f | %.2f | %.2f | %.2f | %s | %+.1f | %.2f | %.2f | %s |\n",
                c->g->config, c->g->batch, c->g->ctx, c->g->measured_ms,
-               1e3 * c->sim.breakdown.compute, 1e3 * c->sim.breakdown.allreduce, c->predicted_ms, iv,
-               c->error_pct, c->constant_ms, c->additive_ms, val_role_name(c->role));
+               1e3 * c->sim.breakdown.compute, 1e3 * c->sim.breakdown.allreduce, c->predicted_ms,
+               iv, c->error_pct, c->constant_ms, c->additive_ms, val_role_name(c->role));
     }
     printf("\n%-12s %5s %9s %9s %9s %9s %7s %8s  %-14s %s\n", "config", "cells", "MAPE all",
            "held-out", "constant", "additive", "skill", "inside", "verdict",
@@ -240,7 +246,8 @@ static void vcmd_print_text(const val_report *r)
         vcmd_pct(c->constant_mape_pct, cons, sizeof cons);
         vcmd_pct(c->additive_mape_pct, add, sizeof add);
         if (!isnan(c->skill)) snprintf(skill, sizeof skill, "%+.2f", c->skill);
-        if (r->opt.intervals && c->tested) snprintf(inside, sizeof inside, "%d/%d", c->n_inside, c->n_heldout);
+        if (r->opt.intervals && c->tested)
+            snprintf(inside, sizeof inside, "%d/%d", c->n_inside, c->n_heldout);
         if (!isnan(c->residual_grid_ms))
             snprintf(grid_res, sizeof grid_res, " (grid's columns: %+.2f ms)", c->residual_grid_ms);
         printf("%-12s %5d %8.2f%% %9s %9s %9s %7s %8s  %-14s %+.2f ms%s\n", c->config, c->n,
@@ -292,7 +299,8 @@ static void vcmd_print_summary(const val_report *r)
         if (!isnan(c->best_baseline_pct))
             snprintf(best, sizeof best, "%s %.2f%%", c->best_baseline, c->best_baseline_pct);
         if (!isnan(c->skill)) snprintf(skill, sizeof skill, "%+.2f", c->skill);
-        if (r->opt.intervals && c->tested) snprintf(inside, sizeof inside, "%d/%d", c->n_inside, c->n_heldout);
+        if (r->opt.intervals && c->tested)
+            snprintf(inside, sizeof inside, "%d/%d", c->n_inside, c->n_heldout);
         printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->scn.name, pn, c->config, held,
                best, skill, val_verdict_name(c->verdict), inside, ident);
     }
@@ -556,11 +564,21 @@ static int vcmd_write_scan(const char *path, const scn_opts *so, const val_repor
         char name[64], title[512];
         if (r->n_folds > 1) snprintf(name, sizeof name, "objective-fold%d", f + 1);
         else snprintf(name, sizeof name, "objective");
-        snprintf(title, sizeof title, "%s, %s%s%s: fit objective, %d calibration cells, meas-cv %.2g%%",
-                 r->scn.name, pn, r->n_folds > 1 ? " " : "", r->n_folds > 1 ? fd->label : "",
-                 fd->n_cal, 100 * r->opt.meas_cv);
-        plot_scan_data d = {name, title, p[0].key, r->n_fit == 2 ? p[1].key : NULL, n1, n2, x, y, obj,
-                            fd->fitted[0], r->n_fit == 2 ? fd->fitted[1] : 0,
+        snprintf(title, sizeof title,
+                 "%s, %s%s%s: fit objective, %d calibration cells, meas-cv %.2g%%", r->scn.name, pn,
+                 r->n_folds > 1 ? " " : "", r->n_folds > 1 ? fd->label : "", fd->n_cal,
+                 100 * r->opt.meas_cv);
+        plot_scan_data d = {name,
+                            title,
+                            p[0].key,
+                            r->n_fit == 2 ? p[1].key : NULL,
+                            n1,
+                            n2,
+                            x,
+                            y,
+                            obj,
+                            fd->fitted[0],
+                            r->n_fit == 2 ? fd->fitted[1] : 0,
                             val_region_threshold(fd->objective, &fd->scale),
                             r->opt.meas_cv};
         rc = val_scan(path, so, r, f, n1, n2, obj, err) || plot_scan(&d, dir, err) ? -1 : 0;
@@ -649,7 +667,8 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
         if (f == CLI_ERROR) {
             return -1;
         } else if (f == CLI_OPERAND) {
-            if (o->path) return tp_err_set(err, "validate: a second scenario '%s', expected one", v);
+            if (o->path)
+                return tp_err_set(err, "validate: a second scenario '%s', expected one", v);
             o->path = v;
         } else if (f == F_HELP) {
             vcmd_usage(flags);
@@ -762,7 +781,8 @@ int tpsim_cmd_validate(int argc, char **argv)
         return cmd_fail(&err);
     }
     /* the figures are installed last, after the report reached stdout (plot.h) */
-    if ((o.plot_dir && plot_check(o.plot_dir, &err)) || (o.scan_dir && plot_check(o.scan_dir, &err)))
+    if ((o.plot_dir && plot_check(o.plot_dir, &err)) ||
+        (o.scan_dir && plot_check(o.scan_dir, &err)))
         goto out;
     /* the protocols of one invocation share one scenario, options and grid, so a fit on the
      * same calibration cells reuses the cells already simulated (memo.h) */

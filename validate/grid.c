@@ -34,8 +34,8 @@ static int grid_header(const char *path, int line, char **f, const int *col, int
                              "[, pred_compute_ms, pred_comm_ms, full_pred_ms, error_pct]",
                              f[i]);
         if (have[c] >= 0)
-            return tp_err_at(err, path, line, col[i], "column '%s' appears twice (first at column %d)",
-                             f[i], col[have[c]]);
+            return tp_err_at(err, path, line, col[i],
+                             "column '%s' appears twice (first at column %d)", f[i], col[have[c]]);
         have[c] = i;
         map[i] = c;
     }
@@ -51,7 +51,8 @@ static int grid_number(const char *path, int line, int at, const char *col, cons
     double v;
     char sb[TP_SHORT_MAX];
     if (num_double(text, -HUGE_VAL, HUGE_VAL, &v) != NUM_OK)
-        return tp_err_at(err, path, line, at, "%s: '%s' is not a number", col, tp_shorten(text, sb));
+        return tp_err_at(err, path, line, at, "%s: '%s' is not a number", col,
+                         tp_shorten(text, sb));
     if (v < lo || v > hi)
         return tp_err_at(err, path, line, at, "%s: %g is out of range, expected %g..%g", col, v,
                          lo, hi);
@@ -74,7 +75,8 @@ static int grid_row(const char *path, int line, char **f, const int *at, int nf,
         int col = map[i];
         if (col == COL_CONFIG) {
             if (!f[i][0] || strlen(f[i]) >= sizeof c->config)
-                return tp_err_at(err, path, line, at[i], "config: expected a name like 'H100 TP-2'");
+                return tp_err_at(err, path, line, at[i],
+                                 "config: expected a name like 'H100 TP-2'");
             snprintf(c->config, sizeof c->config, "%s", f[i]);
             continue;
         }
@@ -82,7 +84,8 @@ static int grid_row(const char *path, int line, char **f, const int *at, int nf,
             return -1;
         if (col <= COL_CTX) {
             if (v != floor(v))
-                return tp_err_at(err, path, line, at[i], "%s: %g is not an integer", grid_columns[col], v);
+                return tp_err_at(err, path, line, at[i], "%s: %g is not an integer",
+                                 grid_columns[col], v);
             long *target = col == COL_TP ? &c->tp : col == COL_BATCH ? &c->batch : &c->ctx;
             *target = (long)v;
         } else {
@@ -96,9 +99,10 @@ static int grid_row(const char *path, int line, char **f, const int *at, int nf,
     const char *tp_at = strstr(c->config, " TP-");
     long k = -1;
     if (!tp_at || tp_at == c->config || num_long(tp_at + 4, 1, 1024, &k) != NUM_OK || k != c->tp)
-        return tp_err_at(err, path, line, config_at,
-                         "unknown config '%s' for tp %ld, expected 'NAME TP-%ld' (e.g. 'H100 TP-%ld')",
-                         c->config, c->tp, c->tp, c->tp);
+        return tp_err_at(
+            err, path, line, config_at,
+            "unknown config '%s' for tp %ld, expected 'NAME TP-%ld' (e.g. 'H100 TP-%ld')",
+            c->config, c->tp, c->tp, c->tp);
     return 0;
 }
 
@@ -111,7 +115,8 @@ int grid_load(const char *path, grid *out, tp_err *err)
     if (rfile_read(path, (size_t)16 << 20, "a CSV grid", &text, &text_len, err)) return -1;
     if (text_len == 0) {
         free(text);
-        return tp_err_at(err, path, 1, 0, "empty file, expected config,tp,batch,ctx,measured_ms,...");
+        return tp_err_at(err, path, 1, 0,
+                         "empty file, expected config,tp,batch,ctx,measured_ms,...");
     }
     /* RFC 4180 records (quoted fields, CRLF, a byte order mark), '#' comment lines */
     csv_reader rd;
@@ -149,8 +154,9 @@ int grid_load(const char *path, grid *out, tp_err *err)
         if (grid_row(path, line, fields, cols, nf, map, c, err)) goto out;
         const grid_cell *dup = grid_find(out, c->tp, c->batch, c->ctx);
         if (dup) {
-            tp_err_at(err, path, line, 0, "duplicate cell tp %ld batch %ld ctx %ld (first at line %d)",
-                      c->tp, c->batch, c->ctx, dup->line);
+            tp_err_at(err, path, line, 0,
+                      "duplicate cell tp %ld batch %ld ctx %ld (first at line %d)", c->tp, c->batch,
+                      c->ctx, dup->line);
             goto out;
         }
         out->n++;

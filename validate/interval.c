@@ -360,7 +360,8 @@ int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
     const decl_list *hd = &spec->hw.assumed;
     for (int i = 0; i < hd->n; i++)
         for (size_t k = 0; k < sizeof hw_keys / sizeof hw_keys[0]; k++) {
-            if (strcmp(hd->items[i].key, hw_keys[k][0]) || cfg_find(cfg_root(c->doc), hw_keys[k][1]))
+            if (strcmp(hd->items[i].key, hw_keys[k][0]) ||
+                cfg_find(cfg_root(c->doc), hw_keys[k][1]))
                 continue;
             if (spec->has_kernels && strcmp(hw_keys[k][0], "launch_latency_us")) continue;
             char note[400];

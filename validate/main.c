@@ -81,7 +81,9 @@ static int tpsim_main(int argc, char **argv)
         int sub = c && !strcmp(c->name, "trace");
         if (!c || argc > 3 + sub) {
             fprintf(stderr, "tpsim: help: %s '%s' (see tpsim --help)\n",
-                    !c ? "unknown command" : sub ? "COMMAND [SUBCOMMAND], got also" : "one COMMAND, got also",
+                    !c    ? "unknown command"
+                    : sub ? "COMMAND [SUBCOMMAND], got also"
+                          : "one COMMAND, got also",
                     argv[c ? 3 + sub : 2]);
             return 2;
         }

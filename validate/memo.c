@@ -58,7 +58,8 @@ static vmemo_entry *vmemo_find(const vmemo *m, const uint64_t *w, int n, int n_c
 int vmemo_get(vmemo *m, const double *x, int n, const size_t *cal, int n_cal, double *value)
 {
     if (!m || !m->used) return 0;
-    uint64_t stack[64], *w = (size_t)(n + n_cal) <= 64 ? stack : malloc((size_t)(n + n_cal) * sizeof *w);
+    uint64_t stack[64],
+        *w = (size_t)(n + n_cal) <= 64 ? stack : malloc((size_t)(n + n_cal) * sizeof *w);
     if (!w) return 0;
     vmemo_words(x, n, cal, n_cal, w);
     const vmemo_entry *e = vmemo_find(m, w, n, n_cal, vmemo_hash(w, (size_t)(n + n_cal), n));

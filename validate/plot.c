@@ -105,8 +105,8 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
     c.dir = dir;
     c.err = err;
     plot_grid_name(r->g->path, c.grid_name, sizeof c.grid_name);
-    snprintf(c.what, sizeof c.what, "%s vs %s (%zu cells)", r->scn.name[0] ? r->scn.name : "scenario",
-             c.grid_name, r->n_cells);
+    snprintf(c.what, sizeof c.what, "%s vs %s (%zu cells)",
+             r->scn.name[0] ? r->scn.name : "scenario", c.grid_name, r->n_cells);
     c.tp_unique = 1;
     for (int i = 0; i < r->n_configs; i++)
         for (int j = 0; j < i; j++)
@@ -149,35 +149,92 @@ out:
 
 /* ------------------------------------------------------------- scan ---------------- */
 
-static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
+/* The objective at every scanned point, as CSV; its minimum in *fmin_obj. */
+static int plot_scan_csv(plot_ctx *c, const plot_scan_data *d, double *fmin_obj)
 {
     char name[160];
     snprintf(name, sizeof name, "%s.csv", d->name);
     FILE *f = plot_open(c, name);
     if (!f) return -1;
-    double fmin_obj = INFINITY;
-    for (int i = 0; i < d->n1 * d->n2; i++) fmin_obj = fmin(fmin_obj, d->objective[i]);
-    fprintf(f, "%s,%s%sobjective,delta_chi2\n", d->xkey, d->ykey ? d->ykey : "", d->ykey ? "," : "");
+    *fmin_obj = INFINITY;
+    for (int i = 0; i < d->n1 * d->n2; i++) *fmin_obj = fmin(*fmin_obj, d->objective[i]);
+    double scale = d->cv * d->cv;
+    fprintf(f, "%s,%s%sobjective,delta_chi2\n", d->xkey, d->ykey ? d->ykey : "",
+            d->ykey ? "," : "");
     for (int i = 0; i < d->n1; i++) {
         for (int j = 0; j < d->n2; j++) {
             double o = d->objective[i * d->n2 + j];
-            if (d->ykey) fprintf(f, "%.10g,%.10g,%.10g,%.6g\n", d->x[i], d->y[j], o,
-                                 (o - fmin_obj) / (d->cv * d->cv));
-            else fprintf(f, "%.10g,%.10g,%.6g\n", d->x[i], o, (o - fmin_obj) / (d->cv * d->cv));
+            if (d->ykey)
+                fprintf(f, "%.10g,%.10g,%.10g,%.6g\n", d->x[i], d->y[j], o,
+                        (o - *fmin_obj) / scale);
+            else
+                fprintf(f, "%.10g,%.10g,%.6g\n", d->x[i], o, (o - *fmin_obj) / scale);
         }
         if (d->ykey && i + 1 < d->n1) fputc('\n', f);
     }
-    if (plot_close(c, f, name)) return -1;
-    snprintf(name, sizeof name, "%s.gp", d->name);
-    if (!(f = plot_open(c, name))) return -1;
+    return plot_close(c, f, name);
+}
+
+/* Two parameters: a map of log10(objective) with the 95% contour and the fit marked. */
+static void plot_scan_gp_map(FILE *f, const plot_scan_data *d, double floor_obj)
+{
+    fprintf(f, "set ylabel ");
+    plot_qs(f, d->ykey);
     fprintf(f,
-            "# %s.gp: the fit's objective (sum of squared relative errors on the calibration cells)\n"
+            "\nset view map\n"
+            "set autoscale xfix\n"
+            "set autoscale yfix\n"
+            "set pm3d at b\n"
+            "unset surface\n"
+            "set contour base\n"
+            "set cntrparam levels discrete %.10g\n"
+            "unset clabel\n"
+            "set palette defined (0 \"#08306b\", 1 \"#4292c6\", 2 \"#c6dbef\", "
+            "3 \"#fee391\", 4 \"#d94801\")\n"
+            "set cblabel \"log10 objective\"\n"
+            "set key bottom right opaque box\n"
+            "set label 1 \"fit\" at %.10g,%.10g point pt 7 ps 1.6 lc rgb \"#d62728\" "
+            "offset 1,0 front\n"
+            "splot \"%s.csv\" skip 1 using 1:2:(log10($3 > %g ? $3 : %g)) "
+            "with pm3d notitle, \\\n"
+            "      \"%s.csv\" skip 1 using 1:2:(log10($3 > %g ? $3 : %g)) "
+            "with lines lw 2 lc rgb \"black\" title \"95%% region (delta chi2 = 3.84)\"\n",
+            log10(d->threshold), d->fit_x, d->fit_y, d->name, floor_obj, floor_obj, d->name,
+            floor_obj, floor_obj);
+}
+
+/* One parameter: the objective on a log scale, the fit and the 95% threshold marked. */
+static void plot_scan_gp_line(FILE *f, const plot_scan_data *d, double floor_obj)
+{
+    fprintf(f,
+            "set ylabel \"objective\"\n"
+            "set logscale y\n"
+            "set grid back lt 1 lc rgb \"#e3e3e3\" lw 1\n"
+            "set arrow 1 from %.10g, graph 0 to %.10g, graph 1 nohead lc rgb \"#d62728\" dt 2\n"
+            "plot \"%s.csv\" skip 1 using 1:($2 > %g ? $2 : %g) "
+            "with lines lw 2 lc rgb \"#1f77b4\" title \"objective\", "
+            "%.10g with lines dt 2 lc rgb \"black\" title \"95%% threshold\"\n",
+            d->fit_x, d->fit_x, d->name, floor_obj, floor_obj, d->threshold);
+}
+
+static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
+{
+    double fmin_obj;
+    if (plot_scan_csv(c, d, &fmin_obj)) return -1;
+    char name[160];
+    snprintf(name, sizeof name, "%s.gp", d->name);
+    FILE *f = plot_open(c, name);
+    if (!f) return -1;
+    fprintf(f,
+            "# %s.gp: the fit's objective (sum of squared relative errors on the calibration "
+            "cells)\n"
             "# over its free parameters. Written by tpsim validate --scan with %s.csv. Re-draw:\n"
             "#   gnuplot %s.gp\n"
             "set encoding utf8\n"
             "W = 900; H = 640\n"
             "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-            "    set terminal pngcairo size W,H noenhanced font \"DejaVu Sans,11\" background rgb \"white\"\n"
+            "    set terminal pngcairo size W,H noenhanced font \"DejaVu Sans,11\" "
+            "background rgb \"white\"\n"
             "} else {\n"
             "    set terminal png size W,H noenhanced background rgb \"white\"\n"
             "}\n"
@@ -191,37 +248,8 @@ static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
     plot_qs(f, d->xkey);
     fprintf(f, "\n");
     double floor_obj = fmax(fmin_obj, 1e-12);
-    if (d->ykey) {
-        fprintf(f, "set ylabel ");
-        plot_qs(f, d->ykey);
-        fprintf(f,
-                "\nset view map\n"
-                "set autoscale xfix\n"
-                "set autoscale yfix\n"
-                "set pm3d at b\n"
-                "unset surface\n"
-                "set contour base\n"
-                "set cntrparam levels discrete %.10g\n"
-                "unset clabel\n"
-                "set palette defined (0 \"#08306b\", 1 \"#4292c6\", 2 \"#c6dbef\", 3 \"#fee391\", 4 \"#d94801\")\n"
-                "set cblabel \"log10 objective\"\n"
-                "set key bottom right opaque box\n"
-                "set label 1 \"fit\" at %.10g,%.10g point pt 7 ps 1.6 lc rgb \"#d62728\" offset 1,0 front\n"
-                "splot \"%s.csv\" skip 1 using 1:2:(log10($3 > %g ? $3 : %g)) with pm3d notitle, \\\n"
-                "      \"%s.csv\" skip 1 using 1:2:(log10($3 > %g ? $3 : %g)) with lines lw 2 lc rgb \"black\" "
-                "title \"95%% region (delta chi2 = 3.84)\"\n",
-                log10(d->threshold), d->fit_x, d->fit_y, d->name, floor_obj, floor_obj, d->name,
-                floor_obj, floor_obj);
-    } else {
-        fprintf(f,
-                "set ylabel \"objective\"\n"
-                "set logscale y\n"
-                "set grid back lt 1 lc rgb \"#e3e3e3\" lw 1\n"
-                "set arrow 1 from %.10g, graph 0 to %.10g, graph 1 nohead lc rgb \"#d62728\" dt 2\n"
-                "plot \"%s.csv\" skip 1 using 1:($2 > %g ? $2 : %g) with lines lw 2 lc rgb \"#1f77b4\" "
-                "title \"objective\", %.10g with lines dt 2 lc rgb \"black\" title \"95%% threshold\"\n",
-                d->fit_x, d->fit_x, d->name, floor_obj, floor_obj, d->threshold);
-    }
+    if (d->ykey) plot_scan_gp_map(f, d, floor_obj);
+    else plot_scan_gp_line(f, d, floor_obj);
     plot_gp_tail(f, d->name);
     return plot_close(c, f, name);
 }

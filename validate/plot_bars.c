@@ -167,12 +167,14 @@ static void plot_tp_plot_cmd(FILE *f, const plot_ctx *c, const plot_tp_fig *d)
     fputs("plot \\\n", f);
     for (size_t s = 0; s < d->n_ser; s++) {
         int pf = plot_pt_fill[s % 6], po = plot_pt_open[s % 6];
-        fprintf(f, "     '%s.dat' index %zu using 1:4 with lines lw 1.5 dt 2 lc rgb \"%s\" notitle, \\\n"
-                   "     '%s.dat' index %zu using 1:3 with linespoints lw 2 dt 4 pt %d ps 1.4 "
-                   "lc rgb \"%s\" notitle, \\\n"
-                   "     '%s.dat' index %zu using 1:2 with linespoints lw 2.5 pt %d ps 1.4 "
-                   "lc rgb \"%s\" notitle, \\\n",
-                fig, s, plot_col_ideal, fig, s, po, plot_col_sim, fig, s, pf, plot_col_meas);
+        fprintf(
+            f,
+            "     '%s.dat' index %zu using 1:4 with lines lw 1.5 dt 2 lc rgb \"%s\" notitle, \\\n"
+            "     '%s.dat' index %zu using 1:3 with linespoints lw 2 dt 4 pt %d ps 1.4 "
+            "lc rgb \"%s\" notitle, \\\n"
+            "     '%s.dat' index %zu using 1:2 with linespoints lw 2.5 pt %d ps 1.4 "
+            "lc rgb \"%s\" notitle, \\\n",
+            fig, s, plot_col_ideal, fig, s, po, plot_col_sim, fig, s, pf, plot_col_meas);
     }
     fprintf(f, "     1/0 with linespoints lw 2.5 pt 7 ps 1.4 lc rgb \"%s\" title \"measured\", \\\n"
                "     1/0 with linespoints lw 2 dt 4 pt 6 ps 1.4 lc rgb \"%s\" title ",
@@ -293,12 +295,13 @@ static int plot_bd_write_dat(plot_ctx *c, const plot_bar *bars, plot_bd_fig *d)
     snprintf(name, sizeof name, "%s.dat", plot_figures[2]);
     FILE *f = plot_open(c, name);
     if (!f) return -1;
-    fprintf(f, "# %s: the simulated step of each cell, split as run_breakdown (ms per step,\n"
-               "# mean over measured steps and ranks): compute + allreduce + wait_peers + gpu_idle\n"
-               "# + offset = predicted. host is the host-side time per step (overlaps the GPU; not\n"
-               "# stacked). gpu_idle is the time the GPU waited for the host (host-bound time).\n"
-               "# x label config tp batch ctx compute_ms allreduce_ms wait_peers_ms gpu_idle_ms "
-               "offset_ms predicted_ms measured_ms error_pct host_ms calibration\n",
+    fprintf(f,
+            "# %s: the simulated step of each cell, split as run_breakdown (ms per step,\n"
+            "# mean over measured steps and ranks): compute + allreduce + wait_peers + gpu_idle\n"
+            "# + offset = predicted. host is the host-side time per step (overlaps the GPU; not\n"
+            "# stacked). gpu_idle is the time the GPU waited for the host (host-bound time).\n"
+            "# x label config tp batch ctx compute_ms allreduce_ms wait_peers_ms gpu_idle_ms "
+            "offset_ms predicted_ms measured_ms error_pct host_ms calibration\n",
             c->what);
     double first_x = 0;
     int prev = -1;
@@ -364,7 +367,8 @@ static void plot_bd_group_labels(FILE *f, const val_report *r, const plot_bd_fig
             snprintf(lab, sizeof lab, "%s\nheld-out MAPE %.1f%% (%s)", vc->config,
                      vc->heldout_mape_pct, val_verdict_name(vc->verdict));
         else
-            snprintf(lab, sizeof lab, "%s\nMAPE %.1f%% (calibration only)", vc->config, vc->mape_pct);
+            snprintf(lab, sizeof lab, "%s\nMAPE %.1f%% (calibration only)", vc->config,
+                     vc->mape_pct);
         fprintf(f, "set label %d ", gi + 1);
         plot_qs(f, lab);
         fprintf(f, " at first %g, graph 0.955 center font \",11\" tc rgb \"%s\"\n", d->centers[gi],
@@ -388,8 +392,9 @@ static void plot_bd_plot_cmd(FILE *f, const plot_bd_fig *d, int offset_fitted)
     fprintf(f, ", \\\n     %s using 1:(0):($1-w):($1+w):($7+$8):($7+$8+$9) with boxxyerror "
                "fs solid 1.0 border lc rgb \"white\" lc rgb \"#55a868\" title %s",
             dat, d->any_wait ? "\"wait for peers\"" : "\"wait for peers (0 here)\"");
-    fprintf(f, ", \\\n     %s using 1:(0):($1-w):($1+w):($7+$8+$9):(S($7,$8,$9,$10)) with boxxyerror "
-               "fs solid 1.0 border lc rgb \"white\" lc rgb \"#a5a5a5\" title %s",
+    fprintf(f,
+            ", \\\n     %s using 1:(0):($1-w):($1+w):($7+$8+$9):(S($7,$8,$9,$10)) with boxxyerror "
+            "fs solid 1.0 border lc rgb \"white\" lc rgb \"#a5a5a5\" title %s",
             dat, d->any_idle ? "\"GPU idle (host-bound)\"" : "\"GPU idle, host-bound (0 here)\"");
     if (d->any_offset)
         fprintf(f, ", \\\n     %s using 1:(0):($1-w):($1+w):($11<0 ? $11 : S($7,$8,$9,$10)):"
@@ -400,10 +405,13 @@ static void plot_bd_plot_cmd(FILE *f, const plot_bd_fig *d, int offset_fitted)
                "lc rgb \"black\" title \"predicted step\"", dat);
     fprintf(f, ", \\\n     %s using 1:13 with points pt 13 ps 2.4 lc rgb \"#e8112d\" "
                "title \"measured step\"", dat);
-    fprintf(f, ", \\\n     %s using 1:13 with points pt 12 ps 2.4 lw 1.2 lc rgb \"black\" notitle", dat);
-    fprintf(f, ", \\\n     %s using 1:((top($7,$8,$9,$10,$11) > $13 ? top($7,$8,$9,$10,$11) : $13) "
-               "+ pad):($16 == 1 ? sprintf(\"%%+.1f%%%%\\n(fit cell)\", abs($14) < 0.05 ? 0 : $14) : "
-               "sprintf(\"%%+.1f%%%%\", $14)) with labels center offset 0,0.9 font \",9.5\" notitle", dat);
+    fprintf(f, ", \\\n     %s using 1:13 with points pt 12 ps 2.4 lw 1.2 lc rgb \"black\" notitle",
+            dat);
+    fprintf(f,
+            ", \\\n     %s using 1:((top($7,$8,$9,$10,$11) > $13 ? top($7,$8,$9,$10,$11) : $13) "
+            "+ pad):($16 == 1 ? sprintf(\"%%+.1f%%%%\\n(fit cell)\", abs($14) < 0.05 ? 0 : $14) : "
+            "sprintf(\"%%+.1f%%%%\", $14)) with labels center offset 0,0.9 font \",9.5\" notitle",
+            dat);
     fputc('\n', f);
 }
 

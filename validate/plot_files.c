@@ -218,7 +218,8 @@ int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig)
     for (;;) {
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid) break;
-        if (w < 0 && errno != EINTR) return tp_err_set(c->err, "plot: waiting for gnuplot: %s", strerror(errno));
+        if (w < 0 && errno != EINTR)
+            return tp_err_set(c->err, "plot: waiting for gnuplot: %s", strerror(errno));
         if (waited_ms >= PLOT_TIMEOUT_S * 1000L) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}

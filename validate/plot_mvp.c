@@ -187,9 +187,10 @@ static int plot_mvp_write_dat(plot_ctx *c, const double *lx, const double *ly)
 static void plot_mvp_plot_cmd(FILE *f, const val_report *r, const plot_mvp_fig *d)
 {
     const char *fig = plot_figures[0];
-    fprintf(f, "plot '+' using 1:($1*(1-ks)):($1*(1+ks)) with filledcurves fc rgb \"#dbe8f6\" "
-               "fs solid 1.0 noborder title sprintf(\"±%%g%%%% kill-switch band\", 100*ks), \\\n"
-               "     x with lines lc rgb \"#333333\" dt 2 lw 1.5 title \"y = x (exact prediction)\"");
+    fprintf(f,
+            "plot '+' using 1:($1*(1-ks)):($1*(1+ks)) with filledcurves fc rgb \"#dbe8f6\" "
+            "fs solid 1.0 noborder title sprintf(\"±%%g%%%% kill-switch band\", 100*ks), \\\n"
+            "     x with lines lc rgb \"#333333\" dt 2 lw 1.5 title \"y = x (exact prediction)\"");
     for (int k = 0; k < r->n_configs; k++) {
         const val_config *vc = &r->configs[k];
         const char *col = plot_palette[k % PLOT_N_PALETTE];
@@ -198,8 +199,10 @@ static void plot_mvp_plot_cmd(FILE *f, const val_report *r, const plot_mvp_fig *
         if (d->n_held[k]) {
             snprintf(key, sizeof key, "%s held-out: MAPE %.1f%%, %s", vc->config, m,
                      val_verdict_name(vc->verdict));
-            fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==0?$2:1/0) with points pt 7 ps 1.7 "
-                       "lc rgb \"%s\" title ", fig, k, col);
+            fprintf(f,
+                    ", \\\n     '%s.dat' index %d using 1:($5==0?$2:1/0) with points pt 7 ps 1.7 "
+                    "lc rgb \"%s\" title ",
+                    fig, k, col);
             plot_qs(f, key);
         }
         if (d->n_cal[k]) {
@@ -207,11 +210,15 @@ static void plot_mvp_plot_cmd(FILE *f, const val_report *r, const plot_mvp_fig *
                 snprintf(key, sizeof key, "%s calibration cell (fitted on)", vc->config);
             else snprintf(key, sizeof key, "%s calibration cells: MAPE %.1f%% (all fitted on)",
                           vc->config, vc->mape_pct);
-            fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 13 ps 3.0 "
-                       "lc rgb \"%s\" title ", fig, k, col);
+            fprintf(f,
+                    ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 13 ps 3.0 "
+                    "lc rgb \"%s\" title ",
+                    fig, k, col);
             plot_qs(f, key);
-            fprintf(f, ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 12 ps 3.0 "
-                       "lw 1.5 lc rgb \"black\" notitle", fig, k);
+            fprintf(f,
+                    ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 12 ps 3.0 "
+                    "lw 1.5 lc rgb \"black\" notitle",
+                    fig, k);
         }
         fprintf(f, ", \\\n     '%s.dat' index %d using 8:9:7 with labels center font \",9\" "
                    "tc rgb \"%s\" notitle", fig, k, col);

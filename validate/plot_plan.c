@@ -35,18 +35,19 @@ static int plot_plan_pareto(plot_ctx *c, const plot_plan_data *d, const char *fi
     if (plot_close(c, f, name)) return -1;
     snprintf(name, sizeof name, "%s.gp", fig);
     if (!(f = plot_open(c, name))) return -1;
-    plot_gp_head(f, "plan", fig, "per-token latency vs tokens/s per GPU, one curve per configuration",
-                   1000, 680);
+    plot_gp_head(f, "plan", fig,
+                 "per-token latency vs tokens/s per GPU, one curve per configuration", 1000, 680);
     fputs("set title ", f);
     plot_qs(f, d->title);
-    fprintf(f, " font \",13\"\n"
-               "set xlabel \"per-token latency (decode step, ms)\"\n"
-               "set ylabel \"tokens/s per GPU\"\n"
-               "set key outside right top vertical\n"
-               "set yrange [0:*]\n"
-               "set offsets 0, 0, graph 0.06, 0\n"
-               "set arrow 1 from %.6f, graph 0 to %.6f, graph 1 nohead lw 2 lc rgb \"#444444\" dt 2\n"
-               "set label 1 ",
+    fprintf(f,
+            " font \",13\"\n"
+            "set xlabel \"per-token latency (decode step, ms)\"\n"
+            "set ylabel \"tokens/s per GPU\"\n"
+            "set key outside right top vertical\n"
+            "set yrange [0:*]\n"
+            "set offsets 0, 0, graph 0.06, 0\n"
+            "set arrow 1 from %.6f, graph 0 to %.6f, graph 1 nohead lw 2 lc rgb \"#444444\" dt 2\n"
+            "set label 1 ",
             d->target_ms, d->target_ms);
     char tl[64];
     snprintf(tl, sizeof tl, "target %.4g ms", d->target_ms);
@@ -60,8 +61,9 @@ static int plot_plan_pareto(plot_ctx *c, const plot_plan_data *d, const char *fi
     }
     fputs("plot ", f);
     for (int k = 0; k < d->n_curves; k++) {
-        fprintf(f, "%s\"%s.dat\" index %d using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb \"%s\" "
-                   "title ",
+        fprintf(f,
+                "%s\"%s.dat\" index %d using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb \"%s\" "
+                "title ",
                 k ? ", \\\n     " : "", fig, k, plot_palette[k % PLOT_N_PALETTE]);
         plot_qs(f, d->curves[k].label);
     }

@@ -51,8 +51,10 @@ static int val_transfer_parse(const char *text, val_protocol *out, tp_err *err)
     for (int i = 0; i < out->n_from; i++)
         for (int j = 0; j < out->n_to; j++)
             if (out->from[i] == out->to[j])
-                return tp_err_set(err, "transfer %s: TP-%ld is on both sides, expected the degrees "
-                                  "fitted on and the degrees judged to be disjoint", spec, out->from[i]);
+                return tp_err_set(err,
+                                  "transfer %s: TP-%ld is on both sides, expected the degrees "
+                                  "fitted on and the degrees judged to be disjoint",
+                                  spec, out->from[i]);
     return 0;
 }
 

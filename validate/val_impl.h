@@ -15,7 +15,7 @@
  * #study: reproduces its predicted compute to 0.3% on all 8 cells); the additive null
  * baseline uses it as the study did. */
 #define VAL_STUDY_HBM_EFF 0.756
-#define VAL_RAYS 12           /* rays around the 2-parameter region (15 degrees from any tangent point) */
+#define VAL_RAYS 12 /* rays around the 2-parameter region (15 degrees from any tangent point) */
 _Static_assert(2 * SCN_MAX_FIT + VAL_RAYS <= VAL_MAX_BOUND, "val_fold.bound holds every probe");
 #define VAL_BISECT 16         /* steps at most per boundary search along one ray */
 #define VAL_TWO_PI 6.283185307179586

@@ -179,8 +179,9 @@ static int val_aggregate(val_report *r)
         if (!isnan(c->constant_mape_pct) &&
             (isnan(c->best_baseline_pct) || c->constant_mape_pct <= c->best_baseline_pct))
             c->best_baseline = "constant", c->best_baseline_pct = c->constant_mape_pct;
-        c->skill = c->tested && c->best_baseline_pct > 0 ? 1.0 - c->heldout_mape_pct / c->best_baseline_pct
-                                                          : NAN;
+        c->skill = c->tested && c->best_baseline_pct > 0
+                       ? 1.0 - c->heldout_mape_pct / c->best_baseline_pct
+                       : NAN;
         if (!r->opt.intervals || !c->tested) c->param_spread_pct = NAN;
         c->identified = val_identified(c->param_spread_pct, r->kill_switch_pct, fd->on_free_bound);
         c->range_mape_pct = isnan(c->param_spread_pct) ? NAN : range[k] / c->n_heldout;
@@ -524,7 +525,8 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
             double x[SCN_MAX_FIT];
             const scenario_fit_param *p = spec->fit_params;
             x[0] = p[0].lo + (p[0].hi - p[0].lo) * i / (n1 > 1 ? n1 - 1 : 1);
-            if (spec->n_fit_params > 1) x[1] = p[1].lo + (p[1].hi - p[1].lo) * j / (n2 > 1 ? n2 - 1 : 1);
+            if (spec->n_fit_params > 1)
+                x[1] = p[1].lo + (p[1].hi - p[1].lo) * j / (n2 > 1 ? n2 - 1 : 1);
             int fail = 0;
             objective[i * n2 + j] = val_objective(x, &ctx, &fail);
             if (fail) goto out;

@@ -36,9 +36,9 @@
  * error scale (val_scale: the declared measurement error meas_cv and the model error the
  * calibration cells' misfit shows; Gaussian, chi2(1) = 3.84 on the fit's sum of squared
  * relative errors / cv^2), widened in quadrature by one new cell's error at that scale:
- * pred_lo <= predicted_ms <= pred_hi; n_inside counts the held-out measurements inside. A config is `identified`
- * when the parameters' part alone spans at most the kill-switch on every held-out cell (a
- * verdict on an unidentified prediction rests on where the fit stopped in a flat valley:
+ * pred_lo <= predicted_ms <= pred_hi; n_inside counts the held-out measurements inside. A config is
+ * `identified` when the parameters' part alone spans at most the kill-switch on every held-out cell
+ * (a verdict on an unidentified prediction rests on where the fit stopped in a flat valley:
  * UNIDENTIFIED, above). With sensitivity, each
  * assumed number is moved by -20% and +20% with the fitted values held, and every held-out
  * prediction re-simulated. The report is caller-owned; free with val_free. A failed
