@@ -178,6 +178,28 @@ typedef struct fk_result {
     fk_break br;
 } fk_result;
 
+/* kf_fit_class holds out at most KF_MAX_FOLDS groups: rows of a further group would be in
+ * every fit and in no held-out test, a silently partial comparison, so it is refused. */
+static int fk_check_folds(const kp_set *set, tp_err *err)
+{
+    for (int k = 0; k < KC_COUNT; k++) {
+        int folds[KF_MAX_FOLDS], nf = 0;
+        for (size_t i = 0; i < set->n; i++) {
+            const kp_sample *s = &set->s[i];
+            int seen = 0;
+            for (int f = 0; f < nf && !seen; f++) seen = folds[f] == s->fold;
+            if (seen || s->cls != k) continue;
+            if (nf == KF_MAX_FOLDS)
+                return tp_err_set(err, "fit-kernels: the '%s' class's rows come from more than %d "
+                                  "held-out groups (TP degrees, attention sources, trace ranks), "
+                                  "expected at most %d", kcal_class_names[k], KF_MAX_FOLDS,
+                                  KF_MAX_FOLDS);
+            folds[nf++] = s->fold;
+        }
+    }
+    return 0;
+}
+
 static void fk_fit_all(const kp_set *set, fk_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -566,6 +588,7 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
     int ok = res != NULL;
     if (!ok) tp_err_set(&err, "fit-kernels: out of memory");
     for (int i = 0; ok && i < a.n_files; i++) ok = kp_read(a.files[i], &set, &err) == 0;
+    if (ok) ok = fk_check_folds(&set, &err) == 0;
     if (ok) kp_weigh(&set), fk_fit_all(&set, res);
     if (ok && a.out) /* a calibration must price every op tpsim emits */
         for (int k = 0; k < KC_COUNT && ok; k++)

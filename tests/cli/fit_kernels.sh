@@ -135,6 +135,11 @@ expect_fail2 "listing: header" "khdr.csv:1: column 5 is 'input_bytes', expected 
 sed '2s/,Memcpy.*$//' "$TMP/k3.csv" > "$TMP/kshort.csv"
 expect_fail2 "listing: short row" "kshort.csv:2: 5 fields, expected 6" \
     "$TPSIM" fit-kernels "$TMP/kshort.csv"
+# 65 ranks: one more held-out group than the fit holds out
+{ echo "rank,kind,start_ns,dur_us,bytes,name"
+  for r in $(seq 0 64); do echo "$r,kernel,0,5.0,0,nvjet_gemm"; done; } > "$TMP/k65.csv"
+expect_fail2 "listing: too many ranks" "the 'gemm' class's rows come from more than 64 held-out" \
+    "$TPSIM" fit-kernels "$TMP/k65.csv"
 expect_fail2 "--kernels to stdout" "--kernels '-', expected a file" "$TPSIM" trace import "$B200" --kernels -
 expect_fail2 "--kernels onto the trace" "$B200" "$TPSIM" trace import "$B200" --kernels "$B200"
 expect_fail2 "--kernels on compare" "trace compare: expected REAL SIM" "$TPSIM" trace compare "$B200" "$B200" --kernels "$TMP/c.csv"
