@@ -144,7 +144,8 @@ run: deps
 	@validate/table.sh $(BUILD)/tpsim $(BUILD)/validation >$(BUILD)/validation.md
 	@cat $(BUILD)/validation.md
 	$(BUILD)/tpsim sweep scenarios/eager-host-dispatch.yaml --tp 2,4,8 --batch 1,8 --mode eager,graphs -o $(BUILD)/what-if.csv
-	@column -s, -t < $(BUILD)/what-if.csv | cut -d' ' -f1-200
+	@scripts/csv-columns.sh $(BUILD)/what-if.csv mode tp batch step_ms_mean host_ms compute_ms \
+	  allreduce_ms gpu_idle_ms in_domain domain_marks
 	@echo "figures: $(FIG)/*/  validation table: $(BUILD)/validation.md  what-if grid: $(BUILD)/what-if.csv"
 
 # The pre-registered predictions (scripts/predictions.sh): docs/predictions.csv, byte for byte
