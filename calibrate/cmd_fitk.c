@@ -596,6 +596,13 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
                 ok = tp_err_set(&err, "fit-kernels: no profile row measures the '%s' class, which "
                                 "-o needs (every class tpsim's ops map to); add a profile that "
                                 "measures it", kcal_class_names[k]) == 0;
+    for (int k = 0; k < KC_COUNT && ok && a.out; k++) /* kcal_load's bound: the file must load */
+        if (res->have[k] && (res->fit[k].mape_pct >= 99.995 ||
+                             (res->fit[k].n_folds > 1 &&
+                              res->fit[k].heldout_pct[res->fit[k].law.kind] >= 99.995)))
+            ok = tp_err_set(&err, "fit-kernels: the '%s' class's law misses its rows by 100%% or "
+                            "more, expected under 100%% (a calibration's error bounds its "
+                            "intervals)", kcal_class_names[k]) == 0;
     int to_stdout = a.out && cli_is_stdout(a.out);
     if (ok && a.out && !to_stdout) {
         ok = ofile_open(&of, a.out, &err) == 0;

@@ -142,8 +142,10 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
         cfg_double(e, "q", 0, 1, 64, &x.law.q, err) ||
         cfg_long(e, "tile_m", 0, 1, 4096, &tile, err) ||
         cfg_double(e, "n", 0, 0, 1e9, &x.n, err) || cfg_double(e, "r2", 0, -1e9, 1, &x.r2, err) ||
-        cfg_double(e, "mape_pct", 0, 0, 1e6, &x.mape_pct, err) ||
-        cfg_double(e, "heldout_mape_pct", 0, 0, 1e6, &x.heldout_mape_pct, err) ||
+        /* below 100: validate's lower bound prices a class at (1 - error) of its law, which
+         * at 100% or more would be a zero or negative kernel time */
+        cfg_double(e, "mape_pct", 0, 0, 99.99, &x.mape_pct, err) ||
+        cfg_double(e, "heldout_mape_pct", 0, 0, 99.99, &x.heldout_mape_pct, err) ||
         cfg_source(e, 0, err))
         return -1;
     x.law.t0_s = t0 * 1e-6;

@@ -74,6 +74,10 @@ expect_fail2 "unmapped class" "no 'copy' class, which tpsim's op 'prepare_inputs
 sed 's/, tile_m: 64/, tile_m: 64.5/' "$TMP/k.yaml" > "$TMP/fractile.yaml"
 expect_fail2 "tile_m whole rows" 'fractile.yaml:[0-9]+:[0-9]+: classes.gemm.tile_m' \
     "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/fractile.yaml"
+# the interval's lower bound takes (1 - error) of the law: 100% or more is no time at all
+sed '/^  gemm:/s/heldout_mape_pct: [0-9.]*/heldout_mape_pct: 120/' "$TMP/k.yaml" > "$TMP/bigerr.yaml"
+expect_fail2 "error under 100%" 'bigerr.yaml:[0-9]+:[0-9]+: classes.gemm.heldout_mape_pct' \
+    "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/bigerr.yaml"
 # a measured class's mape_pct is the error its ops' intervals take: never defaulted to 0
 sed '/^  gemm:/s/, mape_pct: [0-9.]*//' "$TMP/k.yaml" > "$TMP/nomape.yaml"
 expect_fail2 "measured class needs mape_pct" \
