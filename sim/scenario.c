@@ -3,6 +3,7 @@
 
 #include "locate.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,20 +436,106 @@ static int scenario_bind_precision(const cfg_node *n, scenario *s, tp_err *err)
     return 0;
 }
 
-static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_err *err)
+/* ------------------------------------------------ the named files, parsed once ----- */
+
+/* The kinds of file a cache entry holds: one path may be read as two kinds, so both key it. */
+enum { SCN_FILE_MODEL, SCN_FILE_HW, SCN_FILE_KERNELS, SCN_FILE_ALLREDUCE };
+
+typedef struct scenario_cache_entry {
+    struct scenario_cache_entry *next;
+    int kind;
+    char path[SCN_PATH_MAX];
+    size_t size;
+    unsigned char data[]; /* the loaded value as its loader wrote it (no pointers: a copy) */
+} scenario_cache_entry;
+
+struct scenario_cache {
+    pthread_mutex_t lock; /* validate's --jobs threads bind at once */
+    scenario_cache_entry *head;
+};
+
+scenario_cache *scenario_cache_new(void)
+{
+    scenario_cache *c = calloc(1, sizeof *c);
+    if (c && pthread_mutex_init(&c->lock, NULL)) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void scenario_cache_free(scenario_cache *c)
+{
+    if (!c) return;
+    while (c->head) {
+        scenario_cache_entry *e = c->head;
+        c->head = e->next;
+        free(e);
+    }
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+static int scenario_load_kind(int kind, const char *path, void *out, tp_err *err)
+{
+    switch (kind) {
+    case SCN_FILE_MODEL: return model_load(path, out, err);
+    case SCN_FILE_HW: return hw_load(path, out, err);
+    case SCN_FILE_KERNELS: return kcal_load(path, out, err);
+    default: return arcal_load(path, out, err);
+    }
+}
+
+/* The file at path loaded as kind into out (size bytes): from the cache when it holds it,
+ * else read and kept. A failed load is not kept (the next bind reports it again); an entry
+ * that cannot be allocated is only not kept. Two threads missing at once both read the
+ * file and keep one copy each; either gives the same bytes. */
+static int scenario_cached_load(scenario_cache *c, int kind, const char *path, void *out,
+                                size_t size, tp_err *err)
+{
+    if (!c) return scenario_load_kind(kind, path, out, err);
+    int hit = 0;
+    pthread_mutex_lock(&c->lock);
+    for (const scenario_cache_entry *e = c->head; e && !hit; e = e->next)
+        if (e->kind == kind && e->size == size && !strcmp(e->path, path)) {
+            memcpy(out, e->data, size);
+            hit = 1;
+        }
+    pthread_mutex_unlock(&c->lock);
+    if (hit) return 0;
+    if (scenario_load_kind(kind, path, out, err)) return -1;
+    scenario_cache_entry *e = malloc(sizeof *e + size);
+    if (!e) return 0;
+    e->kind = kind;
+    snprintf(e->path, sizeof e->path, "%s", path);
+    e->size = size;
+    memcpy(e->data, out, size);
+    pthread_mutex_lock(&c->lock);
+    e->next = c->head;
+    c->head = e;
+    pthread_mutex_unlock(&c->lock);
+    return 0;
+}
+
+static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario_cache *cache,
+                               scenario *s, tp_err *err)
 {
     char path[SCN_PATH_MAX];
     cfg_node *mn = cfg_need(r, "model", err), *hn, *an;
     if (!mn || scenario_resolve(doc, mn, "models", path, sizeof path, err)) return -1;
-    if (model_load(path, &s->model, err)) return scenario_subfile_error(mn, err);
+    if (scenario_cached_load(cache, SCN_FILE_MODEL, path, &s->model, sizeof s->model, err))
+        return scenario_subfile_error(mn, err);
     if (!(hn = cfg_need(r, "hardware", err)) ||
         scenario_resolve(doc, hn, "models/hw", path, sizeof path, err))
         return -1;
-    if (hw_load(path, &s->hw, err)) return scenario_subfile_error(hn, err);
+    if (scenario_cached_load(cache, SCN_FILE_HW, path, &s->hw, sizeof s->hw, err))
+        return scenario_subfile_error(hn, err);
     cfg_node *kn = cfg_get(r, "kernels");
     if (kn) {
         if (scenario_resolve(doc, kn, "models/kernels", path, sizeof path, err)) return -1;
-        if (kcal_load(path, &s->kernels, err)) return scenario_subfile_error(kn, err);
+        if (scenario_cached_load(cache, SCN_FILE_KERNELS, path, &s->kernels, sizeof s->kernels,
+                                 err))
+            return scenario_subfile_error(kn, err);
         scenario_position(kn, s->kernels.named_at, sizeof s->kernels.named_at);
         s->has_kernels = 1;
     }
@@ -460,7 +547,8 @@ static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario *s, tp_
         arcal c;
         if (scenario_resolve(doc, an->vals[i], "models/allreduce", path, sizeof path, err))
             return -1;
-        if (arcal_load(path, &c, err)) return scenario_subfile_error(an->vals[i], err);
+        if (scenario_cached_load(cache, SCN_FILE_ALLREDUCE, path, &c, sizeof c, err))
+            return scenario_subfile_error(an->vals[i], err);
         if (scenario_allreduce(s, c.tp))
             return cfg_error(an->vals[i], err, "a second calibration for tp %ld, expected one per k",
                              c.tp);
@@ -637,6 +725,11 @@ static int scenario_bind_collective(const cfg_node *r, scenario *s, tp_err *err)
 
 int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
 {
+    return scenario_bind_cached(doc, NULL, out, err);
+}
+
+int scenario_bind_cached(cfg_doc *doc, scenario_cache *cache, scenario *out, tp_err *err)
+{
     scenario s;
     memset(&s, 0, sizeof s);
     cfg_node *r = cfg_root(doc), *n;
@@ -651,7 +744,7 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     if (cfg_expect_map(r, scenario_keys, err) ||
         cfg_string_fits(r, "name", 1, sizeof s.name, &name, err) ||
         cfg_string(r, "description", 0, &desc, err) ||
-        cfg_source(r, 0, err) || scenario_bind_files(doc, r, &s, err) ||
+        cfg_source(r, 0, err) || scenario_bind_files(doc, r, cache, &s, err) ||
         measured_bind(doc, &s.measured, err))
         return -1;
     snprintf(s.name, sizeof s.name, "%s", name);

@@ -132,6 +132,18 @@ cfg_doc *scenario_open(const char *path, const char *const *sets, int n_sets, tp
 cfg_doc *scenario_open_measured(const char *path, const char *measured, const char *const *sets,
                                 int n_sets, tp_err *err);
 int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err);
+/* A cache of the files a scenario names (model, hardware, kernel and all-reduce calibrations),
+ * each parsed once per resolved path and copied out at later binds: validate binds one
+ * document hundreds of times and would otherwise re-read and re-parse them each time. The
+ * caller owns it (one per validation run) and passes it to every bind; it is safe to share
+ * between threads (a mutex). Only files that loaded are kept, so a bad file is re-read and
+ * refused with the same line at every bind. The files must not change while it lives. */
+typedef struct scenario_cache scenario_cache;
+scenario_cache *scenario_cache_new(void); /* NULL when out of memory */
+void scenario_cache_free(scenario_cache *c);
+/* scenario_bind, the named files taken from the cache (NULL: read each one, as scenario_bind);
+ * the result is the same. */
+int scenario_bind_cached(cfg_doc *doc, scenario_cache *cache, scenario *out, tp_err *err);
 /* The calibration for k ranks, or NULL. */
 const arcal *scenario_allreduce(const scenario *s, long tp);
 /* The calibration for k ranks, refused (-1, one line) when it was measured on other

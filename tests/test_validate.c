@@ -18,6 +18,7 @@
 #include "dist.h"
 #include "memo.h"
 #include "run.h"
+#include "scenario.h"
 #include "scnopt.h"
 #include "validate.h"
 
@@ -404,11 +405,54 @@ static void memo_changes_nothing(void **state)
     grid_free(&g);
 }
 
+/* validate binds each evaluation's document with the files it names taken from a cache
+ * (scenario_bind_cached): the bound scenario must be the one a plain bind gives, byte for
+ * byte, on a miss and on a hit, after the document changed, and with every kind of file
+ * (eager-straggler names a model, hardware, kernel and three all-reduce calibrations); a file
+ * that fails is not kept, so each bind refuses it with the plain bind's line. */
+static void bind_cache_changes_nothing(void **state)
+{
+    (void)state;
+    tp_err err = {0};
+    scenario *plain = calloc(1, sizeof *plain), *cached = calloc(1, sizeof *cached);
+    scenario_cache *cache = scenario_cache_new();
+    cfg_doc *doc = scenario_open("scenarios/eager-straggler.yaml", NULL, 0, &err);
+    assert_non_null(plain);
+    assert_non_null(cached);
+    assert_non_null(cache);
+    assert_non_null(doc);
+    for (int pass = 0; pass < 3; pass++) { /* a miss, a hit, a hit on a changed document */
+        if (pass == 2) assert_int_equal(cfg_set(doc, "offset_ms=2.5", 1, &err), 0);
+        memset(plain, 0, sizeof *plain);
+        memset(cached, 0xa5, sizeof *cached);
+        assert_int_equal(scenario_bind(doc, plain, &err), 0);
+        assert_int_equal(scenario_bind_cached(doc, cache, cached, &err), 0);
+        assert_true(plain->has_kernels && plain->n_cals == 3); /* the file names tp 2, 4, 8 */
+        assert_memory_equal(plain, cached, sizeof *plain);
+    }
+    assert_true(fabs(cached->offset_s - 2.5e-3) < 1e-15);
+    char want[TP_ERR_MAX];
+    assert_int_equal(cfg_set(doc, "hardware=no-such-gpu", 2, &err), 0);
+    assert_int_not_equal(scenario_bind(doc, plain, &err), 0);
+    snprintf(want, sizeof want, "%s", err.msg);
+    assert_non_null(strstr(want, "no-such-gpu"));
+    for (int pass = 0; pass < 2; pass++) {
+        memset(&err, 0, sizeof err);
+        assert_int_not_equal(scenario_bind_cached(doc, cache, cached, &err), 0);
+        assert_string_equal(err.msg, want);
+    }
+    cfg_free(doc);
+    scenario_cache_free(cache);
+    free(plain);
+    free(cached);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(verdict_thresholds),
         cmocka_unit_test(error_scale),
+        cmocka_unit_test(bind_cache_changes_nothing),
         cmocka_unit_test_setup_teardown(coverage_near_nominal, setup, teardown),
         cmocka_unit_test_setup_teardown(coverage_with_model_error, setup, teardown),
         cmocka_unit_test_setup_teardown(scan_matches_fit, setup, teardown),

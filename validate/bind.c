@@ -13,9 +13,9 @@
 #include "val_impl.h"
 
 /* Bind the document with the free parameters set to x. A value the scenario refuses is
- * reported at the fit key that set it. */
-int val_bind(cfg_doc *doc, const scn_opts *o, const scenario *spec, const double *x,
-                    scenario *out, tp_err *err)
+ * reported at the fit key that set it. The named files come from cache (NULL: read again). */
+int val_bind(cfg_doc *doc, scenario_cache *cache, const scn_opts *o, const scenario *spec,
+             const double *x, scenario *out, tp_err *err)
 {
     for (int i = 0; i < spec->n_fit_params; i++)
         for (int j = 0; j < spec->fit_params[i].n_keys; j++) {
@@ -25,7 +25,7 @@ int val_bind(cfg_doc *doc, const scn_opts *o, const scenario *spec, const double
             if (cfg_set_at(doc, assign, spec->path, fp->key_line[j], fp->key_col[j], err))
                 return -1;
         }
-    if (scenario_bind(doc, out, err)) return -1;
+    if (scenario_bind_cached(doc, cache, out, err)) return -1;
     return scn_opts_apply(o, out, err);
 }
 
@@ -70,7 +70,7 @@ int val_check_box(cfg_doc *doc, const scn_opts *o, const scenario *spec, tp_err 
             const scenario_fit_param *fp = &spec->fit_params[i];
             x[i] = corner == 0 ? fp->lo : corner == 1 ? fp->hi : fp->lo + 0.3819660113 * (fp->hi - fp->lo);
         }
-        rc = val_bind(doc, o, spec, x, probe, err);
+        rc = val_bind(doc, NULL, o, spec, x, probe, err);
     }
     free(probe);
     return rc;

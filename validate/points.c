@@ -60,8 +60,8 @@ static int val_bind_job(void *ctx, size_t j, int worker, tp_err *err)
 {
     val_points_job *pj = ctx;
     int p = pj->pts[j];
-    if (val_bind(pj->c->docs[worker], pj->c->opts, pj->c->spec, pj->xs + (size_t)p * pj->n_x,
-                 pj->bound[p], err))
+    if (val_bind(pj->c->docs[worker], pj->c->cache, pj->c->opts, pj->c->spec,
+                 pj->xs + (size_t)p * pj->n_x, pj->bound[p], err))
         return -1;
     pj->bound[p]->kernel_err_sign = pj->c->kernel_err_sign;
     pj->bound_ok[j] = 1;
@@ -305,7 +305,7 @@ int val_predict_fold(val_ctx *c, int fold, const double *x, const char *set,
         goto out;
     }
     if (cfg_set_at(c->doc, set, set_src, set_line, set_col, err)) goto out;
-    if (val_bind(c->doc, c->opts, c->spec, x, bound, err)) goto out;
+    if (val_bind(c->doc, c->cache, c->opts, c->spec, x, bound, err)) goto out;
     bound->kernel_err_sign = c->kernel_err_sign;
     val_cells_job job = {bound, cells, preds, sums};
     rc = par_team_map(c->team, n, val_cell_job, &job, progress, err);

@@ -33,6 +33,8 @@ typedef struct val_ctx {
     par_team *team;           /* --jobs threads, started once per run (par.h) */
     cfg_doc **docs;           /* per thread of the team, the document its binds set (binding
                                  writes the fit's values into it); the caller's is doc */
+    scenario_cache *cache;    /* the files the scenario names, parsed once per run and shared
+                                 by every bind of it, on any thread (scenario.h) */
 } val_ctx;
 
 typedef struct val_band {
@@ -43,8 +45,8 @@ typedef struct val_band {
 int val_tp_in(long tp, const long *v, int n);
 
 /* bind.c */
-int val_bind(cfg_doc *doc, const scn_opts *o, const scenario *spec, const double *x,
-             scenario *out, tp_err *err);
+int val_bind(cfg_doc *doc, scenario_cache *cache, const scn_opts *o, const scenario *spec,
+             const double *x, scenario *out, tp_err *err);
 int val_check_sets(const scn_opts *o, const scenario *spec, tp_err *err);
 int val_check_box(cfg_doc *doc, const scn_opts *o, const scenario *spec, tp_err *err);
 int val_is_number(const cfg_node *n);

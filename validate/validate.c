@@ -324,7 +324,7 @@ static int val_fold_run(val_ctx *c, int f, double *preds, run_summary *sums, val
         tp_err_set(err, "out of memory");
         return -1;
     }
-    int bad = val_bind(c->doc, o, spec, fd->fitted, bound, err);
+    int bad = val_bind(c->doc, c->cache, o, spec, fd->fitted, bound, err);
     for (int k = 0; k < fd->n_cal && !bad; k++) {
         const grid_cell *gc = &g->cells[fd->cal[k]];
         run_summary sum;
@@ -432,7 +432,12 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     val_band band = {NULL, NULL};
     par_team *team = NULL;
     cfg_doc **docs = NULL;
+    scenario_cache *cache = scenario_cache_new();
     int rc = -1;
+    if (!cache) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
     if (val_open(path, o, vo, &doc, &spec, &out->protocol, err) || val_setup_cells(out, err) ||
         val_make_folds(out, spec, err) || val_check_calib_tps(spec, o, g, err) ||
         val_workers(path, o, doc, &team, &docs, err)) /* for every fit and prediction */
@@ -449,7 +454,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     for (int k = 0; k < out->n_configs; k++) out->configs[k].fold = val_home_fold(out, k);
     for (int k = 0; k < out->n_configs; k++) out->configs[k].judged = val_judges_config(out, k);
     val_assign_roles(out);
-    val_ctx ctx = {doc, o, g, spec, out, NULL, err, 0, team, docs};
+    val_ctx ctx = {doc, o, g, spec, out, NULL, err, 0, team, docs, cache};
     out->n_fit = spec->n_fit_params;
     for (int f = 0; f < out->n_folds; f++)
         if (val_fold_run(&ctx, f, preds, sums, &band, base + (size_t)f * g->n, err)) goto out;
@@ -471,6 +476,7 @@ out:
     free(band.lo);
     free(band.hi);
     val_workers_free(team, docs);
+    scenario_cache_free(cache);
     if (rc) val_free(out);
     return rc;
 }
@@ -511,7 +517,12 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
     val_protocol proto;
     par_team *team = NULL;
     cfg_doc **docs = NULL;
+    scenario_cache *cache = scenario_cache_new();
     int rc = -1;
+    if (!cache) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
     if (val_open(path, o, &r->opt, &doc, &spec, &proto, err) ||
         val_workers(path, o, doc, &team, &docs, err))
         goto out;
@@ -519,7 +530,8 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
         tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
         goto out;
     }
-    val_ctx ctx = {doc, o, r->g, spec, (val_report *)r, &r->folds[fold], err, 0, team, docs};
+    val_ctx ctx = {doc, o, r->g, spec, (val_report *)r, &r->folds[fold], err, 0, team, docs,
+                   cache};
     for (int i = 0; i < n1; i++)
         for (int j = 0; j < n2; j++) {
             double x[SCN_MAX_FIT];
@@ -534,6 +546,7 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
     rc = 0;
 out:
     val_workers_free(team, docs);
+    scenario_cache_free(cache);
     cfg_free(doc);
     free(spec);
     return rc;
