@@ -125,12 +125,13 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
     }
     if (!*path) return tp_err_set(err, "sweep: missing SCENARIO (see tpsim sweep --help)");
     if (o->n_shards && o->json)
-        return tp_err_set(err, "--shard: parts are CSV (tpsim merge joins them), expected no --format json");
+        return tp_err_set(
+            err, "--shard: parts are CSV (tpsim merge joins them), expected no --format json");
     /* by name: scenarios/NAME.yaml, validate/NAME.csv (locate.h) */
     if (!(*path = locate_arg("scenarios", ".yaml", *path, o->scn_buf, sizeof o->scn_buf, err)))
         return -1;
-    if (o->fit_grid &&
-        !(o->fit_grid = locate_arg("validate", ".csv", o->fit_grid, o->grid_buf, sizeof o->grid_buf, err)))
+    if (o->fit_grid && !(o->fit_grid = locate_arg("validate", ".csv", o->fit_grid, o->grid_buf,
+                                                  sizeof o->grid_buf, err)))
         return -1;
     return 0;
 }
@@ -178,7 +179,8 @@ static int sweep_cell(void *ctx, size_t i, tp_err *err)
     sweep_job *j = ctx;
     const scenario *s = &j->s[j->row_mode[i]];
     run_request req = j->rows[i].req;
-    return run_cell(s, &req, &j->rows[i], NULL, err) || run_check_step(s, &j->rows[i], err) ? -1 : 0;
+    if (run_cell(s, &req, &j->rows[i], NULL, err)) return -1;
+    return run_check_step(s, &j->rows[i], err) ? -1 : 0;
 }
 
 /* The cells in grid order (mode, tp, batch, ctx), each with its request; a shard keeps
@@ -269,7 +271,8 @@ int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit)
     }
     if (o.fit_grid && fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;
     for (int m = 0; m < o.n_modes; m++) { /* the mode applies after the --set flags */
-        snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s", o.modes[m] ? "graphs" : "eager");
+        snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s",
+                 o.modes[m] ? "graphs" : "eager");
         if (scn_opts_load(path, &so, &s[m], &err)) goto out;
     }
     n_rows = sweep_cells(&o, s, total, rows, row_mode);

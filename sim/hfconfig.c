@@ -97,7 +97,8 @@ static int hf_long(const hf_file *f, const char *key, int required, long lo, lon
 {
     json_t *v = json_object_get(f->root, key);
     if (!v || json_is_null(v)) {
-        if (required) return hf_error(f, key, err, "missing, expected an integer in %ld..%ld", lo, hi);
+        if (required)
+            return hf_error(f, key, err, "missing, expected an integer in %ld..%ld", lo, hi);
         *out = -1;
         return 0;
     }

@@ -1,8 +1,8 @@
 /* hfconfig.h: a Hugging Face config.json read as a tpsim model (docs/sources.md#hf-config-fields).
  *
  * Contract: hfconfig_load reads one config.json (through rfile: at most HFCONFIG_MAX_BYTES,
- * bounded in time; strict JSON via jansson, duplicate keys refused) into a caller-owned model_arch. Supported
- * `architectures`: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM (q/k/v bias),
+ * bounded in time; strict JSON via jansson, duplicate keys refused) into a caller-owned model_arch.
+ * Supported `architectures`: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM (q/k/v bias),
  * MixtralForCausalLM, Qwen2MoeForCausalLM (experts; Qwen2-MoE's gated shared expert),
  * DeepseekV2/V3ForCausalLM (MLA attention, routed + shared experts after dense layers),
  * Qwen3ForCausalLM and Qwen3MoeForCausalLM (per-head q/k RMSNorm; routed experts only),
@@ -31,8 +31,8 @@
  * downcasts float32): --set precision.weights=bf16 (and kv_cache) models that.
  * Any other class, or a field the decode step needs that is missing or out of range, is one
  * line "file:line:col: key: what is wrong, what is expected" (the key's position in the
- * file). The model's name is `_name_or_path` when present, else the file name without ".json" (and without a
- * "_config" suffix; a bare config.json takes its folder's name).
+ * file). The model's name is `_name_or_path` when present, else the file name without ".json"
+ * (and without a "_config" suffix; a bare config.json takes its folder's name).
  */
 #ifndef TPSIM_HFCONFIG_H
 #define TPSIM_HFCONFIG_H

@@ -28,7 +28,8 @@ static int model_load_yaml(const char *path, model_arch *out, tp_err *err)
     const char *name = NULL;
     model_arch m = {0};
     int rc = -1;
-    if (cfg_expect_map(r, model_keys, err) || cfg_string_fits(r, "name", 1, sizeof m.name, &name, err) ||
+    if (cfg_expect_map(r, model_keys, err) ||
+        cfg_string_fits(r, "name", 1, sizeof m.name, &name, err) ||
         cfg_long(r, "layers", 1, 1, 1000, &m.layers, err) ||
         cfg_long(r, "hidden", 1, 1, 1L << 20, &m.hidden, err) ||
         cfg_long(r, "heads", 1, 1, 4096, &m.heads, err) ||

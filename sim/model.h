@@ -22,7 +22,8 @@ typedef struct model_arch {
     char name[64];
     long layers, hidden, heads, kv_heads, head_dim, intermediate, vocab, dtype_bytes;
     int qkv_bias;          /* bias on the q, k, v projections (Qwen2) */
-    int o_bias, mlp_bias;  /* bias on o_proj / on the MLP projections (Llama attention_bias, mlp_bias) */
+    /* bias on o_proj / on the MLP projections (Llama attention_bias, mlp_bias) */
+    int o_bias, mlp_bias;
     int tied_embeddings;   /* lm_head reuses the embedding table: stored once */
     long sliding_window;   /* attention reads at most this many positions; 0: all */
     long max_positions;    /* the longest context it serves: vLLM's max_model_len derived from a

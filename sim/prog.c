@@ -153,7 +153,8 @@ static int prog_allreduce(prog *p, const prog_opts *o, prog_name name, int layer
         return -1;
     if (prog_add(p, PROG_ALLREDUCE, name, layer, msg, 0.0)) return -1;
     /* symmetric memory: the result is copied back out (B200 trace: ops 23, 34, 48, ...) */
-    return o->allreduce_copy_out ? prog_add(p, PROG_KERNEL, OPN_AR_COPY_OUT, layer, 2.0 * msg, 0.0) : 0;
+    return o->allreduce_copy_out ? prog_add(p, PROG_KERNEL, OPN_AR_COPY_OUT, layer, 2.0 * msg, 0.0)
+                                 : 0;
 }
 
 /* The dense MLP (or a shared expert): gate_up, the activation-and-mul (SiLU: 4 FLOPs an
@@ -200,7 +201,8 @@ static int prog_moe(prog_ctx *c, int layer)
         /* softmax over E logits, top-k ids (int32) and weights (float32) out */
         prog_add(c->p, PROG_KERNEL, OPN_TOPK, layer, c->act * B * E + 8.0 * routed, 5.0 * B * E) ||
         /* sort the (token, expert) pairs by expert: ids in, sorted ids and offsets out */
-        prog_add(c->p, PROG_KERNEL, OPN_MOE_ALIGN, layer, 4.0 * routed * 2.0 + 4.0 * (E + 1), 0.0) ||
+        prog_add(c->p, PROG_KERNEL, OPN_MOE_ALIGN, layer, 4.0 * routed * 2.0 + 4.0 * (E + 1),
+                 0.0) ||
         (c->w8a8 && prog_quant(c, layer, B, H)) ||
         prog_add_fp8(c->p, PROG_KERNEL, OPN_MOE_W13, layer,
                      touched * w13 + routed * (H * x_bytes + 2.0 * I * c->act),
@@ -281,7 +283,8 @@ static int prog_attn_gqa(prog_ctx *c, int layer, double ctx)
     const model_arch *m = c->m;
     prog *p = c->p;
     double B = c->B, H = (double)m->hidden, hd = (double)m->head_dim;
-    double q_heads = (double)(m->heads / c->tp), kv_heads = (double)model_kv_heads_per_rank(m, c->tp);
+    double q_heads = (double)(m->heads / c->tp);
+    double kv_heads = (double)model_kv_heads_per_rank(m, c->tp);
     double qkv_out = (q_heads + 2.0 * kv_heads) * hd;
     double kv_read = c->kv * 2.0 * B * ctx * kv_heads * hd;
     /* scores q.k and the weighted sum of v: 4 hd FLOPs a position a head; a soft-cap adds a

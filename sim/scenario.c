@@ -134,7 +134,8 @@ static int scenario_range(const cfg_node *map, const char *key, long *lo, long *
     if (!n) return -1;
     if (n->kind != CFG_SEQ || n->n != 2)
         return cfg_error(n, err, "expected [lo, hi], two whole numbers");
-    if (cfg_as_long(n->vals[0], 1, 1L << 24, lo, err) || cfg_as_long(n->vals[1], 1, 1L << 24, hi, err))
+    if (cfg_as_long(n->vals[0], 1, 1L << 24, lo, err) ||
+        cfg_as_long(n->vals[1], 1, 1L << 24, hi, err))
         return -1;
     if (*lo > *hi) return cfg_error(n, err, "%ld > %ld, expected lo <= hi", *lo, *hi);
     return 0;
@@ -154,7 +155,8 @@ static int scenario_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *e
         return cfg_error(tp, err, "expected a list of 1 to %d TP degrees", SCN_DOMAIN_TP_MAX);
     for (size_t i = 0; i < tp->n; i++)
         if (cfg_as_long(tp->vals[i], 1, 1024, &d->tp[d->n_tp++], err)) return -1;
-    if (m->kind != CFG_SEQ || m->n < 1) return cfg_error(m, err, "expected a list of eager, graphs");
+    if (m->kind != CFG_SEQ || m->n < 1)
+        return cfg_error(m, err, "expected a list of eager, graphs");
     for (size_t i = 0; i < m->n; i++) {
         int k;
         if (cfg_as_choice(m->vals[i], modes, &k, err)) return -1;
@@ -225,7 +227,8 @@ static int scenario_bind_fit(const cfg_node *root, const cfg_node *fit, scenario
     if (params->kind != CFG_SEQ || params->n < 1 || params->n > SCN_MAX_FIT)
         return cfg_error(params, err, "expected a list of 1 to %d {key, min, max}", SCN_MAX_FIT);
     if (cells->kind != CFG_SEQ || cells->n < 1 || cells->n > SCN_MAX_FIT_CELLS)
-        return cfg_error(cells, err, "expected a list of 1 to %d {tp, batch, ctx}", SCN_MAX_FIT_CELLS);
+        return cfg_error(cells, err, "expected a list of 1 to %d {tp, batch, ctx}",
+                         SCN_MAX_FIT_CELLS);
     cfg_node *proto = cfg_get(fit, "protocol");
     if (proto) {
         const char *text;
@@ -281,7 +284,8 @@ static int scenario_declared(const scenario *s, const char *key, int *line)
 {
     for (int i = 0; i < s->n_fit_params; i++)
         for (int j = 0; j < s->fit_params[i].n_keys; j++)
-            if (!strcmp(s->fit_params[i].keys[j], key)) return *line = s->fit_params[i].key_line[j], 1;
+            if (!strcmp(s->fit_params[i].keys[j], key))
+                return *line = s->fit_params[i].key_line[j], 1;
     for (int i = 0; i < s->n_decls; i++)
         if (!strcmp(s->decls[i].key, key)) return *line = s->decls[i].line, 1;
     return 0;
@@ -332,7 +336,8 @@ static int scenario_bind_decls(const cfg_node *root, const cfg_node *list, int a
                 if (scenario_cell(on->vals[j], &c, err)) return -1;
                 int seen = 0;
                 for (int k = 0; k < s->n_borrowed_cells; k++)
-                    seen |= s->borrowed_cells[k].tp == c.tp && s->borrowed_cells[k].batch == c.batch &&
+                    seen |= s->borrowed_cells[k].tp == c.tp &&
+                            s->borrowed_cells[k].batch == c.batch &&
                             s->borrowed_cells[k].ctx == c.ctx;
                 if (seen) continue;
                 if (s->n_borrowed_cells == SCN_MAX_FIT_CELLS)
@@ -550,8 +555,8 @@ static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario_cache *
         if (scenario_cached_load(cache, SCN_FILE_ALLREDUCE, path, &c, sizeof c, err))
             return scenario_subfile_error(an->vals[i], err);
         if (scenario_allreduce(s, c.tp))
-            return cfg_error(an->vals[i], err, "a second calibration for tp %ld, expected one per k",
-                             c.tp);
+            return cfg_error(an->vals[i], err,
+                             "a second calibration for tp %ld, expected one per k", c.tp);
         scenario_position(an->vals[i], c.named_at, sizeof c.named_at);
         s->cals[s->n_cals++] = c;
     }
@@ -737,8 +742,9 @@ int scenario_bind_cached(cfg_doc *doc, scenario_cache *cache, scenario *out, tp_
     double offset_ms = 0;
     snprintf(s.path, sizeof s.path, "%s", cfg_file(doc));
     s.tp = 1, s.batch = 1, s.ctx = 2048, s.steps = 20, s.warmup = 1;
-    /* vLLM's step unless the scenario says otherwise (docs/sources.md#vllm-eager-step): the embedding
-     * all-reduce and logits gather at k > 1, ~6-10 input copies, ~6 greedy sampler kernels */
+    /* vLLM's step unless the scenario says otherwise (docs/sources.md#vllm-eager-step): the
+     * embedding all-reduce and logits gather at k > 1, ~6-10 input copies, ~6 greedy sampler
+     * kernels */
     s.program = (prog_opts){.embedding_allreduce = 1, .logits_gather = 1, .input_copies = 8,
                             .sampling_kernels = 6};
     if (cfg_expect_map(r, scenario_keys, err) ||
@@ -858,9 +864,11 @@ int scenario_check_measured(const scenario *s, const char **how_borrowed, tp_err
     }
     char names[400];
     hw_names(&s->hw, names, sizeof names);
-    return tp_err_at(err, m->path, m->hw_line, m->hw_col, "the trace calibration was measured on "
+    return tp_err_at(err, m->path, m->hw_line, m->hw_col,
+                     "the trace calibration was measured on "
                      "%s, the scenario runs on %s; expected a trace of that GPU, or "
-                     "calibration_from: %s in the scenario, or --allow-foreign-calib", who, names, who);
+                     "calibration_from: %s in the scenario, or --allow-foreign-calib",
+                     who, names, who);
 }
 
 int scenario_kernels(const scenario *s, const kcal **out, const char **how_borrowed, tp_err *err)

@@ -48,7 +48,8 @@ int val_check_sets(const scn_opts *o, const scenario *spec, tp_err *err)
         for (int k = 0; k < mg->n_keys; k++)
             for (int i = 0; i < spec->n_fit_params; i++)
                 for (int j = 0; j < spec->fit_params[i].n_keys; j++)
-                    if (!mg->overridden_by[k][0] && !strcmp(mg->keys[k], spec->fit_params[i].keys[j]))
+                    if (!mg->overridden_by[k][0] &&
+                        !strcmp(mg->keys[k], spec->fit_params[i].keys[j]))
                         return tp_err_at(err, spec->measured.path, mg->line[k], mg->col[k],
                                          "%s: measured, but a free parameter of %s's fit, whose "
                                          "value comes from fitting; expected tpsim run with the "
@@ -68,7 +69,9 @@ int val_check_box(cfg_doc *doc, const scn_opts *o, const scenario *spec, tp_err 
     for (int corner = 0; corner < 3 && !rc; corner++) {
         for (int i = 0; i < spec->n_fit_params; i++) {
             const scenario_fit_param *fp = &spec->fit_params[i];
-            x[i] = corner == 0 ? fp->lo : corner == 1 ? fp->hi : fp->lo + 0.3819660113 * (fp->hi - fp->lo);
+            x[i] = corner == 0   ? fp->lo
+                   : corner == 1 ? fp->hi
+                                 : fp->lo + 0.3819660113 * (fp->hi - fp->lo);
         }
         rc = val_bind(doc, NULL, o, spec, x, probe, err);
     }

@@ -97,7 +97,8 @@ static void fit_compass(fit_state *s, const double *lo, const double *hi, double
     double step[2] = {(hi[0] - lo[0]) / (FIT_GRID_2D - 1), (hi[1] - lo[1]) / (FIT_GRID_2D - 1)};
     int start = s->evals, last = 0; /* the try (1..4) that moved the step before, 0: none */
     while (!s->fail && s->evals - start < FIT_MAX_COMPASS &&
-           (step[0] > FIT_TOL_COMPASS * (hi[0] - lo[0]) || step[1] > FIT_TOL_COMPASS * (hi[1] - lo[1]))) {
+           (step[0] > FIT_TOL_COMPASS * (hi[0] - lo[0]) ||
+            step[1] > FIT_TOL_COMPASS * (hi[1] - lo[1]))) {
         /* the tries in order: -x0, +x0, -x1, +x1 */
         double y[4][2], v[4];
         for (int k = 0; k < 4; k++) {
