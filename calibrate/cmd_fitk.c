@@ -65,19 +65,22 @@ static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
     cli_args ca;
     const char *v;
     int f;
-    if (cli_begin(&ca, "fit-kernels", "tpsim fit-kernels --help", flags, argc, argv, err)) return -1;
+    if (cli_begin(&ca, "fit-kernels", "tpsim fit-kernels --help", flags, argc, argv, err))
+        return -1;
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         switch (f) {
         case CLI_ERROR: return -1;
         case CLI_OPERAND:
             if (a->n_files == FK_MAX_FILES)
-                return tp_err_set(err, "fit-kernels: more than %d profiles, expected at most that many",
+                return tp_err_set(err,
+                                  "fit-kernels: more than %d profiles, expected at most that many",
                                   FK_MAX_FILES);
             a->files[a->n_files++] = v;
             break;
         case F_HELP: cli_help(stdout, FK_USAGE, flags, FK_HELP_TEXT); return 1;
         case F_HW:
-            if (!*v || strlen(v) >= 64) return tp_err_set(err, "fit-kernels: --hardware needs a name of 1..63 characters");
+            if (!*v || strlen(v) >= 64)
+                return tp_err_set(err, "fit-kernels: --hardware needs a name of 1..63 characters");
             for (const char *p = v; *p; p++)
                 if (!isalnum((unsigned char)*p) && !strchr(" ._-+()", *p))
                     return tp_err_set(err, "fit-kernels: --hardware '%s': letters, digits, "
@@ -223,7 +226,8 @@ static void fk_fit_all(const kp_set *set, fk_result *r)
 static void fk_law_fields(FILE *f, const kcal_law *l)
 {
     fprintf(f, "law: %s, t0_us: %.4f", kcal_law_names[l->kind], l->t0_s * 1e6);
-    if (l->kind != KL_CONST) fprintf(f, ", gbps: %.2f", l->s_per_byte > 0 ? 1e-9 / l->s_per_byte : 0.0);
+    if (l->kind != KL_CONST)
+        fprintf(f, ", gbps: %.2f", l->s_per_byte > 0 ? 1e-9 / l->s_per_byte : 0.0);
     int norm = l->kind == KL_SMOOTH || l->kind == KL_TILED;
     if (l->kind == KL_ROOFLINE || l->kind == KL_SUM || norm)
         fprintf(f, ", tflops: %.2f", l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0.0);
@@ -320,14 +324,16 @@ static void fk_print_skipped(const kp_skipped *k)
 
 static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *r)
 {
-    printf("kernel fit: %zu samples from %d profile%s\n", set->n, a->n_files, a->n_files > 1 ? "s" : "");
+    printf("kernel fit: %zu samples from %d profile%s\n", set->n, a->n_files,
+           a->n_files > 1 ? "s" : "");
     printf("%-10s %6s %5s  %-9s", "class", "n", "folds", "law");
     for (int l = 0; l < KL_COUNT; l++) printf(" %9s", kcal_law_names[l]);
     printf(" %8s %7s\n", "R2", "MAPE%");
     for (int k = 0; k < KC_COUNT; k++) {
         if (!r->have[k]) continue;
         const kf_class_fit *c = &r->fit[k];
-        printf("%-10s %6d %5d  %-9s", kcal_class_names[k], c->n, c->n_folds, kcal_law_names[c->law.kind]);
+        printf("%-10s %6d %5d  %-9s", kcal_class_names[k], c->n, c->n_folds,
+               kcal_law_names[c->law.kind]);
         for (int l = 0; l < KL_COUNT; l++) {
             double v = c->n_folds > 1 ? c->heldout_pct[l] : c->insample_pct[l];
             if (v < 0) printf(" %9s", "-");
@@ -335,7 +341,8 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         }
         printf(" %8.5f %7.2f\n", c->r2, c->mape_pct);
     }
-    printf("(law columns: held-out MAPE %% per candidate law, in-sample where a class has one fold)\n");
+    printf("(law columns: held-out MAPE %% per candidate law, "
+           "in-sample where a class has one fold)\n");
     printf("chosen laws:\n");
     for (int k = 0; k < KC_COUNT; k++) {
         if (!r->have[k] && r->from[k] < 0) continue;
@@ -368,7 +375,8 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         for (int t = 0; t < r->br.n_tp; t++) {
             const fk_acc *x = &r->br.by_tp[k][t];
             if (!x->n) continue;
-            if (r->br.tps[t]) printf("  tp%-2ld %+6.1f/%5.1f", r->br.tps[t], x->bias / x->n, x->abs / x->n);
+            if (r->br.tps[t])
+                printf("  tp%-2ld %+6.1f/%5.1f", r->br.tps[t], x->bias / x->n, x->abs / x->n);
             else printf("  gpu  %+6.1f/%5.1f", x->bias / x->n, x->abs / x->n);
         }
         printf("\n");

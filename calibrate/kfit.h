@@ -1,16 +1,16 @@
 /* kfit.h: fitting kernel cost laws (kcal.h) to profile samples (kprof.h).
  *
  * Contract: kf_fit_law fits one law to samples by least squares on relative error
- * (sum of w ((t - y) / y)^2, every row's relative error weighted by its w, kp_weigh), every coefficient
- * kept >= 0 (a term that would go negative is dropped); a roofline's max is fitted by
+ * (sum of w ((t - y) / y)^2, every row's relative error weighted by its w, kp_weigh), every
+ * coefficient kept >= 0 (a term that would go negative is dropped); a roofline's max is fitted by
  * alternating the rows' memory/compute assignment; the q-norm laws (smooth, tiled, floor) by
  * Levenberg-Marquardt from the sum's (floor: the linear law's) fit, rates kept > 0, q in
  * (1, 64], t0 >= 0. Candidates: gemm const, linear, row, roofline, sum, smooth, tiled;
  * attention const, linear, seq; the others const, linear, row, roofline, sum, floor.
  * kf_fit_class compares the candidate laws
- * for a class by held-out MAPE (each fold fitted on the others, predicted; pooled over rows, weighted by w)
- * and keeps the best, refitted on every sample; with one fold it compares in-sample MAPE.
- * Pure functions over caller-owned arrays.
+ * for a class by held-out MAPE (each fold fitted on the others, predicted; pooled over rows,
+ * weighted by w) and keeps the best, refitted on every sample; with one fold it compares in-sample
+ * MAPE. Pure functions over caller-owned arrays.
  */
 #ifndef TPSIM_KFIT_H
 #define TPSIM_KFIT_H

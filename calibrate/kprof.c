@@ -138,10 +138,11 @@ static int kp_vidur(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err
         /* KV heads split over the ranks or replicated on them (model.c's rule): 12 KV heads
          * over 8 ranks are neither, and would be counted as one per rank */
         if (H % heads || heads % k || F % k || heads % kv || (kv % k && k % kv))
-            return tp_err_at(err, rd->path, lines[0], 0, "shape n_embd %ld, n_head %ld, n_kv_head "
-                             "%ld, n_expanded_embd %ld does not shard over %ld GPUs, expected heads "
-                             "and FFN width divisible by the TP degree, KV heads dividing it or "
-                             "divisible by it", H, heads, kv, F, k);
+            return tp_err_at(err, rd->path, lines[0], 0,
+                             "shape n_embd %ld, n_head %ld, n_kv_head %ld, n_expanded_embd %ld "
+                             "does not shard over %ld GPUs, expected heads and FFN width "
+                             "divisible by the TP degree, KV heads dividing it or divisible by it",
+                             H, heads, kv, F, k);
         double b = (double)B, h = (double)H, hd = (double)(H / heads), qh = (double)(heads / k);
         double kvh = kv / k > 0 ? (double)(kv / k) : 1.0, I = (double)(F / k);
         double by[10], fl[10];
@@ -159,7 +160,8 @@ static int kp_vidur(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err
             char name[96];
             snprintf(name, sizeof name, "time_stats.%s.median (ms)", kp_op_names[o]);
             if (kp_num(&r, tcol[o], name, 1e-6, 1e6, &ms, err)) return -1;
-            kp_sample s = {kp_op_class[o], o, (int)k, k, B, by[o], fl[o], b, ms * 1e3, 1.0, lines[0]};
+            kp_sample s = {kp_op_class[o], o, (int)k, k, B, by[o], fl[o], b,
+                           ms * 1e3, 1.0, lines[0]};
             if (kp_push(set, s)) return tp_err_set(err, "%s: out of memory", rd->path);
         }
         rows++;
@@ -224,7 +226,8 @@ static int kp_attention(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err 
         rows++;
     }
     if (n < 0) return -1;
-    if (!rows) return tp_err_at(err, rd->path, rd->line, 0, "no data rows, expected one per kernel");
+    if (!rows)
+        return tp_err_at(err, rd->path, rd->line, 0, "no data rows, expected one per kernel");
     return 0;
 }
 
@@ -242,7 +245,8 @@ static int kp_probe(const char *path, kp_set *set, tp_err *err)
     size_t got = 0;
     if (cfg_string(r, "kind", 1, &kind, err)) goto out;
     if (strcmp(kind, "hardware")) {
-        cfg_error(cfg_get(r, "kind"), err, "'%s', expected tpsim-probe's kind: hardware file", kind);
+        cfg_error(cfg_get(r, "kind"), err, "'%s', expected tpsim-probe's kind: hardware file",
+                  kind);
         goto out;
     }
     if (!(m = cfg_need(r, "measured", err))) goto out;
@@ -250,7 +254,8 @@ static int kp_probe(const char *path, kp_set *set, tp_err *err)
         cfg_error(m, err, "expected a map of tpsim-probe's measurements");
         goto out;
     }
-    static const char *const layers[] = {"qkv_proj", "o_proj", "gate_up_proj", "down_proj", "lm_head"};
+    static const char *const layers[] = {"qkv_proj", "o_proj", "gate_up_proj", "down_proj",
+                                         "lm_head"};
     static const int ops[] = {2, 4, 6, 8, 2};
     for (size_t i = 0; i < m->n; i++) {
         const char *key = m->keys[i];
@@ -403,7 +408,8 @@ static int kp_trace(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err
 int kp_read(const char *path, kp_set *set, tp_err *err)
 {
     size_t plen = strlen(path);
-    if ((plen > 5 && !strcmp(path + plen - 5, ".yaml")) || (plen > 4 && !strcmp(path + plen - 4, ".yml")))
+    if ((plen > 5 && !strcmp(path + plen - 5, ".yaml")) ||
+        (plen > 4 && !strcmp(path + plen - 4, ".yml")))
         return kp_probe(path, set, err);
     char *text;
     size_t len;

@@ -18,10 +18,12 @@ int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
             if (k < 0 || k >= KC_COUNT || !c->kernels->cls[k].valid)
                 return tp_err_set(err, "%s: tpsim's op '%s' has no kernel class in it",
                                   c->kernels->path, prog_op_name(op));
-            double fl = op->fp8 && c->fp8_peak_flops > 0 ? op->flops * c->peak_flops / c->fp8_peak_flops
-                                                          : op->flops;
+            double fl = op->fp8 && c->fp8_peak_flops > 0
+                            ? op->flops * c->peak_flops / c->fp8_peak_flops
+                            : op->flops;
             s = kcal_law_time(&c->kernels->cls[k].law, op->bytes, fl, (double)p->batch);
-            if (c->kernel_err_sign) s *= 1.0 + c->kernel_err_sign * kcal_error_pct(c->kernels, k) / 100.0;
+            if (c->kernel_err_sign)
+                s *= 1.0 + c->kernel_err_sign * kcal_error_pct(c->kernels, k) / 100.0;
             op->gpu_s = s + (op->graphable ? c->graph_node_s : 0.0);
             t.compute_s += op->gpu_s;
             continue;

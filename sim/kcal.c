@@ -10,8 +10,8 @@
 
 const char *const kcal_class_names[KC_COUNT + 1] = {
     "gemm", "attention", "norm", "rope", "activation", "add", "embedding", "sampler", "copy", NULL};
-const char *const kcal_law_names[KL_COUNT + 1] = {"const", "linear", "row", "seq", "roofline", "sum",
-                                                  "smooth", "tiled", "floor", NULL};
+const char *const kcal_law_names[KL_COUNT + 1] = {
+    "const", "linear", "row", "seq", "roofline", "sum", "smooth", "tiled", "floor", NULL};
 
 #define KCAL_COLLECTIVE KC_COUNT /* priced by the collective model, not here */
 
@@ -62,9 +62,11 @@ int kcal_check_names(const kcal *c, tp_err *err)
         prog_op op = {.name = (uint8_t)n};
         int k = kcal_class_of(n);
         if (k < 0)
-            return tp_err_set(err, "%s: tpsim's op '%s' maps to no kernel class, expected one of "
-                              "gemm, attention, norm, rope, activation, add, embedding, sampler, copy",
-                              c ? c->path : "kernel calibration", prog_op_name(&op));
+            return tp_err_set(
+                err,
+                "%s: tpsim's op '%s' maps to no kernel class, expected one of "
+                "gemm, attention, norm, rope, activation, add, embedding, sampler, copy",
+                c ? c->path : "kernel calibration", prog_op_name(&op));
         if (c && k < KC_COUNT && !c->cls[k].valid)
             return tp_err_set(err, "%s: no '%s' class, which tpsim's op '%s' needs", c->path,
                               kcal_class_names[k], prog_op_name(&op));
@@ -96,9 +98,9 @@ double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch
 
 static const char *const kcal_keys[] = {"kind", "hardware", "source", "classes", "fitted_on",
                                         "laws_compared", "assumed", NULL};
-static const char *const entry_keys[] = {"law", "t0_us", "gbps", "tflops", "seq_us", "row_gflops",
-                                         "q", "tile_m", "from", "n", "r2", "mape_pct", "heldout_mape_pct",
-                                         "source", NULL};
+static const char *const entry_keys[] = {
+    "law", "t0_us", "gbps", "tflops", "seq_us", "row_gflops", "q", "tile_m",
+    "from", "n", "r2", "mape_pct", "heldout_mape_pct", "source", NULL};
 
 /* A rate (GB/s, TFLOP/s) as seconds per unit; absent or 0 means the term is absent. */
 static int kcal_rate(const cfg_node *e, const char *key, double unit, double *out, tp_err *err)
@@ -133,15 +135,16 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
     cfg_node *ln = cfg_need(e, "law", err), *fn;
     double t0 = 0, seq = 0;
     long tile = 0; /* whole rows: the tile pads the batch to a multiple of it */
-    if (cfg_expect_map(e, entry_keys, err) || !ln || cfg_as_choice(ln, kcal_law_names, &x.law.kind, err) ||
+    if (cfg_expect_map(e, entry_keys, err) || !ln ||
+        cfg_as_choice(ln, kcal_law_names, &x.law.kind, err) ||
         cfg_double(e, "t0_us", 1, 0, 1e6, &t0, err) ||
         kcal_rate(e, "gbps", 1e9, &x.law.s_per_byte, err) ||
         kcal_rate(e, "tflops", 1e12, &x.law.s_per_flop, err) ||
         kcal_rate(e, "row_gflops", 1e9, &x.law.s_per_row_flop, err) ||
         cfg_double(e, "seq_us", 0, 0, 1e6, &seq, err) ||
         cfg_double(e, "q", 0, 1, 64, &x.law.q, err) ||
-        cfg_long(e, "tile_m", 0, 1, 4096, &tile, err) ||
-        cfg_double(e, "n", 0, 0, 1e9, &x.n, err) || cfg_double(e, "r2", 0, -1e9, 1, &x.r2, err) ||
+        cfg_long(e, "tile_m", 0, 1, 4096, &tile, err) || cfg_double(e, "n", 0, 0, 1e9, &x.n, err) ||
+        cfg_double(e, "r2", 0, -1e9, 1, &x.r2, err) ||
         /* below 100: validate's lower bound prices a class at (1 - error) of its law, which
          * at 100% or more would be a zero or negative kernel time */
         cfg_double(e, "mape_pct", 0, 0, 99.99, &x.mape_pct, err) ||

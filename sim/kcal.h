@@ -13,11 +13,11 @@
  * q -> infinity the roofline's max; memory and math overlap only partly near the ridge);
  * `tiled` also counts the math of a batch padded up to a multiple of tile_m rows (tensor-core
  * tiles quantise the GEMM's M, KCAL_TILE_M). `floor` is qnorm(t0, bytes / bw, q): a small
- * kernel costs its latency floor t0 until its bytes take longer than that (no additive t0). A term whose parameter the law does not use is
- * absent (kcal_law_names lists the laws and their terms). `from: CLASS` marks a
- * class the profiles did not measure, priced with CLASS's law (its numbers say so). Every op
- * kind prog emits maps to one class (kcal_class_of; -1 for one that does not, which
- * kcal_check_names reports by name). Values are caller-owned; times in seconds, rates in
+ * kernel costs its latency floor t0 until its bytes take longer than that (no additive t0). A term
+ * whose parameter the law does not use is absent (kcal_law_names lists the laws and their terms).
+ * `from: CLASS` marks a class the profiles did not measure, priced with CLASS's law (its numbers
+ * say so). Every op kind prog emits maps to one class (kcal_class_of; -1 for one that does not,
+ * which kcal_check_names reports by name). Values are caller-owned; times in seconds, rates in
  * bytes/s and FLOP/s. The fit quality (n, r2, mape_pct, heldout_mape_pct) is carried for
  * reports and intervals: a measured class must have n, r2 and mape_pct (heldout_mape_pct
  * where there were folds); a `from:` class has none of them (it takes its source's).

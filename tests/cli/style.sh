@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# style.sh: no function body over 80 lines without a reason (CONTRIBUTING.md, Style). In every C
+# style.sh: no C line over 100 columns, and no function body over 80 lines without a reason
+# (CONTRIBUTING.md, Style). In every C
 # source and header under sim/, calibrate/, validate/ and tests/, a function whose body runs
 # over 80 lines must carry a comment containing "long because" in the comment block directly
 # above its signature. It also checks that a planted long function is caught, and that the
@@ -40,7 +41,20 @@ long_functions() {
     }' "$@"
 }
 
-files=$(find sim calibrate validate tests -name '*.[ch]' | sort)
+# long_lines FILE...: "FILE:LINE: N columns" for each line over 100 columns (tabs count as one:
+# the tree indents with spaces). scripts/wrap-long-lines.sh wraps them.
+long_lines() {
+    awk 'length > 100 { printf "%s:%d: %d columns\n", FILENAME, FNR, length }' "$@"
+}
+
+files=$(find sim calibrate validate tests -name '*.[ch]' -o -name '*.cu' | sort)
+wide=$(long_lines $files)
+check "no C line over 100 columns (scripts/wrap-long-lines.sh wraps them)${wide:+:
+$wide}" test -z "$wide"
+printf '%s\n' "$(printf 'x%.0s' $(seq 100))" "$(printf 'y%.0s' $(seq 101))" >"$TMP/wide.c"
+check "a planted 101-column line is named, a 100-column one is not" \
+    test "$(long_lines "$TMP/wide.c")" = "$TMP/wide.c:2: 101 columns"
+
 long=$(long_functions $files)
 check "no function over 80 lines without a 'long because' comment${long:+:
 $long}" test -z "$long"
