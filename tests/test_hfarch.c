@@ -24,16 +24,12 @@
 #include "model.h"
 #include "prog.h"
 
+#include "model_testutil.h"
+
 #define QWEN3_8B "models/hf/Qwen3-8B.json"
 #define QWEN3_30B "models/hf/Qwen3-30B-A3B.json"
 #define GEMMA2_9B "models/hf/gemma-2-9b-it.json"
 #define PHI4 "models/hf/phi-4.json"
-
-static void assert_near(double got, double want)
-{
-    double rel = fabs(got - want) / (fabs(want) > 0 ? fabs(want) : 1.0);
-    if (rel >= 1e-12) fail_msg("got %.17g, want %.17g", got, want);
-}
 
 /* |got - published| <= tol, all in parameters */
 static void assert_count(const char *what, double got, double published, double tol)
@@ -46,23 +42,6 @@ static void load(const char *path, model_arch *m)
 {
     tp_err err;
     if (model_load(path, m, &err)) fail_msg("%s", err.msg);
-}
-
-static void write_json(char *path, size_t cap, const char *name, const char *text)
-{
-    snprintf(path, cap, "/tmp/tpsim-test-hfarch-%ld-%s.json", (long)getpid(), name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static const prog_op *find_op(const prog *p, int name, int layer)
-{
-    for (size_t i = 0; i < p->n; i++)
-        if (p->ops[i].name == name && p->ops[i].layer == layer) return &p->ops[i];
-    fail_msg("no op %d in layer %d", name, layer);
-    return NULL;
 }
 
 /* The names of layer `layer`'s launches, in order, against `want` (n of them). */
@@ -118,11 +97,11 @@ static void test_qwen3_8b(void **state)
     assert_int_equal(m.experts + m.sandwich_norms + m.gelu_tanh + m.logit_softcap, 0);
     double total, active;
     model_params(&m, &total, &active);
-    assert_near(total, 8190735360.0);
-    assert_near(active, total);
+    mtu_assert_near(total, 8190735360.0);
+    mtu_assert_near(active, total);
     assert_count("Qwen3-8B", total, 8.2e9, 0.05e9);
     assert_count("Qwen3-8B non-embedding", total - 2.0 * 151936 * 4096, 6.95e9, 0.005e9);
-    assert_near(weight_bytes_at(&m, 2), 8190427136.0);
+    mtu_assert_near(weight_bytes_at(&m, 2), 8190427136.0);
 
     /* launches of a layer at TP-2 (vLLM's custom all-reduce copies its input in):
      * norm qkv q_norm k_norm rope cache attention o ar_copy ar norm gate_up silu down ar_copy ar */
@@ -137,11 +116,11 @@ static void test_qwen3_8b(void **state)
     assert_layer_ops(&p, 17, want, sizeof want / sizeof want[0]);
     /* batch 1, 16 q heads a rank: read and write 16*128 values at 2 B plus the 128 weights;
      * k: 4 heads a rank */
-    assert_near(find_op(&p, OPN_Q_NORM, 0)->bytes, 2.0 * (2 * 16 * 128 + 128));
-    assert_near(find_op(&p, OPN_K_NORM, 0)->bytes, 2.0 * (2 * 4 * 128 + 128));
-    assert_near(find_op(&p, OPN_Q_NORM, 0)->flops, 4.0 * 16 * 128);
+    mtu_assert_near(mtu_find_op(&p, OPN_Q_NORM, 0)->bytes, 2.0 * (2 * 16 * 128 + 128));
+    mtu_assert_near(mtu_find_op(&p, OPN_K_NORM, 0)->bytes, 2.0 * (2 * 4 * 128 + 128));
+    mtu_assert_near(mtu_find_op(&p, OPN_Q_NORM, 0)->flops, 4.0 * 16 * 128);
     /* no window: every layer reads the whole 2048 positions, 4 KV heads a rank */
-    assert_near(p.kv_bytes, 36 * 2.0 * 2048 * 4 * 128 * 2);
+    mtu_assert_near(p.kv_bytes, 36 * 2.0 * 2048 * 4 * 128 * 2);
     prog_free(&p);
 }
 
@@ -172,12 +151,12 @@ static void test_qwen3_moe(void **state)
     assert_int_equal(m.qkv_bias, 0);
     double total, active;
     model_params(&m, &total, &active);
-    assert_near(total, 30532122624.0);
-    assert_near(active, 3353032704.0);
+    mtu_assert_near(total, 30532122624.0);
+    mtu_assert_near(active, 3353032704.0);
     assert_count("Qwen3-30B-A3B", total, 30.5e9, 0.05e9);
     assert_count("Qwen3-30B-A3B non-embedding", total - 2.0 * 151936 * 2048, 29.9e9, 0.05e9);
     assert_count("Qwen3-30B-A3B activated", active, 3.3e9, 0.1e9);
-    assert_near(weight_bytes_at(&m, 2), 30544494592.0);
+    mtu_assert_near(weight_bytes_at(&m, 2), 30544494592.0);
 
     /* a layer at TP-2: attention as Qwen3-8B's, then vLLM's FusedMoE without shared expert */
     static const int want[] = {OPN_INPUT_LAYERNORM, OPN_QKV_PROJ, OPN_Q_NORM, OPN_K_NORM,
@@ -192,7 +171,8 @@ static void test_qwen3_moe(void **state)
     assert_layer_ops(&p, 40, want, sizeof want / sizeof want[0]);
     /* batch 1 touches its 8 experts: w13 8 * 2048 * 2*384 at 2 B; x (2048) in and 2*384 out
      * for each of the 8 routed rows */
-    assert_near(find_op(&p, OPN_MOE_W13, 40)->bytes, 8 * 2048.0 * 768 * 2 + 8 * (2048 + 768) * 2.0);
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W13, 40)->bytes,
+                    8 * 2048.0 * 768 * 2 + 8 * (2048 + 768) * 2.0);
     prog_free(&p);
     /* 768 / 3 does not split; 32 heads / 8 and 4 KV heads replicated at TP-8 do */
     assert_int_equal(model_check_tp(&m, 3, &err), -1);
@@ -232,10 +212,10 @@ static void test_gemma2_9b(void **state)
     assert_int_equal(model_layer_slides(&m, 41), 0);
     double total, active;
     model_params(&m, &total, &active);
-    assert_near(total, 9241705984.0);
-    assert_near(total, 18483411968.0 / 2);
+    mtu_assert_near(total, 9241705984.0);
+    mtu_assert_near(total, 18483411968.0 / 2);
     assert_count("gemma-2-9b", total, 9.24e9, 0.005e9);
-    assert_near(weight_bytes_at(&m, 2), 9241100288.0);
+    mtu_assert_near(weight_bytes_at(&m, 2), 9241100288.0);
 
     static const int want[] = {OPN_INPUT_LAYERNORM, OPN_QKV_PROJ, OPN_ROTARY, OPN_CACHE_WRITE,
                                OPN_ATTENTION, OPN_O_PROJ, OPN_AR_COPY, OPN_ALL_REDUCE,
@@ -249,18 +229,18 @@ static void test_gemma2_9b(void **state)
     assert_layer_ops(&p, 41, want, sizeof want / sizeof want[0]);
     /* KV cache read at ctx 8192, 4 KV heads of 256 a rank, 2 B: the 21 sliding layers read
      * 4096 positions, the 21 full ones 8192 */
-    assert_near(p.kv_bytes, 21 * 2.0 * 4 * 256 * 2 * (4096 + 8192));
+    mtu_assert_near(p.kv_bytes, 21 * 2.0 * 4 * 256 * 2 * (4096 + 8192));
     /* attention FLOPs, 8 q heads a rank: (4*256 + 3 for the soft-cap) a position a head */
-    assert_near(find_op(&p, OPN_ATTENTION, 0)->flops, (4.0 * 256 + 3) * 8 * 4096);
-    assert_near(find_op(&p, OPN_ATTENTION, 1)->flops, (4.0 * 256 + 3) * 8 * 8192);
+    mtu_assert_near(mtu_find_op(&p, OPN_ATTENTION, 0)->flops, (4.0 * 256 + 3) * 8 * 4096);
+    mtu_assert_near(mtu_find_op(&p, OPN_ATTENTION, 1)->flops, (4.0 * 256 + 3) * 8 * 8192);
     /* the post-attention norm has no residual: 3584 in and out + the weight, at 2 B; the
      * pre-feedforward one is the fused residual add: x and residual in and out + the weight */
-    assert_near(find_op(&p, OPN_POST_LAYERNORM, 3)->bytes, 2.0 * (2 * 3584 + 3584));
-    assert_near(find_op(&p, OPN_PRE_FF_NORM, 3)->bytes, 2.0 * (4 * 3584 + 3584));
-    assert_near(find_op(&p, OPN_POST_FF_NORM, 3)->bytes, 2.0 * (2 * 3584 + 3584));
+    mtu_assert_near(mtu_find_op(&p, OPN_POST_LAYERNORM, 3)->bytes, 2.0 * (2 * 3584 + 3584));
+    mtu_assert_near(mtu_find_op(&p, OPN_PRE_FF_NORM, 3)->bytes, 2.0 * (4 * 3584 + 3584));
+    mtu_assert_near(mtu_find_op(&p, OPN_POST_FF_NORM, 3)->bytes, 2.0 * (2 * 3584 + 3584));
     /* GELU-and-mul on 14336/2 = 7168: read 2*7168, write 7168 at 2 B, 10 FLOPs an element */
-    assert_near(find_op(&p, OPN_GELU_MUL, 3)->bytes, 2.0 * 3 * 7168);
-    assert_near(find_op(&p, OPN_GELU_MUL, 3)->flops, 10.0 * 7168);
+    mtu_assert_near(mtu_find_op(&p, OPN_GELU_MUL, 3)->bytes, 2.0 * 3 * 7168);
+    mtu_assert_near(mtu_find_op(&p, OPN_GELU_MUL, 3)->flops, 10.0 * 7168);
     /* outside the layers: embedding, its sqrt(hidden) scale (in the graph), ..., final norm,
      * lm_head, the logits gather, three soft-cap kernels over the 256000 logits (eager), the
      * sampler */
@@ -268,15 +248,15 @@ static void test_gemma2_9b(void **state)
                                  OPN_LOGITS_GATHER, OPN_LOGIT_SOFTCAP, OPN_LOGIT_SOFTCAP,
                                  OPN_LOGIT_SOFTCAP, OPN_SAMPLING, OPN_SAMPLING, OPN_TOKENS_D2H};
     assert_layer_ops(&p, -1, around, sizeof around / sizeof around[0]);
-    const prog_op *cap = find_op(&p, OPN_LOGIT_SOFTCAP, -1);
-    assert_near(cap->bytes, 2.0 * 2 * 256000);
+    const prog_op *cap = mtu_find_op(&p, OPN_LOGIT_SOFTCAP, -1);
+    mtu_assert_near(cap->bytes, 2.0 * 2 * 256000);
     assert_int_equal(cap->graphable, 0);
-    assert_int_equal(find_op(&p, OPN_EMBED_SCALE, -1)->graphable, 1);
-    assert_near(find_op(&p, OPN_EMBED_SCALE, -1)->bytes, 2.0 * 2 * 3584);
+    assert_int_equal(mtu_find_op(&p, OPN_EMBED_SCALE, -1)->graphable, 1);
+    mtu_assert_near(mtu_find_op(&p, OPN_EMBED_SCALE, -1)->bytes, 2.0 * 2 * 3584);
     prog_free(&p);
     /* below the window every layer reads the whole context */
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 1000, &err), 0);
-    assert_near(p.kv_bytes, 42 * 2.0 * 4 * 256 * 2 * 1000);
+    mtu_assert_near(p.kv_bytes, 42 * 2.0 * 4 * 256 * 2 * 1000);
     prog_free(&p);
 }
 
@@ -297,7 +277,7 @@ static void test_gemma2_layer_types(void **state)
     tp_err err;
     snprintf(text, sizeof text, "%s[\"sliding_attention\", \"sliding_attention\", "
              "\"sliding_attention\", \"full_attention\"]\n}\n", head);
-    write_json(path, sizeof path, "g2-period4", text);
+    mtu_write_json(path, sizeof path, "hfarch", "g2-period4", text);
     int rc = model_load(path, &m, &err);
     unlink(path);
     if (rc) fail_msg("%s", err.msg);
@@ -306,7 +286,7 @@ static void test_gemma2_layer_types(void **state)
     assert_int_equal(model_layer_slides(&m, 3), 0);
     snprintf(text, sizeof text, "%s[\"full_attention\", \"sliding_attention\", "
              "\"sliding_attention\", \"sliding_attention\"]\n}\n", head);
-    write_json(path, sizeof path, "g2-irregular", text);
+    mtu_write_json(path, sizeof path, "hfarch", "g2-irregular", text);
     rc = model_load(path, &m, &err);
     unlink(path);
     assert_int_equal(rc, -1);
@@ -345,7 +325,7 @@ static void test_gemma3_1b(void **state)
     char path[256];
     model_arch m;
     tp_err err;
-    write_json(path, sizeof path, "gemma-3-1b-it", gemma3_1b);
+    mtu_write_json(path, sizeof path, "hfarch", "gemma-3-1b-it", gemma3_1b);
     int rc = model_load(path, &m, &err);
     unlink(path);
     if (rc) fail_msg("%s", err.msg);
@@ -359,7 +339,7 @@ static void test_gemma3_1b(void **state)
     assert_int_equal(model_layer_slides(&m, 6), 1);
     double total, active;
     model_params(&m, &total, &active);
-    assert_near(total, 697896064.0 + 301989888.0);
+    mtu_assert_near(total, 697896064.0 + 301989888.0);
     assert_count("gemma-3-1b embedding", 262144.0 * 1152, 302e6, 0.5e6);
     assert_count("gemma-3-1b non-embedding", total - 262144.0 * 1152, 698e6, 0.5e6);
     static const int want[] = {OPN_INPUT_LAYERNORM, OPN_QKV_PROJ, OPN_Q_NORM, OPN_K_NORM,
@@ -373,9 +353,9 @@ static void test_gemma3_1b(void **state)
     assert_layer_ops(&p, 5, want, sizeof want / sizeof want[0]);
     /* layers 5, 11, 17, 23 read all 4096 positions, the other 22 the last 512; the one KV
      * head is replicated at TP-2: 2 (K, V) * 256 * 2 B a position */
-    assert_near(p.kv_bytes, 2.0 * 256 * 2 * (22 * 512 + 4 * 4096));
+    mtu_assert_near(p.kv_bytes, 2.0 * 256 * 2 * (22 * 512 + 4 * 4096));
     /* no soft-cap FLOPs in the attention */
-    assert_near(find_op(&p, OPN_ATTENTION, 0)->flops, 4.0 * 256 * 2 * 512);
+    mtu_assert_near(mtu_find_op(&p, OPN_ATTENTION, 0)->flops, 4.0 * 256 * 2 * 512);
     for (size_t i = 0; i < p.n; i++) assert_int_not_equal(p.ops[i].name, OPN_LOGIT_SOFTCAP);
     prog_free(&p);
 }
@@ -407,16 +387,18 @@ static void test_phi4(void **state)
     assert_int_equal(m.qk_norm + m.sandwich_norms + m.qkv_bias + m.tied_embeddings, 0);
     double total, active;
     model_params(&m, &total, &active);
-    assert_near(total, 14659507200.0);
+    mtu_assert_near(total, 14659507200.0);
     assert_count("phi-4", total, 14.7e9, 0.05e9);
-    assert_near(weight_bytes_at(&m, 2), 14659092480.0);
+    mtu_assert_near(weight_bytes_at(&m, 2), 14659092480.0);
     prog_opts o = {.input_copies = 0};
     prog p;
     tp_err err;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 2048, &err), 0);
     /* the fused qkv_proj at batch 1: the weights above plus x (5120) in and 3840 out, 2 B */
-    assert_near(find_op(&p, OPN_QKV_PROJ, 0)->bytes, 2.0 * 5120 * 3840 + 2.0 * (5120 + 3840));
-    assert_near(find_op(&p, OPN_GATE_UP, 0)->bytes, 2.0 * 5120 * 17920 + 2.0 * (5120 + 17920));
+    mtu_assert_near(mtu_find_op(&p, OPN_QKV_PROJ, 0)->bytes,
+                    2.0 * 5120 * 3840 + 2.0 * (5120 + 3840));
+    mtu_assert_near(mtu_find_op(&p, OPN_GATE_UP, 0)->bytes,
+                    2.0 * 5120 * 17920 + 2.0 * (5120 + 17920));
     prog_free(&p);
 }
 
@@ -448,7 +430,7 @@ static void test_phi3_mini_window(void **state)
     char path[256];
     model_arch m;
     tp_err err;
-    write_json(path, sizeof path, "phi3-mini", phi3_mini);
+    mtu_write_json(path, sizeof path, "hfarch", "phi3-mini", phi3_mini);
     int rc = model_load(path, &m, &err);
     unlink(path);
     if (rc) fail_msg("%s", err.msg);
@@ -456,13 +438,13 @@ static void test_phi3_mini_window(void **state)
     assert_int_equal(m.sliding_window, 2047);
     double total, active;
     model_params(&m, &total, &active);
-    assert_near(total, 3821079552.0);
+    mtu_assert_near(total, 3821079552.0);
     assert_count("Phi-3-mini", total, 3.8e9, 0.05e9);
     /* every layer reads at most 2047 positions: at ctx 4096, TP-2, 16 KV heads of 96 a rank */
     prog_opts o = {.input_copies = 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 4096, &err), 0);
-    assert_near(p.kv_bytes, 32 * 2.0 * 2047 * 16 * 96 * 2);
+    mtu_assert_near(p.kv_bytes, 32 * 2.0 * 2047 * 16 * 96 * 2);
     prog_free(&p);
 }
 
@@ -487,36 +469,21 @@ static void test_shipped_counts(void **state)
     double total, active;
     load("models/hf/Llama-3.1-70B.json", &m);
     model_params(&m, &total, &active);
-    assert_near(total, 70553706496.0);
+    mtu_assert_near(total, 70553706496.0);
     assert_count("Llama-3.1-70B", total, 70.6e9, 0.05e9);
     load("models/hf/Mixtral-8x7B-v0.1.json", &m);
     model_params(&m, &total, &active);
-    assert_near(total, 46702792704.0);
-    assert_near(active, 12879925248.0);
+    mtu_assert_near(total, 46702792704.0);
+    mtu_assert_near(active, 12879925248.0);
     assert_count("Mixtral-8x7B", total, 46.7e9, 0.05e9);
     assert_count("Mixtral-8x7B per token", active, 12.9e9, 0.05e9);
     load("models/hf/DeepSeek-V3.json", &m);
     model_params(&m, &total, &active);
-    assert_near(total, 671026404352.0);
+    mtu_assert_near(total, 671026404352.0);
     assert_count("DeepSeek-V3", total, 671e9, 0.5e9);
 }
 
 /* ---- refusals ------------------------------------------------------------------------------- */
-
-static void expect_refused(const char *name, const char *json, const char *want1,
-                           const char *want2)
-{
-    char path[256];
-    model_arch m;
-    tp_err err = {{0}};
-    write_json(path, sizeof path, name, json);
-    int rc = model_load(path, &m, &err);
-    unlink(path);
-    assert_int_equal(rc, -1);
-    if (!strstr(err.msg, want1) || !strstr(err.msg, want2))
-        fail_msg("'%s' lacks '%s' or '%s'", err.msg, want1, want2);
-    assert_null(strchr(err.msg, '\n'));
-}
 
 /* Small configs of each class: their shapes on lines 1-3, what is tested from line 4. */
 #define Q3_BARE "{\"architectures\": [\"Qwen3ForCausalLM\"], \"num_hidden_layers\": 2,\n" \
@@ -585,7 +552,7 @@ static void test_max_positions(void **state)
         char path[256];
         model_arch m;
         tp_err err = {{0}};
-        write_json(path, sizeof path, "maxpos", scaled[i].json);
+        mtu_write_json(path, sizeof path, "hfarch", "maxpos", scaled[i].json);
         int rc = model_load(path, &m, &err);
         unlink(path);
         if (rc) fail_msg("%s", err.msg);
@@ -596,39 +563,41 @@ static void test_max_positions(void **state)
 static void test_refusals(void **state)
 {
     (void)state;
-    expect_refused("type-unknown", Q3 " \"model_type\": \"qwen9\"}",
+    mtu_expect_refused("hfarch", "type-unknown", Q3 " \"model_type\": \"qwen9\"}",
                    ":4:2: model_type: 'qwen9' is not known, expected one of llama, mistral",
                    "qwen3_moe, gemma2, gemma3_text, phi3");
-    expect_refused("type-mismatch", Q3 " \"model_type\": \"qwen2\"}",
+    mtu_expect_refused("hfarch", "type-mismatch", Q3 " \"model_type\": \"qwen2\"}",
                    ":4:2: model_type: 'qwen2' is Qwen2ForCausalLM's", "expected 'qwen3'");
-    expect_refused("unmodelled", Q3 " \"partial_rotary_factor\": 0.5}",
+    mtu_expect_refused("hfarch", "unmodelled", Q3 " \"partial_rotary_factor\": 0.5}",
                    ":4:2: partial_rotary_factor: not modelled for Qwen3ForCausalLM",
                    "expected it absent");
-    expect_refused("rope", Q3 " \"rope_scaling\": {\"rope_type\": \"mrope\", \"factor\": 4.0}}",
-                   ":4:2: rope_scaling: rope type 'mrope' is not modelled for Qwen3ForCausalLM",
-                   "expected null or one of default, linear, dynamic, llama3, yarn");
-    expect_refused("llama-key",
+    mtu_expect_refused("hfarch", "rope",
+                       Q3 " \"rope_scaling\": {\"rope_type\": \"mrope\", \"factor\": 4.0}}",
+                       ":4:2: rope_scaling: rope type 'mrope' is not modelled for Qwen3ForCausalLM",
+                       "expected null or one of default, linear, dynamic, llama3, yarn");
+    mtu_expect_refused("hfarch", "llama-key",
                    "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
                    " \"vocab_size\": 100,\n \"attn_logit_softcapping\": 50.0}",
                    ":4:2: attn_logit_softcapping: not modelled for LlamaForCausalLM",
                    "expected it absent");
-    expect_refused("qwen2-mrope",
+    mtu_expect_refused("hfarch", "qwen2-mrope",
                    "{\"architectures\": [\"Qwen2ForCausalLM\"], \"num_hidden_layers\": 2,\n"
                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
                    " \"vocab_size\": 100,\n \"use_mrope\": true}",
                    ":4:2: use_mrope: multimodal rotary embedding is not modelled",
                    "expected false");
-    expect_refused("qwen-window", Q3 " \"use_sliding_window\": true, \"sliding_window\": 4096}",
-                   ":4:2: use_sliding_window: sliding layers", "expected false");
-    expect_refused("qwen-act", Q3 " \"hidden_act\": \"gelu\"}",
+    mtu_expect_refused("hfarch", "qwen-window",
+                       Q3 " \"use_sliding_window\": true, \"sliding_window\": 4096}",
+                       ":4:2: use_sliding_window: sliding layers", "expected false");
+    mtu_expect_refused("hfarch", "qwen-act", Q3 " \"hidden_act\": \"gelu\"}",
                    ":4:2: hidden_act: Qwen3ForCausalLM runs the MLP with silu", "\"silu\"");
-    expect_refused("llama-act",
+    mtu_expect_refused("hfarch", "llama-act",
                    "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
                    " \"vocab_size\": 100, \"hidden_act\": \"relu\"}",
                    ":3:21: hidden_act: LlamaForCausalLM runs the MLP with silu", "\"silu\"");
-    expect_refused("moe-shared",
+    mtu_expect_refused("hfarch", "moe-shared",
                    "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"num_hidden_layers\": 2,\n"
                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"vocab_size\": 100,\n"
                    " \"num_experts\": 4, \"num_experts_per_tok\": 2,\n"
@@ -636,22 +605,22 @@ static void test_refusals(void **state)
                    " \"shared_expert_intermediate_size\": 64}",
                    ":5:2: shared_expert_intermediate_size: not modelled for Qwen3MoeForCausalLM",
                    "expected it absent");
-    expect_refused("gemma-act", G2 " \"hidden_activation\": \"silu\"}",
+    mtu_expect_refused("hfarch", "gemma-act", G2 " \"hidden_activation\": \"silu\"}",
                    ":4:2: hidden_activation: Gemma2ForCausalLM runs the MLP with gelu_pytorch_tanh",
                    "expected \"gelu_pytorch_tanh\"");
-    expect_refused("gemma-untied", G2 " \"tie_word_embeddings\": false}",
+    mtu_expect_refused("hfarch", "gemma-untied", G2 " \"tie_word_embeddings\": false}",
                    ":4:2: tie_word_embeddings: Gemma2ForCausalLM's lm_head is its embedding",
                    "expected true");
-    expect_refused("gemma-cap", G2 " \"final_logit_softcapping\": \"30\"}",
+    mtu_expect_refused("hfarch", "gemma-cap", G2 " \"final_logit_softcapping\": \"30\"}",
                    ":4:2: final_logit_softcapping: expected a positive number",
                    "or null");
-    expect_refused("max-pos", Q3 " \"max_position_embeddings\": 0}",
+    mtu_expect_refused("hfarch", "max-pos", Q3 " \"max_position_embeddings\": 0}",
                    ":4:2: max_position_embeddings: expected an integer in 1..", "");
-    expect_refused("yarn-base", Q3 " \"rope_scaling\": {\"rope_type\": \"yarn\", "
+    mtu_expect_refused("hfarch", "yarn-base", Q3 " \"rope_scaling\": {\"rope_type\": \"yarn\", "
                    "\"factor\": 4}, \"max_position_embeddings\": 4096}",
                    ":4:2: rope_scaling: original_max_position_embeddings: expected a positive "
                    "integer", "");
-    expect_refused("phi-longrope",
+    mtu_expect_refused("hfarch", "phi-longrope",
                    "{\"architectures\": [\"Phi3ForCausalLM\"], \"num_hidden_layers\": 2,\n"
                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
                    " \"vocab_size\": 100,\n \"rope_scaling\": {\"type\": \"longrope\"}}",
@@ -672,8 +641,9 @@ static void test_class_defaults(void **state)
     tp_err err;
     /* a YaRN rope_scaling (the Qwen3 cards' long-context setting) only changes the cos/sin
      * table: accepted */
-    write_json(path, sizeof path, "q3-defaults", Q3_BARE " \"attention_bias\": true,\n"
-               " \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0}}");
+    mtu_write_json(path, sizeof path, "hfarch", "q3-defaults",
+                   Q3_BARE " \"attention_bias\": true,\n"
+                           " \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0}}");
     int rc = model_load(path, &m, &err);
     unlink(path);
     if (rc) fail_msg("%s", err.msg);
@@ -683,7 +653,7 @@ static void test_class_defaults(void **state)
     /* Qwen3MoeConfig, unlike Qwen3Config, has no head_dim of its own: vLLM's
      * Qwen3MoeAttention then takes hidden / heads (head_dim or hidden_size // num_heads),
      * here 64 / 8 = 8, not Qwen3's 128 */
-    write_json(path, sizeof path, "q3moe-defaults",
+    mtu_write_json(path, sizeof path, "hfarch", "q3moe-defaults",
                "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"num_hidden_layers\": 2,\n"
                " \"hidden_size\": 64, \"num_attention_heads\": 8, \"vocab_size\": 100,\n"
                " \"torch_dtype\": \"bfloat16\", \"num_experts\": 4, \"num_experts_per_tok\": 2,\n"
@@ -692,7 +662,7 @@ static void test_class_defaults(void **state)
     unlink(path);
     if (rc) fail_msg("%s", err.msg);
     assert_int_equal(m.head_dim, 8);
-    write_json(path, sizeof path, "g2-defaults", G2 " \"rms_norm_eps\": 1e-06}");
+    mtu_write_json(path, sizeof path, "hfarch", "g2-defaults", G2 " \"rms_norm_eps\": 1e-06}");
     rc = model_load(path, &m, &err);
     unlink(path);
     if (rc) fail_msg("%s", err.msg);
@@ -700,14 +670,15 @@ static void test_class_defaults(void **state)
     assert_int_equal(m.attn_softcap + m.logit_softcap + m.tied_embeddings, 3);
     assert_int_equal(m.sliding_window, 4096);
     assert_int_equal(m.window_period, 2);
-    write_json(path, sizeof path, "g2-nocap", G2 " \"attn_logit_softcapping\": null,\n"
-               " \"final_logit_softcapping\": null}");
+    mtu_write_json(path, sizeof path, "hfarch", "g2-nocap",
+                   G2 " \"attn_logit_softcapping\": null,\n"
+                      " \"final_logit_softcapping\": null}");
     rc = model_load(path, &m, &err);
     unlink(path);
     if (rc) fail_msg("%s", err.msg);
     assert_int_equal(m.attn_softcap + m.logit_softcap, 0);
     /* Gemma3TextConfig: one full layer in 6, window 4096, head_dim 256, no soft-caps, tied */
-    write_json(path, sizeof path, "g3-defaults", G3 " \"rms_norm_eps\": 1e-06}");
+    mtu_write_json(path, sizeof path, "hfarch", "g3-defaults", G3 " \"rms_norm_eps\": 1e-06}");
     rc = model_load(path, &m, &err);
     unlink(path);
     if (rc) fail_msg("%s", err.msg);

@@ -20,35 +20,12 @@
 #include "prec.h"
 #include "prog.h"
 
+#include "model_testutil.h"
+
 /* the shipped config.json files: the repository's byte-identical copies (tests/cli/models.sh) */
 #define SHARED_70B "models/hf/Llama-3.1-70B.json"
 #define SHARED_MIXTRAL "models/hf/Mixtral-8x7B-v0.1.json"
 #define SHARED_DSV3 "models/hf/DeepSeek-V3.json"
-
-static void assert_near(double got, double want)
-{
-    double rel = fabs(got - want) / (fabs(want) > 0 ? fabs(want) : 1.0);
-    if (rel >= 1e-12) fail_msg("got %.17g, want %.17g", got, want);
-}
-
-/* Write `text` to a temporary NAME.json (the name matters: it names the model). */
-static void write_json(char *path, size_t cap, const char *name, const char *text)
-{
-    snprintf(path, cap, "/tmp/tpsim-test-models-%ld-%s.json", (long)getpid(), name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-/* The one op of this name in layer `layer` (or outside the layers at -1). */
-static const prog_op *find_op(const prog *p, int name, int layer)
-{
-    for (size_t i = 0; i < p->n; i++)
-        if (p->ops[i].name == name && p->ops[i].layer == layer) return &p->ops[i];
-    fail_msg("no op %d in layer %d", name, layer);
-    return NULL;
-}
 
 static size_t count_ops(const prog *p, int name, int layer)
 {
@@ -110,7 +87,7 @@ static void test_hf_qwen2_bias_and_gqa(void **state)
     char path[256];
     model_arch m;
     tp_err err;
-    write_json(path, sizeof path, "Qwen2.5-7B", qwen25_7b);
+    mtu_write_json(path, sizeof path, "models", "Qwen2.5-7B", qwen25_7b);
     if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
     unlink(path);
     assert_string_equal(strstr(m.name, "Qwen2.5-7B"), "Qwen2.5-7B");
@@ -130,11 +107,11 @@ static void test_hf_qwen2_bias_and_gqa(void **state)
     prog_opts o = {.input_copies = 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 16, &err), 0);
-    const prog_op *qkv = find_op(&p, OPN_QKV_PROJ, 0);
-    assert_near(qkv->bytes, 16515072.0 + 4608.0 + 11776.0);
-    assert_near(qkv->flops, 16515072.0 + 2304.0);
+    const prog_op *qkv = mtu_find_op(&p, OPN_QKV_PROJ, 0);
+    mtu_assert_near(qkv->bytes, 16515072.0 + 4608.0 + 11776.0);
+    mtu_assert_near(qkv->flops, 16515072.0 + 2304.0);
     /* o_proj has no bias in Qwen2: in 14*128 = 1792, out 3584 */
-    assert_near(find_op(&p, OPN_O_PROJ, 0)->bytes, 1792.0 * 3584 * 2 + (1792.0 + 3584) * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_O_PROJ, 0)->bytes, 1792.0 * 3584 * 2 + (1792.0 + 3584) * 2);
     prog_free(&p);
 }
 
@@ -153,7 +130,7 @@ static void test_hf_gqa_replication_and_vocab_padding(void **state)
     char path[256];
     model_arch m;
     tp_err err;
-    write_json(path, sizeof path, "gqa", gqa_model);
+    mtu_write_json(path, sizeof path, "models", "gqa", gqa_model);
     if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
     unlink(path);
     assert_int_equal(model_kv_heads_per_rank(&m, 8), 1);
@@ -164,17 +141,19 @@ static void test_hf_gqa_replication_and_vocab_padding(void **state)
     prog_opts o = {.input_copies = 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 8, 1, 1000, &err), 0);
-    assert_near(find_op(&p, OPN_QKV_PROJ, 1)->bytes, 4096.0 * 768 * 2 + (4096.0 + 768) * 2);
-    assert_near(p.kv_bytes, 2 /* layers */ * 2.0 * 1000 * 1 * 128 * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_QKV_PROJ, 1)->bytes, 4096.0 * 768 * 2 + (4096.0 + 768) * 2);
+    mtu_assert_near(p.kv_bytes, 2 /* layers */ * 2.0 * 1000 * 1 * 128 * 2);
     /* lm_head at TP-8: 32064/8 = 4008 rows of the padded vocab */
-    assert_near(find_op(&p, OPN_LM_HEAD, -1)->bytes, 4096.0 * 4008 * 2 + (4096.0 + 4008) * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_LM_HEAD, -1)->bytes,
+                    4096.0 * 4008 * 2 + (4096.0 + 4008) * 2);
     double untied = p.weight_bytes;
     prog_free(&p);
     /* tied embeddings: lm_head holds nothing of its own, 4096*4008*2 B fewer per rank */
     m.tied_embeddings = 1;
     assert_int_equal(prog_build(&p, &m, &o, 8, 1, 1000, &err), 0);
-    assert_near(untied - p.weight_bytes, 4096.0 * 4008 * 2);
-    assert_near(find_op(&p, OPN_LM_HEAD, -1)->bytes, 4096.0 * 4008 * 2 + (4096.0 + 4008) * 2);
+    mtu_assert_near(untied - p.weight_bytes, 4096.0 * 4008 * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_LM_HEAD, -1)->bytes,
+                    4096.0 * 4008 * 2 + (4096.0 + 4008) * 2);
     prog_free(&p);
     /* 4 KV heads at TP-8 replicate; 3 KV heads at TP-2 neither divide nor replicate */
     m.heads = 6;
@@ -199,18 +178,18 @@ static void test_hf_mistral_sliding_window(void **state)
     char path[256];
     model_arch m;
     tp_err err;
-    write_json(path, sizeof path, "Mistral-7B-v0.1", mistral_7b);
+    mtu_write_json(path, sizeof path, "models", "Mistral-7B-v0.1", mistral_7b);
     if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
     unlink(path);
     assert_int_equal(m.sliding_window, 4096);
     prog_opts o = {.input_copies = 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 1, 1, 8192, &err), 0);
-    assert_near(p.kv_bytes, 32.0 * 2 * 4096 * 8 * 128 * 2);
-    assert_near(find_op(&p, OPN_ATTENTION, 0)->flops, 4.0 * 32 * 128 * 4096);
+    mtu_assert_near(p.kv_bytes, 32.0 * 2 * 4096 * 8 * 128 * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_ATTENTION, 0)->flops, 4.0 * 32 * 128 * 4096);
     prog_free(&p);
     assert_int_equal(prog_build(&p, &m, &o, 1, 1, 1000, &err), 0);
-    assert_near(p.kv_bytes, 32.0 * 2 * 1000 * 8 * 128 * 2);
+    mtu_assert_near(p.kv_bytes, 32.0 * 2 * 1000 * 8 * 128 * 2);
     prog_free(&p);
 }
 
@@ -230,10 +209,10 @@ static void test_hf_default_dtype(void **state)
     char path[256];
     model_arch a, b;
     tp_err err;
-    write_json(path, sizeof path, "dtype-bf16", with);
+    mtu_write_json(path, sizeof path, "models", "dtype-bf16", with);
     if (model_load(path, &a, &err)) fail_msg("%s", err.msg);
     unlink(path);
-    write_json(path, sizeof path, "dtype-none", without);
+    mtu_write_json(path, sizeof path, "models", "dtype-none", without);
     if (model_load(path, &b, &err)) fail_msg("%s", err.msg);
     unlink(path);
     assert_int_equal(a.dtype_bytes, 2);
@@ -242,63 +221,47 @@ static void test_hf_default_dtype(void **state)
     prog pa, pb;
     assert_int_equal(prog_build(&pa, &a, &o, 1, 1, 16, &err), 0);
     assert_int_equal(prog_build(&pb, &b, &o, 1, 1, 16, &err), 0);
-    assert_near(pb.weight_bytes, 2 * pa.weight_bytes);
+    mtu_assert_near(pb.weight_bytes, 2 * pa.weight_bytes);
     prog_free(&pa);
     prog_free(&pb);
-}
-
-/* Refusals: one message naming the problem, at the key's line and column. */
-static void expect_refused(const char *name, const char *json, const char *want1,
-                           const char *want2)
-{
-    char path[256];
-    model_arch m;
-    tp_err err = {{0}};
-    write_json(path, sizeof path, name, json);
-    int rc = model_load(path, &m, &err);
-    unlink(path);
-    assert_int_equal(rc, -1);
-    if (!strstr(err.msg, want1) || !strstr(err.msg, want2))
-        fail_msg("'%s' lacks '%s' or '%s'", err.msg, want1, want2);
-    assert_null(strchr(err.msg, '\n'));
 }
 
 static void test_hf_refusals(void **state)
 {
     (void)state;
-    expect_refused(
+    mtu_expect_refused("models",
         "gpt2", "{\n  \"model_type\": \"gpt2\",\n  \"architectures\": [\"GPT2LMHeadModel\"]\n}\n",
         ".json:3:3: architectures: 'GPT2LMHeadModel' is not supported", "LlamaForCausalLM");
-    expect_refused("nohidden",
+    mtu_expect_refused("models", "nohidden",
                    "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2}",
                    ":1:1: hidden_size: missing", "expected an integer");
-    expect_refused(
+    mtu_expect_refused("models",
         "badkv",
         "{\"architectures\": [\"MistralForCausalLM\"], \"num_hidden_layers\": 2,\n"
         " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
         " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\", \"num_key_value_heads\": 3}",
         ":3:48: num_key_value_heads: 3 does not divide", "(8)");
-    expect_refused("syntax",
+    mtu_expect_refused("models", "syntax",
                    "{\"architectures\": [\"LlamaForCausalLM\"],\n \"hidden_size\": 4096,,}",
                    ":2:", "expected a JSON config.json");
-    expect_refused(
+    mtu_expect_refused("models",
         "dup",
         "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 1, \"hidden_size\": 2}",
         "duplicate", "hidden_size");
-    expect_refused("dtype",
+    mtu_expect_refused("models", "dtype",
                    "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
                    " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
                    " \"vocab_size\": 100, \"torch_dtype\": \"int8\"}",
                    "torch_dtype: expected bfloat16, float16 or float32", ":3:");
     /* a name longer than the 63 bytes the field holds is refused, not cut */
-    expect_refused(
+    mtu_expect_refused("models",
         "longname",
         "{\"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 2,\n"
         " \"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 128,\n"
         " \"vocab_size\": 100, \"torch_dtype\": \"bfloat16\",\n"
         " \"_name_or_path\": \"org/a-model-name-that-goes-on-and-on-well-past-sixty-three-bytes\"}",
         ":4:2: _name_or_path: 64 bytes", "at most 63"); /* 64 characters */
-    expect_refused(
+    mtu_expect_refused("models",
         "sparse_step",
         "{\"architectures\": [\"Qwen2MoeForCausalLM\"], \"num_hidden_layers\": 2,\n"
         " \"hidden_size\": 64, \"num_attention_heads\": 8, \"vocab_size\": 100,\n"
@@ -329,12 +292,14 @@ static void test_moe_mixtral_bytes(void **state)
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 1, &err), 0);
     /* batch 1: 2 experts; activations: 2 routed rows of x (4096) in and 2*7168 out, 2 B each */
-    assert_near(p.experts_touched, 2.0);
-    assert_near(find_op(&p, OPN_MOE_W13, 0)->bytes, 2 * 117440512.0 + 2 * (4096 + 14336) * 2.0);
-    assert_near(find_op(&p, OPN_MOE_W13, 0)->flops, 2.0 * 2 * 4096 * 14336);
-    assert_near(find_op(&p, OPN_MOE_W2, 31)->bytes, 2 * 58720256.0 + 2 * (7168 + 4096) * 2.0);
+    mtu_assert_near(p.experts_touched, 2.0);
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W13, 0)->bytes,
+                    2 * 117440512.0 + 2 * (4096 + 14336) * 2.0);
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W13, 0)->flops, 2.0 * 2 * 4096 * 14336);
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W2, 31)->bytes,
+                    2 * 58720256.0 + 2 * (7168 + 4096) * 2.0);
     /* the router is replicated (not sharded): 4096 x 8 */
-    assert_near(find_op(&p, OPN_ROUTER, 0)->bytes, 4096.0 * 8 * 2 + (4096.0 + 8) * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_ROUTER, 0)->bytes, 4096.0 * 8 * 2 + (4096.0 + 8) * 2);
     /* launches per MoE layer at TP-2: norm qkv rope cache attention o ar_copy ar norm router
      * topk align w13 silu w2 sum ar_copy ar = 18; plus 8 copies, embedding, its ar_copy + ar,
      * final norm, lm_head, gather, 6 sampler kernels, token copy = 21 */
@@ -343,15 +308,15 @@ static void test_moe_mixtral_bytes(void **state)
     assert_int_equal(count_ops(&p, OPN_GATE_UP, 0), 0);
     prog_free(&p);
     assert_int_equal(prog_build(&p, &m, &o, 2, 4, 1, &err), 0);
-    assert_near(p.experts_touched, 5.46875);
-    assert_near(find_op(&p, OPN_MOE_W13, 5)->bytes,
+    mtu_assert_near(p.experts_touched, 5.46875);
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W13, 5)->bytes,
                 5.46875 * 117440512.0 + 8 * (4096 + 14336) * 2.0);
     prog_free(&p);
     /* weights held at TP-1: per layer qkv 4096*(4096+2*1024) + o 4096*4096 + router 4096*8
      * + 8 experts * 3 * 4096*14336 = 1451261952 params; 32 layers, plus embedding and lm_head
      * 2 * 32000*4096; at 2 B: 93405052928 B (Mixtral's 46.7B parameters) */
     assert_int_equal(prog_build(&p, &m, &o, 1, 1, 1, &err), 0);
-    assert_near(p.weight_bytes, 2.0 * (32.0 * 1451261952 + 2.0 * 32000 * 4096));
+    mtu_assert_near(p.weight_bytes, 2.0 * (32.0 * 1451261952 + 2.0 * 32000 * 4096));
     prog_free(&p);
     /* the experts' intermediate must split: 14336 / 3 does not */
     assert_int_equal(prog_build(&p, &m, &o, 3, 1, 1, &err), -1);
@@ -375,7 +340,7 @@ static void test_moe_qwen_shared_expert(void **state)
     char path[256];
     model_arch m;
     tp_err err;
-    write_json(path, sizeof path, "Qwen1.5-MoE-A2.7B", qwen_moe);
+    mtu_write_json(path, sizeof path, "models", "Qwen1.5-MoE-A2.7B", qwen_moe);
     if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
     unlink(path);
     assert_int_equal(m.experts, 60);
@@ -390,9 +355,10 @@ static void test_moe_qwen_shared_expert(void **state)
     assert_int_equal(in_layer, 25);
     /* batch 1: 4 experts of 2048 x 2*704 (w13) at 2 B; the shared expert is a dense MLP of
      * 5632/2 = 2816 per rank: gate_up 2048 x 5632 */
-    assert_near(find_op(&p, OPN_MOE_W13, 7)->bytes,
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W13, 7)->bytes,
                 4 * 2048.0 * 1408 * 2 + 4 * (2048 + 1408) * 2.0);
-    assert_near(find_op(&p, OPN_SHARED_GATE_UP, 7)->bytes, 2048.0 * 5632 * 2 + (2048 + 5632) * 2.0);
+    mtu_assert_near(mtu_find_op(&p, OPN_SHARED_GATE_UP, 7)->bytes,
+                    2048.0 * 5632 * 2 + (2048 + 5632) * 2.0);
     prog_free(&p);
 }
 
@@ -423,15 +389,17 @@ static void test_mla_deepseek_v3(void **state)
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 8, 1, 1000, &err), 0);
     /* KV cache per rank: 61 layers * 1000 tokens * 576 latent values * 2 B */
-    assert_near(p.kv_bytes, 61.0 * 1000 * 576 * 2);
+    mtu_assert_near(p.kv_bytes, 61.0 * 1000 * 576 * 2);
     /* 128/8 = 16 heads a rank; q into the latent: W_UK 16 x 128 x 512 at 2 B, q 128 in,
      * 512 out per head */
-    assert_near(find_op(&p, OPN_MLA_Q_ABSORB, 5)->bytes,
+    mtu_assert_near(mtu_find_op(&p, OPN_MLA_Q_ABSORB, 5)->bytes,
                 2.0 * 16 * 128 * 512 + 2.0 * 16 * (128 + 512));
     /* attention reads 1000 x 576 latent values, q (576) in and the latent output (512) out */
-    assert_near(find_op(&p, OPN_ATTENTION, 5)->bytes, 2.0 * 1000 * 576 + 2.0 * 16 * (576 + 512));
+    mtu_assert_near(mtu_find_op(&p, OPN_ATTENTION, 5)->bytes,
+                    2.0 * 1000 * 576 + 2.0 * 16 * (576 + 512));
     /* fused_qkv_a_proj is replicated: 7168 x (1536 + 512 + 64) in FP8 + one scale */
-    assert_near(find_op(&p, OPN_QKV_A_PROJ, 5)->bytes, 7168.0 * 2112 + 4 + (7168.0 + 2112) * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_QKV_A_PROJ, 5)->bytes,
+                    7168.0 * 2112 + 4 + (7168.0 + 2112) * 2);
     /* launches at TP-8 without W8A8: MLA 11 (norm qkv_a q_a_norm q_b kv_a_norm rope absorb
      * cache attention v_up o), all-reduce, norm; a dense layer's MLP 3, a MoE layer's shared
      * expert 3 + router topk align w13 silu w2 sum scale add 9; all-reduce */
@@ -461,15 +429,16 @@ static void test_moe_bytes_batch(void **state)
     prog_opts o = {.input_copies = 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 4, 1, &err), 0);
-    assert_near(find_op(&p, OPN_MOE_W2, 3)->bytes, 5.46875 * 58720256.0 + 8 * (7168 + 4096) * 2.0);
-    assert_near(find_op(&p, OPN_MOE_W2, 3)->flops, 2.0 * 8 * 7168 * 4096);
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W2, 3)->bytes,
+                    5.46875 * 58720256.0 + 8 * (7168 + 4096) * 2.0);
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W2, 3)->flops, 2.0 * 8 * 7168 * 4096);
     prog_free(&p);
     double touched8 = 8.0 * (1.0 - 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75);
     assert_int_equal(prog_build(&p, &m, &o, 2, 8, 1, &err), 0);
-    assert_near(p.experts_touched, touched8);
-    assert_near(find_op(&p, OPN_MOE_W2, 0)->bytes,
+    mtu_assert_near(p.experts_touched, touched8);
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W2, 0)->bytes,
                 touched8 * 58720256.0 + 16 * (7168 + 4096) * 2.0);
-    assert_near(find_op(&p, OPN_MOE_W13, 0)->bytes,
+    mtu_assert_near(mtu_find_op(&p, OPN_MOE_W13, 0)->bytes,
                 touched8 * 117440512.0 + 16 * (4096 + 14336) * 2.0);
     prog_free(&p);
 }
@@ -493,7 +462,7 @@ static void test_deepseek_shared_experts(void **state)
     char path[256];
     model_arch m;
     tp_err err;
-    write_json(path, sizeof path, "DeepSeek-V3-3shared", text);
+    mtu_write_json(path, sizeof path, "models", "DeepSeek-V3-3shared", text);
     if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
     unlink(path);
     assert_int_equal(m.moe_intermediate, 2048);
@@ -501,9 +470,10 @@ static void test_deepseek_shared_experts(void **state)
     prog_opts o = {.prec_kv_cache = PREC_BF16, .allreduce_no_copy = 1};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 8, 1, 16, &err), 0);
-    assert_near(find_op(&p, OPN_SHARED_GATE_UP, 10)->bytes,
+    mtu_assert_near(mtu_find_op(&p, OPN_SHARED_GATE_UP, 10)->bytes,
                 7168.0 * 1536 + 4 + (7168.0 + 1536) * 2);
-    assert_near(find_op(&p, OPN_SHARED_DOWN, 10)->bytes, 768.0 * 7168 + 4 + (768.0 + 7168) * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_SHARED_DOWN, 10)->bytes,
+                    768.0 * 7168 + 4 + (768.0 + 7168) * 2);
     prog_free(&p);
 }
 
@@ -521,7 +491,7 @@ static void test_hf_default_kv_heads(void **state)
     char path[256];
     model_arch m;
     tp_err err;
-    write_json(path, sizeof path, "mha-2L", mha_model);
+    mtu_write_json(path, sizeof path, "models", "mha-2L", mha_model);
     if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
     unlink(path);
     assert_int_equal(m.heads, 16);
@@ -531,9 +501,10 @@ static void test_hf_default_kv_heads(void **state)
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 100, &err), 0);
     /* weights 2048 x 3072 x 2 B, x and y (2048 + 3072) x 2 B */
-    assert_near(find_op(&p, OPN_QKV_PROJ, 0)->bytes, 2048.0 * 3072 * 2 + (2048.0 + 3072) * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_QKV_PROJ, 0)->bytes,
+                    2048.0 * 3072 * 2 + (2048.0 + 3072) * 2);
     /* KV cache per rank: 2 (K, V) x 2 layers x 100 tokens x 8 heads x 128 x 2 B */
-    assert_near(p.kv_bytes, 2.0 * 2 * 100 * 8 * 128 * 2);
+    mtu_assert_near(p.kv_bytes, 2.0 * 2 * 100 * 8 * 128 * 2);
     prog_free(&p);
 }
 
@@ -544,11 +515,11 @@ static void test_precision_matrix_bytes(void **state)
     (void)state;
     /* [8192 in, 1024 out]: bf16 2 B each; fp8 1 B each + one float32 scale; int4 half a byte
      * each + a 2-B scale per 128 inputs per output column: 8192/128 = 64 groups x 1024 */
-    assert_near(prec_matrix_bytes(PREC_BF16, 2, 8192, 1024), 16777216.0);
-    assert_near(prec_matrix_bytes(PREC_FP8, 2, 8192, 1024), 8388608.0 + 4);
-    assert_near(prec_matrix_bytes(PREC_INT4, 2, 8192, 1024), 4194304.0 + 2.0 * 64 * 1024);
-    assert_near(prec_matrix_bytes(PREC_INT4, 2, 200, 10), 1000.0 + 2.0 * 2 * 10); /* 2 groups */
-    assert_near(prec_matrix_bytes(PREC_MODEL, 4, 10, 10), 400.0);
+    mtu_assert_near(prec_matrix_bytes(PREC_BF16, 2, 8192, 1024), 16777216.0);
+    mtu_assert_near(prec_matrix_bytes(PREC_FP8, 2, 8192, 1024), 8388608.0 + 4);
+    mtu_assert_near(prec_matrix_bytes(PREC_INT4, 2, 8192, 1024), 4194304.0 + 2.0 * 64 * 1024);
+    mtu_assert_near(prec_matrix_bytes(PREC_INT4, 2, 200, 10), 1000.0 + 2.0 * 2 * 10); /* 2 groups */
+    mtu_assert_near(prec_matrix_bytes(PREC_MODEL, 4, 10, 10), 400.0);
     assert_int_equal(prec_parse("fp8"), PREC_FP8);
     assert_int_equal(prec_parse("int4"), PREC_INT4);
     assert_int_equal(prec_parse("fp4"), -1);
@@ -566,16 +537,16 @@ static void test_precision_70b(void **state)
     prog_opts o = {.input_copies = 0};
     prog p;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 2048, &err), 0);
-    assert_near(p.weight_bytes, 80 * 427819008.0 * 2 + 2101346304.0);
+    mtu_assert_near(p.weight_bytes, 80 * 427819008.0 * 2 + 2101346304.0);
     /* KV cache read per rank: 80 layers * 2 (K,V) * 2048 * 4 heads * 128 * 2 B */
-    assert_near(p.kv_bytes, 80 * 2.0 * 2048 * 4 * 128 * 2);
+    mtu_assert_near(p.kv_bytes, 80 * 2.0 * 2048 * 4 * 128 * 2);
     size_t n_bf16 = p.n;
     prog_free(&p);
 
     /* FP8 weights, weight-only (no FP8 tensor cores): 1 B per parameter + 4 scales a layer */
     o.prec_weights = PREC_FP8;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 2048, &err), 0);
-    assert_near(p.weight_bytes, 80 * (427819008.0 + 4 * 4) + 2101346304.0);
+    mtu_assert_near(p.weight_bytes, 80 * (427819008.0 + 4 * 4) + 2101346304.0);
     assert_int_equal(p.n, n_bf16);
     for (size_t i = 0; i < p.n; i++) assert_int_equal(p.ops[i].fp8, 0);
     prog_free(&p);
@@ -585,27 +556,27 @@ static void test_precision_70b(void **state)
     o.w8a8 = 1;
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 2048, &err), 0);
     assert_int_equal(p.n, n_bf16 + 80 * 4);
-    assert_int_equal(find_op(&p, OPN_QKV_PROJ, 3)->fp8, 1);
-    assert_int_equal(find_op(&p, OPN_LM_HEAD, -1)->fp8, 0);
+    assert_int_equal(mtu_find_op(&p, OPN_QKV_PROJ, 3)->fp8, 1);
+    assert_int_equal(mtu_find_op(&p, OPN_LM_HEAD, -1)->fp8, 0);
     /* qkv at batch 1: weights 8192*5120 + scale 4, x 8192 B in FP8, y 5120*2 B */
-    assert_near(find_op(&p, OPN_QKV_PROJ, 3)->bytes, 8192.0 * 5120 + 4 + 8192 + 5120 * 2);
+    mtu_assert_near(mtu_find_op(&p, OPN_QKV_PROJ, 3)->bytes, 8192.0 * 5120 + 4 + 8192 + 5120 * 2);
     /* quantising x: read 8192*2, write 8192*1 + one float32 scale */
-    assert_near(find_op(&p, OPN_FP8_QUANT, 3)->bytes, 8192.0 * 2 + 8192 + 4);
+    mtu_assert_near(mtu_find_op(&p, OPN_FP8_QUANT, 3)->bytes, 8192.0 * 2 + 8192 + 4);
     prog_free(&p);
 
     /* int4 group-scaled: qkv 8192*5120/2 + 2*64*5120, o 4096*8192/2 + 2*32*8192,
      * gate_up 8192*28672/2 + 2*64*28672, down 14336*8192/2 + 2*112*8192 = 220594176 B a layer */
     o = (prog_opts){.prec_weights = PREC_INT4};
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 2048, &err), 0);
-    assert_near(p.weight_bytes, 80 * 220594176.0 + 2101346304.0);
+    mtu_assert_near(p.weight_bytes, 80 * 220594176.0 + 2101346304.0);
     prog_free(&p);
 
     /* FP8 KV cache: the cache read halves */
     o = (prog_opts){.prec_kv_cache = PREC_FP8};
     assert_int_equal(prog_build(&p, &m, &o, 2, 1, 2048, &err), 0);
-    assert_near(p.kv_bytes, 80 * 2.0 * 2048 * 4 * 128 * 1);
+    mtu_assert_near(p.kv_bytes, 80 * 2.0 * 2048 * 4 * 128 * 1);
     /* the new token's K and V: read 2*4*128 values at 2 B, write them at 1 B */
-    assert_near(find_op(&p, OPN_CACHE_WRITE, 0)->bytes, 2.0 * 4 * 128 * (2 + 1));
+    mtu_assert_near(mtu_find_op(&p, OPN_CACHE_WRITE, 0)->bytes, 2.0 * 4 * 128 * (2 + 1));
     prog_free(&p);
 }
 
@@ -621,11 +592,11 @@ static void test_cost_fp8_peak(void **state)
                      .pcie_bw = 1e9, .fp8_peak_flops = 2e15};
     tp_err err;
     assert_int_equal(cost_apply(&p, &c, NULL, &err), 0);
-    assert_near(ops[0].gpu_s, 1e-3);
-    assert_near(ops[1].gpu_s, 0.5e-3);
+    mtu_assert_near(ops[0].gpu_s, 1e-3);
+    mtu_assert_near(ops[1].gpu_s, 0.5e-3);
     c.fp8_peak_flops = 0; /* no FP8 tensor cores: the BF16 peak */
     assert_int_equal(cost_apply(&p, &c, NULL, &err), 0);
-    assert_near(ops[1].gpu_s, 1e-3);
+    mtu_assert_near(ops[1].gpu_s, 1e-3);
 }
 
 /* ---- hardware files against their datasheets ------------------------------------------------ */
@@ -660,12 +631,12 @@ static void test_hardware_datasheets(void **state)
         hw_spec h;
         tp_err err;
         if (hw_load(want[i].file, &h, &err)) fail_msg("%s", err.msg);
-        assert_near(h.hbm_bytes, want[i].hbm_gb * 1e9);
-        assert_near(h.hbm_bw, want[i].hbm_tbps * 1e12);
+        mtu_assert_near(h.hbm_bytes, want[i].hbm_gb * 1e9);
+        mtu_assert_near(h.hbm_bw, want[i].hbm_tbps * 1e12);
         /* the files round peaks to whole TFLOP/s (H100's 1,979/2 = 989.5 is written 989) */
         assert_true(fabs(h.peak_flops - want[i].bf16_dense_tflops * 1e12) <= 0.5e12);
         assert_true(fabs(h.fp8_peak_flops - want[i].fp8_dense_tflops * 1e12) <= 0.5e12);
-        assert_near(h.pcie_bw, want[i].pcie_one_way_gbps * 1e9);
+        mtu_assert_near(h.pcie_bw, want[i].pcie_one_way_gbps * 1e9);
         assert_int_equal(h.sms, want[i].sms);
     }
 }
