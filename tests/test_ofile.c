@@ -450,6 +450,12 @@ static void test_reader_bounds(void **state)
 
 int main(void)
 {
+    /* The signal tests need the default dispositions: a background job of a non-interactive
+     * shell starts with SIGINT ignored and a nohup'd one with SIGHUP ignored, and ofile keeps an
+     * inherited SIG_IGN (it must not make a nohup'd tpsim killable by a hang-up). */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_new_file_umask, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replace_keeps_mode_and_inode_changes, setup, teardown),
