@@ -254,6 +254,7 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_knum(&w, "max", r->step_max * 1e3);
     jw_end_obj(&w);
     cmd_json_breakdown(&w, "breakdown_ms", b);
+    jw_kstr(&w, "bound", run_bound_name(run_bound_of(r)));
     if (s->measured.path[0]) run_json_measured(&w, s);
     run_json_domain(&w, s, r);
     if (phase_total_s(&s->phases, r->req.batch) > 0) {
@@ -305,7 +306,49 @@ static void run_text_allreduce(const scenario *s, const run_summary *r, const ar
                s->hw.name, r->calibration_borrowed);
 }
 
-/* Where one step goes, and the verdict: host-, straggler- or GPU-bound. */
+/* The verdict line: what limits the step (run_bound_of) and what would help. */
+static void run_text_verdict(const scenario *s, const run_summary *r)
+{
+    const run_breakdown *b = &r->breakdown;
+    double raw = r->step_mean - b->offset, work, wait;
+    run_idle_split(r, &work, &wait);
+    if (raw <= 0) {
+        printf("verdict: empty step\n");
+        return;
+    }
+    printf("verdict: %s: ", run_bound_name(run_bound_of(r)));
+    switch (run_bound_of(r)) {
+    case RUN_BOUND_HOST:
+        printf("the GPU waits on launches %.0f%% of the step; a faster GPU would not help, %s "
+               "would", 100.0 * wait / raw,
+               s->graphs ? "fewer or cheaper launches outside the graph"
+                         : "fewer launches (CUDA graphs)");
+        break;
+    case RUN_BOUND_STRAGGLER:
+        printf("ranks wait %.0f%% of the step for the slowest peer", 100.0 * b->wait_peers / raw);
+        break;
+    case RUN_BOUND_STEP_WORK:
+        printf("the GPU waits out the per-step host work (scheduler, input preparation, sampler "
+               "sync, output processing) %.0f%% of the step, longer than it computes", 100.0 *
+               work / raw);
+        break;
+    default:
+        printf("the stream is busy %.0f%% of the step (%.0f%% compute, %.0f%% all-reduce)",
+               100.0 * (b->compute + b->allreduce) / raw, 100.0 * b->compute / raw,
+               100.0 * b->allreduce / raw);
+    }
+    if (run_bound_of(r) != RUN_BOUND_STEP_WORK && work > 0.05 * raw)
+        printf("; the per-step host work, serialised, idles the GPU another %.0f%%", 100.0 * work /
+               raw);
+    run_bound bound = run_bound_of(r);
+    if (work > 0.05 * raw && !s->phases.overlap && phase_total_s(&s->phases, r->req.batch) > 0 &&
+        (bound == RUN_BOUND_GPU || bound == RUN_BOUND_ALLREDUCE))
+        printf(" (overlapped, as vLLM V1's async scheduling runs it, it would hide under the GPU's "
+               "work: execution.host_phases: overlapped)");
+    printf(".\n");
+}
+
+/* Where one step goes. */
 static void run_text_breakdown(const run_summary *r)
 {
     const run_breakdown *b = &r->breakdown;
@@ -322,22 +365,7 @@ static void run_text_breakdown(const run_summary *r)
     if (b->offset != 0) run_line("offset", b->offset, step, "scenario constant (the study's R0)");
     printf("  %-22s %9.3f ms\n", "= step", step * 1e3);
     run_line("host busy", b->host, step, "launches + per-step work (overlaps the GPU)");
-    double gpu_busy = b->compute + b->allreduce;
-    double raw = step - b->offset;
     printf("\n");
-    if (raw <= 0)
-        printf("verdict: empty step\n");
-    else if (b->gpu_idle > 0.05 * raw)
-        printf("verdict: host-bound: the GPU sits idle %.0f%% of the step waiting for launches and "
-               "host work; a faster GPU would not help, fewer launches (CUDA graphs) would.\n",
-               100.0 * b->gpu_idle / raw);
-    else if (b->wait_peers > 0.05 * raw)
-        printf("verdict: straggler-bound: ranks wait %.0f%% of the step for the slowest peer.\n",
-               100.0 * b->wait_peers / raw);
-    else
-        printf("verdict: GPU-bound: the stream is busy %.0f%% of the step (%.0f%% compute, %.0f%% "
-               "all-reduce).\n",
-               100.0 * gpu_busy / raw, 100.0 * b->compute / raw, 100.0 * b->allreduce / raw);
 }
 
 static void run_print_text(const scenario *s, const run_summary *r)
@@ -377,6 +405,7 @@ static void run_print_text(const scenario *s, const run_summary *r)
     run_text_domain(s, r);
     if (s->measured.path[0]) run_text_measured(s);
     run_text_breakdown(r);
+    run_text_verdict(s, r);
 }
 
 /* What one run command line asks for (run_parse). */

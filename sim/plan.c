@@ -164,22 +164,6 @@ size_t plan_pareto(const plan_result *r, long ctx, size_t *rows)
     return kept;
 }
 
-plan_bound plan_bound_of(const run_summary *s)
-{
-    const run_breakdown *b = &s->breakdown;
-    double gpu = b->compute, comm = b->allreduce + b->wait_peers, host = b->gpu_idle;
-    if (host > gpu && host > comm) return PLAN_HOST_BOUND;
-    if (comm > gpu) return PLAN_ALLREDUCE_BOUND;
-    return PLAN_GPU_BOUND;
-}
-
-const char *plan_bound_name(plan_bound b)
-{
-    return b == PLAN_HOST_BOUND        ? "host-bound"
-           : b == PLAN_ALLREDUCE_BOUND ? "all-reduce-bound"
-                                       : "GPU-bound";
-}
-
 plan_cap plan_cap_of(const plan_result *r, size_t cfg, long batch_max)
 {
     const plan_cfg *g = &r->cfgs[cfg];

@@ -83,10 +83,7 @@ size_t plan_rank(const plan_result *r, long ctx, size_t *order);
  * memory, as when ctx has no rows). */
 size_t plan_pareto(const plan_result *r, long ctx, size_t *rows);
 
-/* What bounds a row: the largest share of its step. */
-typedef enum plan_bound { PLAN_GPU_BOUND, PLAN_ALLREDUCE_BOUND, PLAN_HOST_BOUND } plan_bound;
-plan_bound plan_bound_of(const run_summary *s);
-const char *plan_bound_name(plan_bound b);
+/* What bounds a row: run_bound_of (run.h), the rule run's verdict uses. */
 /* Why a configuration's batch stops where it does. */
 typedef enum plan_cap { PLAN_LATENCY_CAPPED, PLAN_MEMORY_CAPPED, PLAN_BATCH_CAPPED } plan_cap;
 plan_cap plan_cap_of(const plan_result *r, size_t cfg, long batch_max);

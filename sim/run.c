@@ -294,6 +294,34 @@ static void run_fill(const scenario *s, const prog *p, const engine_result *r, r
     out->weight_bytes = p->weight_bytes;
     out->kv_bytes = p->kv_bytes;
     out->fits_in_hbm = p->weight_bytes + p->kv_bytes <= s->hw.hbm_bytes;
+    out->serial_host_s = s->step.mean + (s->phases.overlap ? 0.0 : phase_total_s(&s->phases,
+                                                                                p->batch));
+}
+
+void run_idle_split(const run_summary *r, double *step_work_s, double *launch_wait_s)
+{
+    double idle = r->breakdown.gpu_idle > 0 ? r->breakdown.gpu_idle : 0.0;
+    double work = r->serial_host_s < idle ? r->serial_host_s : idle;
+    *step_work_s = work > 0 ? work : 0.0;
+    *launch_wait_s = idle - *step_work_s;
+}
+
+run_bound run_bound_of(const run_summary *r)
+{
+    const run_breakdown *b = &r->breakdown;
+    double raw = r->step_mean - b->offset, work, wait;
+    run_idle_split(r, &work, &wait);
+    if (raw > 0 && wait > 0.05 * raw) return RUN_BOUND_HOST;
+    if (raw > 0 && b->wait_peers > 0.05 * raw) return RUN_BOUND_STRAGGLER;
+    if (work > b->compute + b->allreduce) return RUN_BOUND_STEP_WORK;
+    return b->allreduce > b->compute ? RUN_BOUND_ALLREDUCE : RUN_BOUND_GPU;
+}
+
+const char *run_bound_name(run_bound b)
+{
+    static const char *const names[] = {"GPU-bound", "all-reduce-bound", "host-bound",
+                                        "step-work-bound", "straggler-bound"};
+    return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "GPU-bound";
 }
 
 static int run_cell_with(const scenario *s, const run_request *req, engine_method method,

@@ -46,7 +46,25 @@ typedef struct run_summary {
     const arcal *calibration;      /* the all-reduce calibration used (NULL at k = 1) */
     const char *calibration_borrowed; /* NULL, "calibration_from" or "--allow-foreign-calib" */
     coll_cost allreduce_call;      /* one layer all-reduce (batch x hidden) at this cell */
+    double serial_host_s; /* per-step host work the GPU waits out in series, mean: host.step plus
+                             the host phases when serialised (V0); overlapped phases are not */
 } run_summary;
+
+/* What limits a step, from its breakdown (one rule for run's verdict and plan's bound column).
+ * The GPU's idle time is split into the serialised per-step host work (serial_host_s, at most
+ * the idle) and the rest, waiting on launches. In order: launch-wait over 5% of the step (less
+ * its offset) is HOST (the launch stream is the critical path); peers' wait over 5% STRAGGLER;
+ * the per-step host work longer than the GPU's busy time STEP_WORK; all-reduce longer than
+ * compute ALLREDUCE; else GPU. */
+typedef enum run_bound {
+    RUN_BOUND_GPU, RUN_BOUND_ALLREDUCE, RUN_BOUND_HOST, RUN_BOUND_STEP_WORK, RUN_BOUND_STRAGGLER
+} run_bound;
+run_bound run_bound_of(const run_summary *r);
+/* "GPU-bound", "all-reduce-bound", "host-bound", "step-work-bound", "straggler-bound" */
+const char *run_bound_name(run_bound b);
+/* The GPU's idle per step split: waiting out the serialised per-step host work, and the rest
+ * (waiting on launches). */
+void run_idle_split(const run_summary *r, double *step_work_s, double *launch_wait_s);
 
 typedef struct run_detail {
     prog program;

@@ -169,15 +169,36 @@ static void test_pareto(void **state)
 static void test_bound_and_cap(void **state)
 {
     (void)state;
-    run_summary s;
-    memset(&s, 0, sizeof s);
-    s.breakdown = (run_breakdown){.compute = 5, .allreduce = 2, .wait_peers = 1, .gpu_idle = 6};
-    assert_int_equal(plan_bound_of(&s), PLAN_HOST_BOUND);
-    s.breakdown = (run_breakdown){.compute = 5, .allreduce = 4, .wait_peers = 2, .gpu_idle = 1};
-    assert_int_equal(plan_bound_of(&s), PLAN_ALLREDUCE_BOUND);
-    s.breakdown = (run_breakdown){.compute = 5, .allreduce = 4, .wait_peers = 0, .gpu_idle = 4};
-    assert_int_equal(plan_bound_of(&s), PLAN_GPU_BOUND);
-    assert_string_equal(plan_bound_name(PLAN_HOST_BOUND), "host-bound");
+    /* run_bound_of (run.h), by hand on 10 ms steps: the GPU's idle splits into the serialised
+     * per-step host work (at most the idle) and the launch wait; 5% of the step is 0.5 ms */
+    static const struct {
+        double compute, allreduce, peers, idle, serial;
+        run_bound want;
+        double work, wait;
+    } cases[] = {
+        {5, 1, 0, 4, 1, RUN_BOUND_HOST, 1, 3},           /* waits 3 ms on launches */
+        {2, 0.5, 0, 7.5, 7, RUN_BOUND_STEP_WORK, 7, 0.5}, /* 0.5 is not over 5%; 7 > 2.5 */
+        {3, 4, 0, 3, 3, RUN_BOUND_ALLREDUCE, 3, 0},      /* no launch wait; 4 > 3 */
+        {6, 1, 0, 3, 3, RUN_BOUND_GPU, 3, 0},            /* 3 ms of step work < 7 busy */
+        {6, 1, 1, 2, 2, RUN_BOUND_STRAGGLER, 2, 0},      /* peers 1 ms > 0.5 */
+        {9.8, 0, 0, 0.2, 2, RUN_BOUND_GPU, 0.2, 0},      /* step work capped at the idle */
+        {5, 1, 0, 4, 0, RUN_BOUND_HOST, 0, 4},           /* no step work: all idle is launches */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_summary s;
+        memset(&s, 0, sizeof s);
+        s.step_mean = 10;
+        s.serial_host_s = cases[i].serial;
+        s.breakdown = (run_breakdown){.compute = cases[i].compute, .allreduce = cases[i].allreduce,
+                                      .wait_peers = cases[i].peers, .gpu_idle = cases[i].idle};
+        double work, wait;
+        run_idle_split(&s, &work, &wait);
+        assert_true(fabs(work - cases[i].work) < 1e-12 && fabs(wait - cases[i].wait) < 1e-12);
+        assert_int_equal(run_bound_of(&s), cases[i].want);
+    }
+    assert_string_equal(run_bound_name(RUN_BOUND_HOST), "host-bound");
+    assert_string_equal(run_bound_name(RUN_BOUND_STEP_WORK), "step-work-bound");
+    assert_string_equal(run_bound_name(RUN_BOUND_GPU), "GPU-bound");
 
     plan_cfg cfgs[1];
     plan_row rows[3];

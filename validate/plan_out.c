@@ -134,7 +134,7 @@ static void plan_out_csv_row(FILE *f, const plan_view *v, size_t i)
     fprintf(f, ",%ld,%ld,%.6f,%s,%.6f,%.6f,%.6f,%ld,", v->sp->gpus, v->sp->gpus / g->tp,
             v->sp->target_s * 1e3, w->meets ? "true" : "false", w->tok_s_gpu, w->tok_s_total,
             g->kv_free_bytes / PLAN_GB, g->max_batch);
-    csv_put(f, plan_bound_name(plan_bound_of(&w->sum)));
+    csv_put(f, run_bound_name(run_bound_of(&w->sum)));
     fputc(',', f);
     char marks[PLAN_ROW_MARKS_MAX];
     plan_out_marks(v, i, marks, sizeof marks);
@@ -157,16 +157,18 @@ void plan_out_csv(FILE *f, const plan_view *v)
 
 /* ------------------------------------------------------------------ text --------- */
 
-/* "GPU-bound (compute 62%, all-reduce 20%, GPU waiting on the host 3% of the 25.10 ms step)" */
+/* "GPU-bound (of the 25.10 ms step: compute 62%, all-reduce and waiting for peers 20%, GPU
+ * waiting on launches 3%, on the per-step host work 9%)" */
 static void plan_out_why_bound(const plan_row *w, char *out, size_t cap)
 {
     const run_breakdown *b = &w->sum.breakdown;
-    double st = w->sum.step_mean;
+    double st = w->sum.step_mean, work, wait;
+    run_idle_split(&w->sum, &work, &wait);
     snprintf(out, cap,
              "%s (of the %.2f ms step: compute %.0f%%, all-reduce and waiting for peers "
-             "%.0f%%, GPU waiting on the host %.0f%%)",
-             plan_bound_name(plan_bound_of(&w->sum)), st * 1e3, 100 * b->compute / st,
-             100 * (b->allreduce + b->wait_peers) / st, 100 * b->gpu_idle / st);
+             "%.0f%%, GPU waiting on launches %.0f%%, on the per-step host work %.0f%%)",
+             run_bound_name(run_bound_of(&w->sum)), st * 1e3, 100 * b->compute / st,
+             100 * (b->allreduce + b->wait_peers) / st, 100 * wait / st, 100 * work / st);
 }
 
 /* why the batch stops where it does */
@@ -210,7 +212,7 @@ static void plan_out_text_row(FILE *f, const plan_view *v, size_t i, const char 
     fprintf(f, "  %-4s %-14s %-6s %3ld %8ld %6ld %8.2f %-16s %9.1f %-14s %-7s %11.0f  %-16s %s\n",
             rank, plan_out_scn(v, w->cfg)->hw.name, v->graphs[g->scn] ? "graphs" : "eager", g->tp,
             v->sp->gpus / g->tp, w->sum.req.batch, w->sum.step_mean * 1e3, iv, w->tok_s_gpu, tiv,
-            vs, w->tok_s_total, plan_bound_name(plan_bound_of(&w->sum)), marks[0] ? marks : "-");
+            vs, w->tok_s_total, run_bound_name(run_bound_of(&w->sum)), marks[0] ? marks : "-");
 }
 
 static void plan_out_text_pareto(FILE *f, const plan_view *v, long ctx)
@@ -378,7 +380,7 @@ static void plan_out_json_row(jw *w, const plan_view *v, size_t i, long rank)
     jw_knum(w, "tokens_per_s_total", row->tok_s_total);
     jw_knum(w, "kv_cache_free_gb_per_rank", g->kv_free_bytes / PLAN_GB);
     jw_kint(w, "max_batch", g->max_batch);
-    jw_kstr(w, "bound", plan_bound_name(plan_bound_of(&row->sum)));
+    jw_kstr(w, "bound", run_bound_name(run_bound_of(&row->sum)));
     char marks[PLAN_ROW_MARKS_MAX];
     plan_out_marks(v, i, marks, sizeof marks);
     jw_kstr(w, "cell_marks", marks); /* "marks" is run's list of domain marks */

@@ -66,6 +66,29 @@ check "text names the engine and why" grep -q "^engine     max-plus recursion (s
 expect_ok "host-bound text" "$TPSIM" run $SCN --tp 4 --set host.launch.mean_us=25 &&
 check "host-bound verdict" grep -q "verdict: host-bound" "$TMP/out"
 
+# --- one rule for what limits a step (run_bound_of): the GPU's idle split into the serialised
+# per-step host work and the launch wait. vllm-graphs at TP-4 batch 1 is GPU-bound with vLLM's
+# host phases serialised after the stream drains: the GPU idles for them (their sum is
+# host_phases.total_ms), which is step work, not a launch wait; overlapped, they hide.
+G=scenarios/vllm-graphs.yaml
+expect_ok "graphs json" "$TPSIM" run $G --tp 4 --batch 1 --format json &&
+check "serialised phases: GPU-bound, the idle is the phases' sum" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); b = d["breakdown_ms"]; ph = d["host_phases"]["total_ms"]
+assert d["bound"] == "GPU-bound", d["bound"]
+assert abs(b["gpu_idle"] - ph) < 0.05 * ph + 0.05, (b["gpu_idle"], ph)
+PY
+expect_ok "graphs text" "$TPSIM" run $G --tp 4 --batch 1 &&
+check "the verdict names the step work and what V1 would do" grep -q "^verdict: GPU-bound: .*the per-step host work, serialised, idles the GPU another .*execution.host_phases: overlapped" "$TMP/out"
+expect_ok "graphs overlapped" "$TPSIM" run $G --tp 4 --batch 1 --set execution.host_phases=overlapped --format json &&
+check "overlapped phases: no step work left, still GPU-bound" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); assert d["bound"] == "GPU-bound", d["bound"]
+assert d["breakdown_ms"]["gpu_idle"] < 0.05 * d["step_ms"]["mean"], d["breakdown_ms"]
+PY
+expect_ok "step work outlasts the GPU" "$TPSIM" run $G --tp 4 --batch 1 --format json --set host.phases.schedule.mean_us=40000 &&
+check "step-work-bound" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["bound"] != "step-work-bound")' "$TMP/out"
+
 # --- the trace opens as Chrome trace-event JSON: a process per rank, host + stream threads
 expect_ok "trace" "$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --set host.launch.mean_us=5 --trace "$TMP/t.json"
 check "a trace runs the event engine, and says so" grep -q "^engine     event engine (sim/engine.c): a trace was asked for" "$TMP/out"
