@@ -98,9 +98,14 @@ expect_fail2 "missing config.json" "cannot open" "$TPSIM" run $S --set "model=$T
 expect_fail2 "mixtral at TP-3" "tp 3 does not shard Mixtral-8x7B-v0.1" \
     "$TPSIM" run $S --tp 3 --set model=../models/hf/Mixtral-8x7B-v0.1.json
 
-# a PCIe-only GPU with its own (assumed) calibration: accepted as the L40S's, not foreign
+# a PCIe-only GPU with its own (assumed) calibration: accepted as the L40S's, not foreign; over
+# PCIe vLLM runs NCCL (its custom all-reduce needs NVLink or P2P, and the L40S files have no
+# custom block, so the atlas's `auto` is refused for them until nccl-fit is asked for)
+expect_fail2 "L40S under auto: no custom block" "l40s-pcie-tp4.yaml: collective.allreduce is auto, .* no custom one_stage" \
+    "$TPSIM" run scenarios/atlas-h100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
+    --calib models/allreduce/l40s-pcie-tp4.yaml
 expect_ok "L40S TP-4" "$TPSIM" run scenarios/atlas-h100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
-    --calib models/allreduce/l40s-pcie-tp4.yaml --format json
+    --set collective.allreduce=nccl-fit --calib models/allreduce/l40s-pcie-tp4.yaml --format json
 check "L40S: 70B fits in 4 x 48 GB" grep -q '"fits_in_hbm": true' "$TMP/out"
 
 # the atlas: 16 of the 4 x 3 x 4 model/GPU/TP cells do not fit, by BF16 weights alone:
