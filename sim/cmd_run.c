@@ -196,6 +196,13 @@ static void run_json_allreduce(jw *w, const scenario *s, const run_summary *r, c
     jw_key(w, "calibration_borrowed");
     if (r->calibration_borrowed) jw_str(w, r->calibration_borrowed);
     else jw_num(w, 0.0 / 0.0);
+    /* the kernel calibration that priced every GPU op (null: the roofline), and how borrowed */
+    jw_key(w, "kernel_calibration");
+    if (r->kernels) jw_str(w, r->kernels->path);
+    else jw_num(w, 0.0 / 0.0);
+    jw_key(w, "kernel_calibration_borrowed");
+    if (r->kernels_borrowed) jw_str(w, r->kernels_borrowed);
+    else jw_num(w, 0.0 / 0.0);
     if (!cal) return;
     const coll_cost *cc = &r->allreduce_call;
     jw_key(w, "allreduce_call"); /* "allreduce" is the breakdown's ms */
@@ -402,6 +409,13 @@ static void run_print_text(const scenario *s, const run_summary *r)
         printf(" = %.3f\n", phase_total_s(&s->phases, r->req.batch) * 1e3);
     }
     if (cal) run_text_allreduce(s, r, cal);
+    if (r->kernels) {
+        printf("kernels    %s: %s, every GPU op's time from its fitted laws (tpsim fit-kernels)\n",
+               r->kernels->path, r->kernels->hardware);
+        if (r->kernels_borrowed)
+            printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n",
+                   r->kernels->hardware, s->hw.name, r->kernels_borrowed);
+    }
     run_text_domain(s, r);
     if (s->measured.path[0]) run_text_measured(s);
     run_text_breakdown(r);

@@ -253,13 +253,13 @@ static int run_program(const scenario *s, const run_request *req, const run_reso
     cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,
                       s->hw.pcie_bw,    s->kernel_fixed_s, s->graphs ? s->graph_node_s : 0.0,
                       s->graphs,        res->coll,         s->hw.fp8_peak_flops, NULL, 0};
-    const char *kborrowed;
     cp.kernel_err_sign = s->kernel_err_sign;
-    if (scenario_kernels(s, &cp.kernels, &kborrowed, err) ||
+    if (scenario_kernels(s, &cp.kernels, &out->kernels_borrowed, err) ||
         cost_apply(p, &cp, &out->analytic, err)) {
         prog_free(p);
         return -1;
     }
+    out->kernels = cp.kernels;
     return 0;
 }
 

@@ -46,6 +46,8 @@ typedef struct run_summary {
     const arcal *calibration;      /* the all-reduce calibration used (NULL at k = 1) */
     const char *calibration_borrowed; /* NULL, "calibration_from" or "--allow-foreign-calib" */
     coll_cost allreduce_call;      /* one layer all-reduce (batch x hidden) at this cell */
+    const kcal *kernels;           /* the kernel calibration that priced the GPU ops, or NULL */
+    const char *kernels_borrowed;  /* NULL, "calibration_from" or "--allow-foreign-calib" */
     double serial_host_s; /* per-step host work the GPU waits out in series, mean: host.step plus
                              the host phases when serialised (V0); overlapped phases are not */
 } run_summary;

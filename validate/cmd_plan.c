@@ -324,6 +324,18 @@ typedef struct pcmd_setup {
 
 /* The scenario on hardware h (index into o->hws, -1 for the scenario's own) in mode graphs,
  * with the fit's values (point NULL) or a boundary point's. */
+/* Every added calibration passes the scenario's collective model's own check (coll_check:
+ * under `auto`, the custom block vLLM's all-reduce is priced with at its TP degrees). */
+static int pcmd_custom_measured(const scenario *s)
+{
+    for (int i = 0; i < s->n_cals; i++) {
+        coll_setup cs = run_coll_setup(s, &s->cals[i]);
+        tp_err ignored = {{0}};
+        if (s->cal_from_flag[i] && coll_check(&cs, &ignored)) return 0;
+    }
+    return 1;
+}
+
 static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *point, scenario *out,
                      tp_err *err)
 {
@@ -349,13 +361,19 @@ static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *poin
     snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s", graphs ? "graphs" : "eager");
     if (scn_opts_load(ps->path, &so, out, err)) return -1;
     /* other hardware than the scenario's: its own bundled calibrations, where there are any */
-    if (h >= 0 && strcmp(out->hw.name, ps->base->hw.name) && ps->o->hws[h]->calib)
+    if (h >= 0 && strcmp(out->hw.name, ps->base->hw.name) && ps->o->hws[h]->calib) {
         for (int k = 2; k <= 8; k *= 2) {
             char name[96], buf[SCN_PATH_MAX];
             snprintf(name, sizeof name, "%s-tp%d", ps->o->hws[h]->calib, k);
             const char *cal = locate_arg("models/allreduce", ".yaml", name, buf, sizeof buf, err);
             if (!cal || scenario_add_allreduce(out, cal, err)) return -1;
         }
+        /* `auto` runs vLLM's custom all-reduce, priced from the calibration's custom block;
+         * a GPU whose bundled files measured NCCL only (A100, L40S) runs nccl-fit instead, and
+         * its rows say so (pcmd_marks): the search keeps the hardware, never silently */
+        if (out->allreduce_model == COLL_AUTO && !pcmd_custom_measured(out))
+            out->allreduce_model = COLL_NCCL_FIT;
+    }
     return 0;
 }
 
@@ -406,9 +424,11 @@ static int pcmd_fit(pcmd_setup *ps, const grid *g, char *note, size_t cap, tp_er
     return rc;
 }
 
-/* Each configuration's own mark beyond domain.h's (plan_out_marks adds those per row): an
- * all-reduce calibration borrowed from other hardware. */
-static void pcmd_marks(const plan_spec *sp, const plan_result *r, char (*marks)[PLAN_MARKS_MAX])
+/* Each configuration's own marks beyond domain.h's (plan_out_marks adds those per row): an
+ * all-reduce or kernel calibration borrowed from other hardware; NCCL where the scenario runs
+ * vLLM's custom all-reduce but the hardware's calibrations did not measure it (pcmd_load). */
+static void pcmd_marks(const plan_spec *sp, const plan_result *r, coll_model base_model,
+                       char (*marks)[PLAN_MARKS_MAX])
 {
     for (size_t i = 0; i < r->n_cfgs; i++) {
         const plan_cfg *c = &r->cfgs[i];
@@ -419,6 +439,18 @@ static void pcmd_marks(const plan_spec *sp, const plan_result *r, char (*marks)[
         marks[i][0] = '\0';
         if (c->tp > 1 && scenario_calibration(s, c->tp, &cal, &how, &ignored) == 0 && how)
             snprintf(marks[i], PLAN_MARKS_MAX, "all-reduce from %s (%s)", cal->hardware, how);
+        const kcal *k;
+        if (scenario_kernels(s, &k, &how, &ignored) == 0 && how) {
+            size_t used = strlen(marks[i]);
+            snprintf(marks[i] + used, PLAN_MARKS_MAX - used, "%sGPU kernels from %s (%s)",
+                     used ? "; " : "", k->hardware, how);
+        }
+        if (c->tp > 1 && s->allreduce_model != base_model) {
+            size_t used = strlen(marks[i]);
+            snprintf(marks[i] + used, PLAN_MARKS_MAX - used,
+                     "%sall-reduce %s: %s's calibrations have no custom all-reduce data",
+                     used ? "; " : "", coll_model_names[s->allreduce_model], s->hw.name);
+        }
     }
 }
 
@@ -743,7 +775,7 @@ int tpsim_cmd_plan(int argc, char **argv)
         goto out;
     }
     for (size_t i = 0; i < r.n_rows; i++) lo[i] = hi[i] = NAN;
-    pcmd_marks(&sp, &r, marks);
+    pcmd_marks(&sp, &r, ps->base->allreduce_model, marks);
     plan_view view = {&sp, &r, graphs, lo, hi, marks, note, o.top};
     if (!o.no_intervals && o.format != 1 && pcmd_intervals(ps, &view, scn_hw, lo, hi, &err))
         goto out;

@@ -165,6 +165,23 @@ expect_fail2 "nothing fits" "no configuration fits: the roomiest, H100 SXM TP-8 
 check "nothing fits: no output file" test ! -e "$TMP/none.txt"
 expect_fail2 "no calibration for the GPU" "the tp 2 all-reduce calibration was measured on H100 SXM, the scenario runs on H200 SXM" \
     "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h200
+# other GPUs: the scenario runs `auto`, whose custom all-reduce A100's bundled calibrations never
+# measured, so A100 runs nccl-fit and says so; H200 borrows H100's kernel and all-reduce
+# calibrations under --allow-foreign-calib and every such row says that too (never silently)
+expect_ok "h100, h200, a100" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4 --hardware h100,h200,a100 \
+    --allow-foreign-calib --format json "${FAST[@]}" &&
+check "A100 on nccl-fit, H200 on H100's kernels, each row marked" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [r for c in d["contexts"] for r in c["ranked"]]
+by = {}
+for r in rows: by.setdefault(r["hardware"], []).append(r["cell_marks"])
+assert set(by) == {"H100 SXM", "H200 SXM", "A100 SXM4 80GB"}, set(by)
+assert all("all-reduce nccl-fit: A100 SXM4 80GB's calibrations have no custom all-reduce data" in m
+           for m in by["A100 SXM4 80GB"]), by["A100 SXM4 80GB"]
+assert all("GPU kernels from H100 SXM (--allow-foreign-calib)" in m for m in by["H200 SXM"]), by["H200 SXM"]
+assert all("GPU kernels from" not in m and "nccl-fit" not in m for m in by["H100 SXM"]), by["H100 SXM"]
+PY
 expect_fail2 "no calibration for a TP degree" "no all-reduce calibration for tp 16" \
     "$TPSIM" "${P[@]}" --gpus 16 --tpot-ms 30 --tp 16
 expect_fail2 "unknown hardware" "--hardware: 'h300', expected a list of h100" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h100,h300

@@ -66,6 +66,15 @@ check "text names the engine and why" grep -q "^engine     max-plus recursion (s
 expect_ok "host-bound text" "$TPSIM" run $SCN --tp 4 --set host.launch.mean_us=25 &&
 check "host-bound verdict" grep -q "verdict: host-bound" "$TMP/out"
 
+# --- the kernel calibration that priced the GPU ops, named; borrowed ones marked FOREIGN
+expect_ok "kernels named" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --format json &&
+check "kernel_calibration is the scenario's, not borrowed" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["kernel_calibration"].endswith("models/kernels/h100-sxm.yaml") and d["kernel_calibration_borrowed"] is None))' "$TMP/out"
+expect_ok "roofline: no kernel calibration" "$TPSIM" run $SCN --tp 2 --format json &&
+check "kernel_calibration null" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["kernel_calibration"] is not None)' "$TMP/out"
+expect_ok "kernels borrowed" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --allow-foreign-calib \
+    --set hardware=../models/hw/h200.yaml &&
+check "the borrowed kernel calibration is FOREIGN in the text" bash -c 'grep -A1 "^kernels    .*h100-sxm.yaml: H100 SXM" "$1" | grep -q "FOREIGN: measured on H100 SXM, used for H200 SXM (--allow-foreign-calib)"' _ "$TMP/out"
+
 # --- one rule for what limits a step (run_bound_of): the GPU's idle split into the serialised
 # per-step host work and the launch wait. vllm-graphs at TP-4 batch 1 is GPU-bound with vLLM's
 # host phases serialised after the stream drains: the GPU idles for them (their sum is
