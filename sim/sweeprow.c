@@ -53,6 +53,9 @@ void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweepr
      * borrowed (NULL: none at TP-1 / its own hardware's): CSV empty, JSON null */
     SV_S("calibration", r->calibration ? r->calibration->path : NULL);
     SV_S("calibration_borrowed", r->calibration_borrowed);
+    /* and where the GPU ops' times came from: the kernel calibration (NULL: the roofline) */
+    SV_S("kernel_calibration", r->kernels ? r->kernels->path : NULL);
+    SV_S("kernel_calibration_borrowed", r->kernels_borrowed);
     /* the cell against the scenario's validated domain (domain.h): marks "" when inside */
     domain_cell dc = {r->req.tp, r->req.batch, r->req.ctx, graphs, s->hw.name, s->model.name};
     domain_report dr;
