@@ -37,6 +37,7 @@ typedef struct eng_stream {
     double *enq_time;
     size_t head, count, cap;
     int running, start_pending;
+    double last_end;  /* when the last op ended */
 } eng_stream;
 
 typedef struct eng_rank {
@@ -170,7 +171,7 @@ static inline void host_unblock(eng *e, uint32_t r, engine_label label, double n
 static void host_finish_step(eng *e, uint32_t r, double now)
 {
     eng_rank *h = &e->ranks[r];
-    engine_step_end(&h->acc, now);
+    engine_step_end(&h->acc, now, h->st.last_end);
     eng_slice(e, r, TRACK_HOST, SL_STEP, -1, h->acc.start, h->acc.dur);
     engine_deliver(e->cfg, e->res, h->step, (long)r, &h->acc);
     h->step++;
@@ -191,6 +192,7 @@ static int host_driver_done(eng *e, uint32_t r, double now)
         h->phase = PH_WAIT_BCAST;
         return host_block(e, r, now);
     }
+    engine_step_launching(&h->acc, now);
     h->phase = PH_LAUNCH;
     h->pc = 0;
     return HOST_GO;
@@ -253,6 +255,7 @@ static int host_run(eng *e, uint32_t r, double now)
         case PH_WAIT_BCAST:
             if (e->bcast_step < h->step) return 0;
             host_unblock(e, r, SL_BCAST_WAIT, now);
+            engine_step_launching(&h->acc, now);
             h->phase = PH_LAUNCH;
             h->pc = 0;
             break;
@@ -278,6 +281,7 @@ static int on_op_end(eng *e, uint32_t r, double now)
     st->head = (st->head + 1) % st->cap;
     st->count--;
     st->running = 0;
+    st->last_end = now;
     if (stream_kick(e, r, now)) return -1;
     if (h->waiting && (h->phase == PH_ENQUEUE || (h->phase == PH_DRAIN && st->count == 0)))
         return host_run(e, r, now);

@@ -55,6 +55,9 @@ typedef struct engine_step {
     double start, dur;                     /* on this rank: from its step start to its end */
     double host;                           /* host busy: launches, driver, per-step work */
     double compute, allreduce, wait_peers; /* GPU stream time by kind */
+    double step_work_idle; /* GPU idle while the host does per-step work: before its first
+                              launch (driver, broadcast wait) and after its last op ends
+                              (phases, host.step); the rest of the idle waits on launches */
 } engine_step;
 
 /* Receives each rank's step as it ends (warm-up steps included, step counted from 0).

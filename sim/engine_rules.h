@@ -82,8 +82,21 @@ static inline double engine_account_collective(engine_step *acc, double latest, 
     return wait;
 }
 
-/* A rank's step ends at `now`. */
-static inline void engine_step_end(engine_step *acc, double now) { acc->dur = now - acc->start; }
+/* A rank's host is ready to launch the step's first op at `now`: the stream has been empty
+ * since the step began (the last one drained it), so the time since is per-step host work the
+ * GPU waited out. */
+static inline void engine_step_launching(engine_step *acc, double now)
+{
+    acc->step_work_idle += now - acc->start;
+}
+
+/* A rank's step ends at `now`, its last op having ended at `last_end`: the stream has been
+ * empty since, while the host did the step's closing work. */
+static inline void engine_step_end(engine_step *acc, double now, double last_end)
+{
+    if (last_end > acc->start && now > last_end) acc->step_work_idle += now - last_end;
+    acc->dur = now - acc->start;
+}
 
 /* Hands one rank's ended step to on_step, or to rank_steps when there is none. */
 static inline void engine_deliver(const engine_config *c, engine_result *r, long step, long rank,

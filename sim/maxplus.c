@@ -126,6 +126,7 @@ static inline unsigned mp_step_begin(const mp *m)
             host[r] = host[0];
             ev++;
         }
+    for (size_t r = 0; r < m->k; r++) engine_step_launching(&m->acc[r], host[r]);
     return ev;
 }
 
@@ -203,7 +204,7 @@ static inline unsigned mp_step_end(const mp *m, long s, engine_result *out)
         if (m->prev_end[r] > h) h = m->prev_end[r];
         h = mp_spend(h, engine_post_drain_cost(c, hc, &m->rng[r]), acc, &ev);
         m->host[r] = h;
-        engine_step_end(acc, h);
+        engine_step_end(acc, h, m->prev_end[r]);
         engine_deliver(c, out, s, (long)r, acc);
     }
     return ev;

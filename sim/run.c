@@ -89,6 +89,7 @@ static void fold_step(run_fold *f, long t)
             f->b.allreduce += st->allreduce;
             f->b.wait_peers += st->wait_peers;
             f->b.gpu_idle += st->dur - st->compute - st->allreduce - st->wait_peers;
+            f->b.step_work_idle += st->step_work_idle;
         }
         double step = dur / (double)f->k + f->s->offset_s;
         f->sum += step;
@@ -143,6 +144,7 @@ static int fold_finish(run_fold *f, long steps, uint64_t events, run_summary *ou
     double norm = 1.0 / ((double)steps * (double)f->k);
     b.host *= norm, b.compute *= norm, b.allreduce *= norm, b.wait_peers *= norm;
     b.gpu_idle *= norm;
+    b.step_work_idle *= norm;
     /* idle is a difference of sums: drop the last-bit rounding noise, not real idle time */
     if (fabs(b.gpu_idle) < 1e-9 * (b.compute + b.allreduce + b.wait_peers)) b.gpu_idle = 0;
     b.offset = f->s->offset_s;
@@ -294,14 +296,12 @@ static void run_fill(const scenario *s, const prog *p, const engine_result *r, r
     out->weight_bytes = p->weight_bytes;
     out->kv_bytes = p->kv_bytes;
     out->fits_in_hbm = p->weight_bytes + p->kv_bytes <= s->hw.hbm_bytes;
-    out->serial_host_s = s->step.mean + (s->phases.overlap ? 0.0 : phase_total_s(&s->phases,
-                                                                                p->batch));
 }
 
 void run_idle_split(const run_summary *r, double *step_work_s, double *launch_wait_s)
 {
     double idle = r->breakdown.gpu_idle > 0 ? r->breakdown.gpu_idle : 0.0;
-    double work = r->serial_host_s < idle ? r->serial_host_s : idle;
+    double work = r->breakdown.step_work_idle < idle ? r->breakdown.step_work_idle : idle;
     *step_work_s = work > 0 ? work : 0.0;
     *launch_wait_s = idle - *step_work_s;
 }
@@ -310,11 +310,17 @@ run_bound run_bound_of(const run_summary *r)
 {
     const run_breakdown *b = &r->breakdown;
     double raw = r->step_mean - b->offset, work, wait;
+    if (raw <= 0) return RUN_BOUND_GPU;
     run_idle_split(r, &work, &wait);
-    if (raw > 0 && wait > 0.05 * raw) return RUN_BOUND_HOST;
-    if (raw > 0 && b->wait_peers > 0.05 * raw) return RUN_BOUND_STRAGGLER;
-    if (work > b->compute + b->allreduce) return RUN_BOUND_STEP_WORK;
-    return b->allreduce > b->compute ? RUN_BOUND_ALLREDUCE : RUN_BOUND_GPU;
+    /* the stream's work is on the critical path unless the host is busy all step long while
+     * the GPU idles (then a faster GPU would not shorten the step) */
+    int gpu_on_path = b->host < 0.95 * raw || b->gpu_idle <= 0.05 * raw;
+    double best = gpu_on_path ? b->compute + b->allreduce : 0.0;
+    run_bound k = b->allreduce > b->compute ? RUN_BOUND_ALLREDUCE : RUN_BOUND_GPU;
+    if (wait > best) best = wait, k = RUN_BOUND_HOST;
+    if (work > best) best = work, k = RUN_BOUND_STEP_WORK;
+    if (b->wait_peers > best) k = RUN_BOUND_STRAGGLER;
+    return k;
 }
 
 const char *run_bound_name(run_bound b)

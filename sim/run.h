@@ -30,6 +30,7 @@ typedef struct run_request {
 
 typedef struct run_breakdown {
     double host, compute, allreduce, wait_peers, gpu_idle, offset;
+    double step_work_idle; /* of gpu_idle: waiting out per-step host work (engine_step's) */
 } run_breakdown;
 
 typedef struct run_summary {
@@ -48,24 +49,24 @@ typedef struct run_summary {
     coll_cost allreduce_call;      /* one layer all-reduce (batch x hidden) at this cell */
     const kcal *kernels;           /* the kernel calibration that priced the GPU ops, or NULL */
     const char *kernels_borrowed;  /* NULL, "calibration_from" or "--allow-foreign-calib" */
-    double serial_host_s; /* per-step host work the GPU waits out in series, mean: host.step plus
-                             the host phases when serialised (V0); overlapped phases are not */
 } run_summary;
 
-/* What limits a step, from its breakdown (one rule for run's verdict and plan's bound column).
- * The GPU's idle time is split into the serialised per-step host work (serial_host_s, at most
- * the idle) and the rest, waiting on launches. In order: launch-wait over 5% of the step (less
- * its offset) is HOST (the launch stream is the critical path); peers' wait over 5% STRAGGLER;
- * the per-step host work longer than the GPU's busy time STEP_WORK; all-reduce longer than
- * compute ALLREDUCE; else GPU. */
+/* What limits a step, from its breakdown (one rule for run's verdict and plan's bound column):
+ * the largest of the times that lie on the step's critical path. The GPU's idle time splits,
+ * as the engine measured it, into waiting out the per-step host work (breakdown.step_work_idle:
+ * the driver, the broadcast wait, the host phases, host.step) and the rest, waiting on
+ * launches. The candidates: the stream's busy time (compute + all-reduce, GPU or ALLREDUCE by
+ * the larger), counted only while it is on the critical path (the host is busy under 95% of the
+ * step less its offset, or the GPU idles at most 5% of it); the launch wait (HOST); the step
+ * work's idle (STEP_WORK); the wait for peers (STRAGGLER). Ties go to the earlier one. */
 typedef enum run_bound {
     RUN_BOUND_GPU, RUN_BOUND_ALLREDUCE, RUN_BOUND_HOST, RUN_BOUND_STEP_WORK, RUN_BOUND_STRAGGLER
 } run_bound;
 run_bound run_bound_of(const run_summary *r);
 /* "GPU-bound", "all-reduce-bound", "host-bound", "step-work-bound", "straggler-bound" */
 const char *run_bound_name(run_bound b);
-/* The GPU's idle per step split: waiting out the serialised per-step host work, and the rest
- * (waiting on launches). */
+/* The GPU's idle per step split: waiting out the per-step host work, and the rest (waiting on
+ * launches); both >= 0 and summing to the idle (0 when the idle is not positive). */
 void run_idle_split(const run_summary *r, double *step_work_s, double *launch_wait_s);
 
 typedef struct run_detail {

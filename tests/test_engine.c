@@ -175,8 +175,11 @@ static void test_host_bound_closed_form(void **state)
  * is done launching at H = n*c and the stream drains at G = c + sum(gpu) (each op is longer
  * than a launch, so the stream runs back to back from the first op's enqueue).
  * Serialised: step = G + step_cost + sum(phases). Overlapped: the phases start at H, so
- * step = max(H + sum(phases), G) + step_cost: free while they fit in G - H. Both back ends. */
-static void phases_case(int overlap, double phase_each, double want_dur, double want_host)
+ * step = max(H + sum(phases), G) + step_cost: free while they fit in G - H. Both back ends.
+ * The GPU idles c before the first op (waiting on its launch) and from G to the step's end
+ * (waiting out the step work): step_work_idle = step - G, and the rest of the idle is c. */
+static void phases_case(int overlap, double phase_each, double want_dur, double want_host,
+                        double want_step_work)
 {
     const double c_launch = 1e-6, step_cost = 50e-6;
     prog p = synthetic(1, 400, 0);
@@ -191,8 +194,11 @@ static void phases_case(int overlap, double phase_each, double want_dur, double 
         engine_result r;
         tp_err err;
         assert_int_equal(engine_run(&c, &r, &err), 0);
-        assert_rel(engine_at(&r, 2, 0)->dur, want_dur);
-        assert_rel(engine_at(&r, 2, 0)->host, want_host);
+        const engine_step *st = engine_at(&r, 2, 0);
+        assert_rel(st->dur, want_dur);
+        assert_rel(st->host, want_host);
+        assert_rel(st->step_work_idle, want_step_work);
+        assert_rel(st->dur - st->compute - st->step_work_idle, c_launch);
         engine_result_free(&r);
     }
     prog_free(&p);
@@ -207,12 +213,15 @@ static void test_phases_serialised_and_overlapped(void **state)
     const double w = 1 + 2 + 3 + 4 + 5; /* phase i costs (1 + i) * each */
     /* small phases: sum 150 us, below G - H (400 ops of 3..9 us against 1 us launches) */
     assert_true(G - H > 150e-6 + 1e-3);
-    phases_case(0, 10e-6, G + step_cost + w * 10e-6, H + step_cost + w * 10e-6);
-    phases_case(1, 10e-6, G + step_cost, H + step_cost + w * 10e-6);
+    phases_case(0, 10e-6, G + step_cost + w * 10e-6, H + step_cost + w * 10e-6,
+                step_cost + w * 10e-6);
+    phases_case(1, 10e-6, G + step_cost, H + step_cost + w * 10e-6, step_cost);
     /* large phases: sum 3 ms, past the GPU: the step grows by the excess only */
     assert_true(H + w * 200e-6 > G);
-    phases_case(0, 200e-6, G + step_cost + w * 200e-6, H + step_cost + w * 200e-6);
-    phases_case(1, 200e-6, H + w * 200e-6 + step_cost, H + step_cost + w * 200e-6);
+    phases_case(0, 200e-6, G + step_cost + w * 200e-6, H + step_cost + w * 200e-6,
+                step_cost + w * 200e-6);
+    phases_case(1, 200e-6, H + w * 200e-6 + step_cost, H + step_cost + w * 200e-6,
+                H + w * 200e-6 - G + step_cost);
 }
 
 /* Queue depth 1: each op is enqueued when its predecessor ends and waits the latency. */
@@ -284,6 +293,13 @@ static void test_broadcast_gates_workers(void **state)
     assert_rel(engine_at(&r, 2, 0)->dur, D + sum_gpu(&p));
     assert_rel(engine_at(&r, 2, 1)->dur, D + sum_gpu(&p));
     assert_rel(engine_at(&r, 2, 1)->start, engine_at(&r, 2, 0)->start);
+    /* free launches, no step work at the end: every rank's idle is the D it waited out (rank 0
+     * driving, rank 1 waiting for the broadcast), all of it per-step host work */
+    for (int rank = 0; rank < 2; rank++) {
+        const engine_step *st = engine_at(&r, 2, rank);
+        assert_rel(st->step_work_idle, D);
+        assert_rel(st->dur - st->compute, D);
+    }
     engine_result_free(&r);
     prog_free(&p);
 }

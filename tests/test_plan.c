@@ -169,28 +169,43 @@ static void test_pareto(void **state)
 static void test_bound_and_cap(void **state)
 {
     (void)state;
-    /* run_bound_of (run.h), by hand on 10 ms steps: the GPU's idle splits into the serialised
-     * per-step host work (at most the idle) and the launch wait; 5% of the step is 0.5 ms */
+    /* run_bound_of (run.h), by hand: the largest time on the critical path among the stream's
+     * busy time (only while the host has slack, under 95% of the step less its offset, or the
+     * GPU idles at most 5%), the launch wait, the step work's idle and the wait for peers; the
+     * idle splits into the step work's (at most the idle) and the launch wait */
     static const struct {
-        double compute, allreduce, peers, idle, serial;
+        double step, offset, compute, allreduce, peers, idle, step_work, host;
         run_bound want;
         double work, wait;
     } cases[] = {
-        {5, 1, 0, 4, 1, RUN_BOUND_HOST, 1, 3},           /* waits 3 ms on launches */
-        {2, 0.5, 0, 7.5, 7, RUN_BOUND_STEP_WORK, 7, 0.5}, /* 0.5 is not over 5%; 7 > 2.5 */
-        {3, 4, 0, 3, 3, RUN_BOUND_ALLREDUCE, 3, 0},      /* no launch wait; 4 > 3 */
-        {6, 1, 0, 3, 3, RUN_BOUND_GPU, 3, 0},            /* 3 ms of step work < 7 busy */
-        {6, 1, 1, 2, 2, RUN_BOUND_STRAGGLER, 2, 0},      /* peers 1 ms > 0.5 */
-        {9.8, 0, 0, 0.2, 2, RUN_BOUND_GPU, 0.2, 0},      /* step work capped at the idle */
-        {5, 1, 0, 4, 0, RUN_BOUND_HOST, 0, 4},           /* no step work: all idle is launches */
+        /* host saturated (9.9 of 10), GPU idle 4: off the path; wait 3 > work 1 */
+        {10, 0, 5, 1, 0, 4, 1, 9.9, RUN_BOUND_HOST, 1, 3},
+        /* host has slack: busy 2.5 on the path, but the step work's 7 is larger */
+        {10, 0, 2, 0.5, 0, 7.5, 7, 8, RUN_BOUND_STEP_WORK, 7, 0.5},
+        /* on the path, all-reduce 4 > compute 3, busy 7 > work 3 */
+        {10, 0, 3, 4, 0, 3, 3, 3, RUN_BOUND_ALLREDUCE, 3, 0},
+        {10, 0, 6, 1, 0, 3, 3, 3, RUN_BOUND_GPU, 3, 0},
+        /* host saturated: peers 2 > wait 1 = work 1 */
+        {10, 0, 5, 1, 2, 2, 1, 9.8, RUN_BOUND_STRAGGLER, 1, 1},
+        /* the step work's idle is capped at the idle */
+        {10, 0, 9.8, 0, 0, 0.2, 2, 2, RUN_BOUND_GPU, 0.2, 0},
+        /* no step work: all the idle waits on launches */
+        {10, 0, 5, 1, 0, 4, 0, 9.9, RUN_BOUND_HOST, 0, 4},
+        /* host saturated but the GPU idles only 4%: the stream is on the path */
+        {10, 0, 9.6, 0, 0, 0.4, 0, 9.9, RUN_BOUND_GPU, 0, 0.4},
+        /* the offset is not step: host 9.6 of the simulated 10 is saturated (of 12 it is not,
+         * and the stream's 6 would win) */
+        {12, 2, 5, 1, 0, 4, 1, 9.6, RUN_BOUND_HOST, 1, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run_summary s;
         memset(&s, 0, sizeof s);
-        s.step_mean = 10;
-        s.serial_host_s = cases[i].serial;
-        s.breakdown = (run_breakdown){.compute = cases[i].compute, .allreduce = cases[i].allreduce,
-                                      .wait_peers = cases[i].peers, .gpu_idle = cases[i].idle};
+        s.step_mean = cases[i].step;
+        s.breakdown = (run_breakdown){.host = cases[i].host, .compute = cases[i].compute,
+                                      .allreduce = cases[i].allreduce,
+                                      .wait_peers = cases[i].peers, .gpu_idle = cases[i].idle,
+                                      .offset = cases[i].offset,
+                                      .step_work_idle = cases[i].step_work};
         double work, wait;
         run_idle_split(&s, &work, &wait);
         assert_true(fabs(work - cases[i].work) < 1e-12 && fabs(wait - cases[i].wait) < 1e-12);

@@ -322,8 +322,6 @@ typedef struct pcmd_setup {
     val_scale scale;      /* the fit's error scale (validate.h): declared error + model error */
 } pcmd_setup;
 
-/* The scenario on hardware h (index into o->hws, -1 for the scenario's own) in mode graphs,
- * with the fit's values (point NULL) or a boundary point's. */
 /* Every added calibration passes the scenario's collective model's own check (coll_check:
  * under `auto`, the custom block vLLM's all-reduce is priced with at its TP degrees). */
 static int pcmd_custom_measured(const scenario *s)
@@ -336,6 +334,8 @@ static int pcmd_custom_measured(const scenario *s)
     return 1;
 }
 
+/* The scenario on hardware h (index into o->hws, -1 for the scenario's own) in mode graphs,
+ * with the fit's values (point NULL) or a boundary point's. */
 static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *point, scenario *out,
                      tp_err *err)
 {

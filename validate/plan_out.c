@@ -162,12 +162,15 @@ void plan_out_csv(FILE *f, const plan_view *v)
 static void plan_out_why_bound(const plan_row *w, char *out, size_t cap)
 {
     const run_breakdown *b = &w->sum.breakdown;
-    double st = w->sum.step_mean, work, wait;
+    double st = w->sum.step_mean - b->offset, work, wait; /* run_bound_of's denominator */
     run_idle_split(&w->sum, &work, &wait);
+    char offset[48] = "";
+    if (b->offset != 0)
+        snprintf(offset, sizeof offset, " (its %.2f ms offset aside)", b->offset * 1e3);
     snprintf(out, cap,
-             "%s (of the %.2f ms step: compute %.0f%%, all-reduce and waiting for peers "
+             "%s (of the %.2f ms step%s: compute %.0f%%, all-reduce and waiting for peers "
              "%.0f%%, GPU waiting on launches %.0f%%, on the per-step host work %.0f%%)",
-             run_bound_name(run_bound_of(&w->sum)), st * 1e3, 100 * b->compute / st,
+             run_bound_name(run_bound_of(&w->sum)), st * 1e3, offset, 100 * b->compute / st,
              100 * (b->allreduce + b->wait_peers) / st, 100 * wait / st, 100 * work / st);
 }
 

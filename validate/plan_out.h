@@ -4,8 +4,10 @@
  *
  * Contract: a plan_view borrows everything it points to. pred_lo/pred_hi are per row, NAN
  * where no interval was computed; marks are per configuration, the ones domain.h does not
- * make (a borrowed calibration); plan_out_marks joins them with the row's domain marks. The
- * writers only write to f; plan_out_status says what the exit status is.
+ * make (an all-reduce or kernel calibration borrowed from other hardware, NCCL standing in for
+ * a custom all-reduce the hardware's calibrations did not measure); plan_out_marks joins them
+ * with the row's domain marks. The writers only write to f; plan_out_status says what the exit
+ * status is.
  */
 #ifndef TPSIM_PLAN_OUT_H
 #define TPSIM_PLAN_OUT_H
@@ -24,7 +26,7 @@ typedef struct plan_view {
     const plan_result *r;
     const int *graphs; /* per scenario of sp: its execution mode */
     const double *pred_lo, *pred_hi;
-    char (*marks)[PLAN_MARKS_MAX]; /* per configuration: a borrowed calibration ("" if none) */
+    char (*marks)[PLAN_MARKS_MAX]; /* per configuration: its own marks ("" if none) */
     const char *intervals_note;    /* how the intervals were made */
     int top;                       /* ranked rows shown per context */
 } plan_view;
