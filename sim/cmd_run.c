@@ -344,8 +344,8 @@ static void run_text_verdict(const scenario *s, const run_summary *r)
         break;
     case RUN_BOUND_STEP_WORK:
         printf("the GPU waits out the per-step host work (the driver's scheduling and broadcast, "
-               "the host phases, host.step) %.0f%% of the step, the largest share of its "
-               "critical path", 100.0 * work / raw);
+               "the host phases, host.step) %.0f%% of the step, more than on launches (%.0f%%) "
+               "or peers", 100.0 * work / raw, 100.0 * wait / raw);
         break;
     default:
         printf("the stream is busy %.0f%% of the step (%.0f%% compute, %.0f%% all-reduce)",

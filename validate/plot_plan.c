@@ -110,7 +110,8 @@ static int plot_plan_bars(plot_ctx *c, const plot_plan_data *d, const char *fig)
                "plot \"%s.dat\" using 2:xtic(1) title \"compute\" lc rgb \"%s\", \\\n"
                "     '' using 3 title \"all-reduce\" lc rgb \"%s\", \\\n"
                "     '' using 4 title \"waiting for peers\" lc rgb \"%s\", \\\n"
-               "     '' using 5 title \"GPU waiting on the host\" lc rgb \"%s\", \\\n"
+               "     '' using 5 title \"GPU waiting on the host (launches, step work)\" "
+               "lc rgb \"%s\", \\\n"
                "     '' using 6 title \"offset\" lc rgb \"%s\"\n",
             d->target_ms, d->target_ms, fig, plot_palette[0], plot_palette[1], plot_palette[3],
             plot_palette[7], plot_palette[4]);
