@@ -40,9 +40,7 @@ static void run_json_measured(jw *w, const scenario *s)
     jw_kstr(w, "named_by", m->named_by);
     if (m->device[0]) jw_kstr(w, "device", m->device);
     /* why a trace of other hardware is used; null: its own (docs/json.md) */
-    jw_key(w, "borrowed_by");
-    if (borrowed) jw_str(w, borrowed);
-    else jw_num(w, 0.0 / 0.0); /* null */
+    jw_kstr(w, "borrowed_by", borrowed);
     jw_key(w, "set");
     jw_arr(w);
     for (int p = 0; p < MEASURED_PARTS; p++) {
@@ -58,11 +56,7 @@ static void run_json_measured(jw *w, const scenario *s)
             else
                 jw_str(w, g->values[k]);
             jw_kstr(w, "source", g->source);
-            jw_key(w, "overridden_by");
-            if (g->overridden_by[k][0])
-                jw_str(w, g->overridden_by[k]);
-            else
-                jw_num(w, 0.0 / 0.0); /* null */
+            jw_kstr(w, "overridden_by", g->overridden_by[k][0] ? g->overridden_by[k] : NULL);
             jw_end_obj(w);
         }
     }
@@ -85,6 +79,14 @@ static void run_json_measured(jw *w, const scenario *s)
     jw_end_obj(w);
 }
 
+/* A calibration of other hardware in use: where it was measured, what it stands in for, and
+ * how it was borrowed (calibration_from or --allow-foreign-calib). */
+static void run_text_foreign(const char *measured_on, const char *used_for, const char *how)
+{
+    printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n", measured_on, used_for,
+           how);
+}
+
 static void run_text_measured(const scenario *s)
 {
     const measured_cal *m = &s->measured;
@@ -92,9 +94,7 @@ static void run_text_measured(const scenario *s)
     tp_err ignored;
     (void)scenario_check_measured(s, &borrowed, &ignored); /* run_cell passed it */
     printf("measured   %s (named by %s), a trace calibration:\n", m->path, m->named_by);
-    if (borrowed)
-        printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n",
-               m->device[0] ? m->device : m->hardware, s->hw.name, borrowed);
+    if (borrowed) run_text_foreign(m->device[0] ? m->device : m->hardware, s->hw.name, borrowed);
     for (int p = 0; p < MEASURED_PARTS; p++) {
         const measured_group *g = &m->parts[p];
         if (p >= MEASURED_PHASE_SCHEDULE && g->state == MEASURED_ABSENT) continue;
@@ -190,19 +190,11 @@ static void run_text_domain(const scenario *s, const run_summary *r)
  * TP-1, as in sweep's rows) and one call's cost under the scenario's collective model. */
 static void run_json_allreduce(jw *w, const scenario *s, const run_summary *r, const arcal *cal)
 {
-    jw_key(w, "calibration");
-    if (cal) jw_str(w, cal->path);
-    else jw_num(w, 0.0 / 0.0); /* null */
-    jw_key(w, "calibration_borrowed");
-    if (r->calibration_borrowed) jw_str(w, r->calibration_borrowed);
-    else jw_num(w, 0.0 / 0.0);
+    jw_kstr(w, "calibration", cal ? cal->path : NULL);
+    jw_kstr(w, "calibration_borrowed", r->calibration_borrowed);
     /* the kernel calibration that priced every GPU op (null: the roofline), and how borrowed */
-    jw_key(w, "kernel_calibration");
-    if (r->kernels) jw_str(w, r->kernels->path);
-    else jw_num(w, 0.0 / 0.0);
-    jw_key(w, "kernel_calibration_borrowed");
-    if (r->kernels_borrowed) jw_str(w, r->kernels_borrowed);
-    else jw_num(w, 0.0 / 0.0);
+    jw_kstr(w, "kernel_calibration", r->kernels ? r->kernels->path : NULL);
+    jw_kstr(w, "kernel_calibration_borrowed", r->kernels_borrowed);
     if (!cal) return;
     const coll_cost *cc = &r->allreduce_call;
     jw_key(w, "allreduce_call"); /* "allreduce" is the breakdown's ms */
@@ -316,8 +308,7 @@ static void run_text_allreduce(const scenario *s, const run_summary *r, const ar
                cal->piecewise ? ", piecewise fit used" : "");
     printf("\n");
     if (r->calibration_borrowed)
-        printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n", cal->hardware,
-               s->hw.name, r->calibration_borrowed);
+        run_text_foreign(cal->hardware, s->hw.name, r->calibration_borrowed);
 }
 
 /* The verdict line: what limits the step (run_bound_of) and what would help. */
@@ -420,8 +411,7 @@ static void run_print_text(const scenario *s, const run_summary *r)
         printf("kernels    %s: %s, every GPU op's time from its fitted laws (tpsim fit-kernels)\n",
                r->kernels->path, r->kernels->hardware);
         if (r->kernels_borrowed)
-            printf("           ** FOREIGN: measured on %s, used for %s (%s) **\n",
-                   r->kernels->hardware, s->hw.name, r->kernels_borrowed);
+            run_text_foreign(r->kernels->hardware, s->hw.name, r->kernels_borrowed);
     }
     run_text_domain(s, r);
     if (s->measured.path[0]) run_text_measured(s);

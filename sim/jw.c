@@ -79,7 +79,8 @@ void jw_key(jw *w, const char *key)
 void jw_str(jw *w, const char *s)
 {
     jw_value_prefix(w);
-    jw_escaped(w, s);
+    if (s) jw_escaped(w, s);
+    else fputs("null", w->f);
 }
 
 void jw_num(jw *w, double v)

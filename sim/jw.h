@@ -2,8 +2,8 @@
  *
  * Contract: a jw wraps a caller's FILE* and tracks nesting so commas and colons are placed
  * for the caller; keys and strings are escaped. Numbers print with %.10g (non-finite
- * values print as null). Output for the same calls is byte-identical, which the tests
- * rely on. No allocation.
+ * values print as null), and so does a NULL string (an absent file, borrowing, ...). Output
+ * for the same calls is byte-identical, which the tests rely on. No allocation.
  */
 #ifndef TPSIM_JW_H
 #define TPSIM_JW_H

@@ -83,8 +83,8 @@ size_t plan_rank(const plan_result *r, long ctx, size_t *order);
  * memory, as when ctx has no rows). */
 size_t plan_pareto(const plan_result *r, long ctx, size_t *rows);
 
-/* What bounds a row: run_bound_of (run.h), the rule run's verdict uses. */
-/* Why a configuration's batch stops where it does. */
+/* What bounds a row is run_bound_of (run.h), the rule run's verdict uses.
+ * Why a configuration's batch stops where it does. */
 typedef enum plan_cap { PLAN_LATENCY_CAPPED, PLAN_MEMORY_CAPPED, PLAN_BATCH_CAPPED } plan_cap;
 plan_cap plan_cap_of(const plan_result *r, size_t cfg, long batch_max);
 

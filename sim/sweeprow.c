@@ -84,10 +84,8 @@ void sweeprow_csv(FILE *f, const sweeprow_val *v)
 
 void sweeprow_json(jw *w, const sweeprow_val *v)
 {
-    if (v->kind == SWEEPROW_STR && !v->s)
-        jw_key(w, v->name), jw_num(w, NAN); /* null */
-    else if (v->kind == SWEEPROW_STR)
-        jw_kstr(w, v->name, v->s);
+    if (v->kind == SWEEPROW_STR)
+        jw_kstr(w, v->name, v->s); /* NULL: null */
     else if (v->kind == SWEEPROW_INT)
         jw_kuint(w, v->name, v->u);
     else if (v->kind == SWEEPROW_MS || v->kind == SWEEPROW_GB)

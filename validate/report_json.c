@@ -53,8 +53,7 @@ static void vjson_folds(jw *w, const val_report *r)
         jw_obj(w);
         for (int i = 0; i < r->n_fit; i++) {
             jw_key(w, s->fit_params[i].key);
-            if (fd->at_bound[i]) jw_str(w, fd->at_bound[i] < 0 ? "min" : "max");
-            else jw_num(w, 0.0 / 0.0);
+            jw_str(w, !fd->at_bound[i] ? NULL : fd->at_bound[i] < 0 ? "min" : "max");
         }
         jw_end_obj(w);
         jw_kbool(w, "on_free_bound", fd->on_free_bound);
