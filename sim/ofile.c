@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rfile.h"
@@ -20,15 +21,28 @@ static volatile sig_atomic_t ofile_live_used[OFILE_MAX_LIVE];
 static const int ofile_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
 #define OFILE_N_SIGNALS ((int)(sizeof ofile_signals / sizeof ofile_signals[0]))
 
-/* Async-signal-safe only: unlink, rmdir, write, signal, raise. */
+/* The one child writing into guarded paths (ofile_fork_guarded), 0 when none. */
+static volatile pid_t ofile_child;
+
+/* Async-signal-safe only: kill, waitpid, unlink, rmdir, write, signal, raise. */
 static void ofile_on_signal(int sig)
 {
+    /* the child first, and reaped: it must not write a file after the cleanup below */
+    pid_t child = ofile_child;
+    if (child > 0) {
+        kill(child, SIGKILL);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
+    }
     for (int i = 0; i < OFILE_MAX_LIVE; i++)
         if (ofile_live_used[i]) unlink(ofile_live[i]);
     /* directories, now that their files are gone, the last registered first: a folder
      * registered before the staging folder inside it is removed after it */
-    for (int i = OFILE_MAX_LIVE - 1; i >= 0; i--)
-        if (ofile_live_used[i]) rmdir(ofile_live[i]);
+    for (int pass = 0; pass < OFILE_MAX_LIVE; pass++) {
+        int removed = 0; /* a parent registered after its child goes on a later pass */
+        for (int i = OFILE_MAX_LIVE - 1; i >= 0; i--)
+            if (ofile_live_used[i] && rmdir(ofile_live[i]) == 0) removed = 1;
+        if (!removed) break;
+    }
     if (sig == SIGXFSZ) {
         static const char msg[] =
             "tpsim: output file exceeds the file size limit (SIGXFSZ, ulimit -f); "
@@ -79,6 +93,70 @@ int ofile_guard(const char *path)
 {
     ofile_guard_install();
     return ofile_guard_add(path);
+}
+
+/* The guarded signals held off while a path is created and registered, so that a signal
+ * never finds it made but not yet guarded; one that arrives meanwhile is delivered after. */
+static void ofile_hold_signals(sigset_t *before)
+{
+    ofile_guard_install();
+    sigset_t guarded;
+    sigemptyset(&guarded);
+    for (int i = 0; i < OFILE_N_SIGNALS; i++) sigaddset(&guarded, ofile_signals[i]);
+    sigprocmask(SIG_BLOCK, &guarded, before);
+}
+
+int ofile_mkdir_guarded(const char *path, mode_t mode, int *slot)
+{
+    sigset_t before;
+    *slot = -1;
+    ofile_hold_signals(&before);
+    int rc = mkdir(path, mode);
+    int e = errno;
+    if (rc == 0) *slot = ofile_guard_add(path);
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    errno = e;
+    return rc;
+}
+
+pid_t ofile_fork_guarded(void)
+{
+    sigset_t before;
+    ofile_hold_signals(&before);
+    pid_t pid = fork();
+    int e = errno;
+    if (pid == 0) {
+        /* the child neither runs the guard nor inherits the held mask */
+        for (int i = 0; i < OFILE_N_SIGNALS; i++) {
+            struct sigaction old;
+            if (sigaction(ofile_signals[i], NULL, &old) == 0 && old.sa_handler == ofile_on_signal)
+                signal(ofile_signals[i], SIG_DFL);
+        }
+        ofile_child = 0;
+    } else if (pid > 0) {
+        ofile_child = pid;
+    }
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    errno = e;
+    return pid;
+}
+
+void ofile_child_done(void)
+{
+    ofile_child = 0;
+}
+
+char *ofile_mkdtemp_guarded(char *tmpl, int *slot)
+{
+    sigset_t before;
+    *slot = -1;
+    ofile_hold_signals(&before);
+    char *made = mkdtemp(tmpl);
+    int e = errno;
+    if (made) *slot = ofile_guard_add(made);
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    errno = e;
+    return made;
 }
 
 void ofile_guard_release(int slot)
@@ -147,13 +225,9 @@ int ofile_open(ofile *o, const char *path, tp_err *err)
     } else {
         return tp_err_set(err, "%s: cannot write: %s", path, strerror(errno));
     }
-    ofile_guard_install();
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", o->target);
-    /* no signal between creating the temporary file and registering it */
-    sigset_t guarded, before;
-    sigemptyset(&guarded);
-    for (int i = 0; i < OFILE_N_SIGNALS; i++) sigaddset(&guarded, ofile_signals[i]);
-    sigprocmask(SIG_BLOCK, &guarded, &before);
+    sigset_t before;
+    ofile_hold_signals(&before);
     int fd = mkstemp(o->tmp);
     int e = errno;
     if (fd >= 0) o->slot = ofile_guard_add(o->tmp);

@@ -21,6 +21,7 @@
 #define TPSIM_OFILE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "err.h"
 
@@ -61,5 +62,20 @@ int ofile_stdout_ok(tp_err *err);
  * registry is full (the path is then not guarded). */
 int ofile_guard(const char *path);
 void ofile_guard_release(int slot);
+
+/* mkdir(2) and mkdtemp(3) with no signal between creating the directory and guarding it, as
+ * ofile_open does for its temporary file: *slot gets the guard's slot (-1 when nothing was
+ * made or the registry is full). mkdir: 0, or -1 with errno (EEXIST: it was there already).
+ * A directory registered after one inside it is still removed (the handler makes passes). */
+int ofile_mkdir_guarded(const char *path, mode_t mode, int *slot);
+char *ofile_mkdtemp_guarded(char *tmpl, int *slot);
+
+/* A child process that writes into guarded paths (plot's gnuplot), one at a time:
+ * ofile_fork_guarded is fork(2) with the guarded signals held, so the guard knows the child
+ * from its first instant; on a signal the guard kills (SIGKILL) and reaps it before removing
+ * anything, so no file appears after the cleanup. The child starts with the caller's signal
+ * mask and default dispositions. Call ofile_child_done once the child is reaped. */
+pid_t ofile_fork_guarded(void);
+void ofile_child_done(void);
 
 #endif

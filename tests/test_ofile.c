@@ -11,9 +11,11 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -76,6 +78,15 @@ static void assert_content(const char *path, const char *want)
 }
 
 /* How many entries the fixture directory holds (a leftover temporary file counts). */
+/* The forked child PID ended by signal SIG (its default action). */
+static void wait_killed_by(pid_t pid, int sig)
+{
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), sig);
+}
+
 static int count_entries(const fixture *fx)
 {
     DIR *d = opendir(fx->dir);
@@ -343,10 +354,7 @@ static void killed_while_writing(const fixture *fx, int sig)
         raise(sig);
         _exit(4); /* not reached */
     }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFSIGNALED(status));
-    assert_int_equal(WTERMSIG(status), sig);
+    wait_killed_by(pid, sig);
     assert_int_equal(count_entries(fx), 0);
 }
 
@@ -378,10 +386,7 @@ static void test_guarded_scratch_directory(void **state)
         raise(SIGTERM);
         _exit(6);
     }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFSIGNALED(status));
-    assert_int_equal(WTERMSIG(status), SIGTERM);
+    wait_killed_by(pid, SIGTERM);
     assert_int_equal(count_entries(fx), 0);
     /* released slots are not touched: a kept file survives the next signal */
     pid = fork();
@@ -395,12 +400,97 @@ static void test_guarded_scratch_directory(void **state)
         raise(SIGTERM);
         _exit(6);
     }
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFSIGNALED(status));
+    wait_killed_by(pid, SIGTERM);
     struct stat st;
     assert_int_equal(stat(a, &st), 0);
 }
 
+
+
+
+/* A child started by ofile_fork_guarded (gnuplot) is killed and reaped by the guard before it
+ * cleans up. The child would write a file as soon as its parent is gone (EOF on `go`, whose
+ * last write end the parent holds); the test learns that the child has ended from EOF on
+ * `done`. No sleeps: a child the guard did not kill always writes its file. */
+static void test_guarded_child(void **state)
+{
+    fixture *fx = *state;
+    char stage[128], late[160];
+    in_dir(fx, "stage", stage, sizeof stage);
+    snprintf(late, sizeof late, "%s/late", fx->dir);
+    int go[2], done[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(done), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(done[0]);
+        int slot;
+        if (ofile_mkdir_guarded(stage, 0777, &slot) != 0) _exit(3);
+        pid_t child = ofile_fork_guarded();
+        if (child < 0) _exit(4);
+        if (child == 0) {
+            char b;
+            close(go[1]);
+            while (read(go[0], &b, 1) > 0) {}
+            FILE *f = fopen(late, "w");
+            if (f) fclose(f);
+            _exit(0);
+        }
+        raise(SIGTERM);
+        _exit(7);
+    }
+    close(go[0]);
+    close(go[1]);
+    close(done[1]);
+    wait_killed_by(pid, SIGTERM);
+    char b;
+    while (read(done[0], &b, 1) > 0) {}
+    close(done[0]);
+    assert_int_equal(count_entries(fx), 0);
+}
+
+/* Folders made by ofile_mkdir_guarded/ofile_mkdtemp_guarded are guarded from birth; a signal
+ * removes them all, even a parent that holds a lower-priority slot than its child (the
+ * handler's passes), and a folder that was there already is never registered. */
+static void test_guarded_mkdir(void **state)
+{
+    fixture *fx = *state;
+    char outer[128], inner[160], tmpl[192], dummy[128];
+    in_dir(fx, "out", outer, sizeof outer);
+    snprintf(inner, sizeof inner, "%s/figs", outer);
+    snprintf(tmpl, sizeof tmpl, "%s/.plot.XXXXXX", inner);
+    in_dir(fx, "dummy", dummy, sizeof dummy);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int d = ofile_guard(dummy), so, si, st, again;
+        if (ofile_mkdir_guarded(outer, 0777, &so) != 0 || so < 0) _exit(3);
+        ofile_guard_release(d); /* the inner folder takes the slot before its parent's */
+        if (ofile_mkdir_guarded(inner, 0777, &si) != 0 || si < 0 || si > so) _exit(4);
+        if (!ofile_mkdtemp_guarded(tmpl, &st) || st < 0) _exit(5);
+        if (ofile_mkdir_guarded(outer, 0777, &again) != -1 || errno != EEXIST || again != -1)
+            _exit(6);
+        raise(SIGTERM);
+        _exit(7);
+    }
+    wait_killed_by(pid, SIGTERM);
+    assert_int_equal(count_entries(fx), 0);
+    /* a folder that existed before is left alone by the signal */
+    assert_int_equal(mkdir(outer, 0700), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int so;
+        if (ofile_mkdir_guarded(outer, 0777, &so) != -1 || so != -1) _exit(3);
+        raise(SIGTERM);
+        _exit(7);
+    }
+    wait_killed_by(pid, SIGTERM);
+    struct stat sb;
+    assert_int_equal(stat(outer, &sb), 0);
+    assert_int_equal(rmdir(outer), 0);
+}
 static void test_reader_bounds(void **state)
 {
     fixture *fx = *state;
@@ -466,6 +556,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commit_after_stdout_failed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_signals_remove_temp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_guarded_scratch_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_guarded_mkdir, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_guarded_child, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reader_bounds, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -345,8 +345,8 @@ static void pcmd_no_fit(const pflags_opts *o, const scenario *scn, const plan_re
                b->kv_seq_bytes / 1e9);
 }
 
-/* The report (text, CSV or JSON) to stdout or -o FILE, after the shard's header; the file is
- * installed only once whole (of is aborted by the caller on failure). */
+/* The report (text, CSV or JSON) to stdout or -o FILE, after the shard's header. The file is
+ * left for the caller to commit once every other output is in (or to abort on failure). */
 static int pcmd_write(pflags_opts *o, const char *path, const plan_result *r, const plan_view *view,
                       ofile *of, tp_err *err)
 {
@@ -365,7 +365,6 @@ static int pcmd_write(pflags_opts *o, const char *path, const plan_result *r, co
         plan_out_json(out, view);
     else
         plan_out_text(out, view);
-    if (o->out && ofile_commit(of, err)) return -1;
     return 0;
 }
 
@@ -461,7 +460,10 @@ int tpsim_cmd_plan(int argc, char **argv)
         tp_err_set(&err, "out of memory");
         goto out;
     }
-    if (grid_load(o.grid, &g, &err) || scn_opts_load(path, &so, base, &err)) goto out;
+    /* a figure folder that cannot be made is refused before any work */
+    if ((o.plot && plot_check(o.plot, &err)) || grid_load(o.grid, &g, &err) ||
+        scn_opts_load(path, &so, base, &err))
+        goto out;
     pcmd_defaults(&o, base);
     *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base};
     so.jobs = o.jobs;
@@ -491,9 +493,12 @@ int tpsim_cmd_plan(int argc, char **argv)
     plan_view view = {&sp, &r, graphs, lo, hi, marks, note, o.top};
     if (!o.no_intervals && o.format != 1 && pcmd_intervals(ps, &view, scn_hw, lo, hi, &err))
         goto out;
-    /* the figures before any output: a failed draw leaves stdout and -o FILE untouched */
-    if (o.plot && pcmd_plot(&view, o.plot, &err)) goto out;
+    /* the report first, then the figures, installed only once it reached stdout
+     * (plot.h), then -o FILE: a report that cannot be written leaves no figures, and a
+     * failed draw leaves no -o FILE (stdout, a stream, has its report by then) */
     if (pcmd_write(&o, path, &r, &view, &of, &err)) goto out;
+    if (o.plot && pcmd_plot(&view, o.plot, &err)) goto out;
+    if (o.out && ofile_commit(&of, &err)) goto out;
     status = o.n_shards ? 0 : plan_out_status(&view);
     if (status == 1)
         fprintf(stderr, "tpsim: plan: at some context no configuration meets %g ms per token "

@@ -30,62 +30,39 @@
 
 /* ------------------------------------------------------------- driver ------------- */
 
-/* Every file of the set is checked in the staging directory before any is moved: a figure
- * gnuplot did not write fails the whole set, and the old figures stay as they were, never
- * mixed with new ones. Then the set is moved in, each by rename(2) in the same directory. */
-static int plot_install(plot_ctx *c)
-{
-    static const char *const ext[] = {"dat", "gp", "png", "svg"};
-    for (int e = 2; e < 4; e++)
-        for (int i = 0; i < PLOT_N_FIGURES; i++) {
-            char from[PLOT_PATH_MAX + 64];
-            snprintf(from, sizeof from, "%s/%s.%s", c->stage, plot_figures[i], ext[e]);
-            struct stat sb;
-            if (stat(from, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
-                return tp_err_set(c->err, "plot: gnuplot wrote no %s.%s; the figures in %s are "
-                                          "unchanged", plot_figures[i], ext[e], c->dir);
-        }
-    /* installed only when the whole command succeeded so far: its report reached stdout */
-    if (ofile_stdout_ok(c->err)) return -1;
-    for (int e = 0; e < 4; e++)
-        for (int i = 0; i < PLOT_N_FIGURES; i++) {
-            char from[PLOT_PATH_MAX + 64], to[PLOT_PATH_MAX + 64];
-            snprintf(from, sizeof from, "%s/%s.%s", c->stage, plot_figures[i], ext[e]);
-            snprintf(to, sizeof to, "%s/%s.%s", c->dir, plot_figures[i], ext[e]);
-            if (rename(from, to) != 0)
-                return tp_err_set(c->err, "plot: %s: cannot write: %s", to, strerror(errno));
-        }
-    return 0;
-}
-
-/* What every figure set needs first: a usable output path, gnuplot on PATH (into `gnuplot`,
- * PLOT_PATH_MAX bytes) and the output folder (*made: created here; plot_mkdirs). */
-static int plot_prepare_made(const char *dir, char *gnuplot, int *made, tp_err *err)
-{
-    *made = 0;
-    if (plot_check(dir, err)) return -1;
-    if (plot_find_gnuplot(gnuplot, PLOT_PATH_MAX))
-        return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
-    return plot_mkdirs(dir, made, err);
-}
-
 int plot_check(const char *dir, tp_err *err)
 {
     char gnuplot[PLOT_PATH_MAX];
     if (!dir || !dir[0]) return tp_err_set(err, "plot: empty output directory name");
     if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
-    struct stat sb;
-    if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
-        return tp_err_set(err, "plot: %s: not a directory", dir);
+    /* the deepest part of DIR that exists must be a folder this run may write in */
+    char p[PLOT_PATH_MAX];
+    snprintf(p, sizeof p, "%s", dir);
+    for (;;) {
+        struct stat sb;
+        if (stat(p, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode) && !strcmp(p, dir))
+                return tp_err_set(err, "plot: %s: not a directory, expected a folder for the "
+                                       "figures", dir);
+            if (!S_ISDIR(sb.st_mode))
+                return tp_err_set(err, "plot: %s: %s is not a directory, expected a folder "
+                                       "for the figures", dir, p);
+            if (access(p, W_OK | X_OK) != 0)
+                return tp_err_set(err, "plot: %s: cannot write in %s: %s", dir, p,
+                                  strerror(errno));
+            break;
+        }
+        if (errno != ENOENT && errno != ENOTDIR)
+            return tp_err_set(err, "plot: %s: %s", dir, strerror(errno));
+        char *slash = strrchr(p, '/');
+        while (slash && slash > p && slash[-1] == '/') slash--;
+        if (!slash) snprintf(p, sizeof p, ".");
+        else if (slash == p) p[1] = '\0';
+        else *slash = '\0';
+    }
     if (plot_find_gnuplot(gnuplot, sizeof gnuplot))
         return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
     return 0;
-}
-
-int plot_prepare(const char *dir, char *gnuplot, tp_err *err)
-{
-    int made;
-    return plot_prepare_made(dir, gnuplot, &made, err);
 }
 
 int plot_validation(const val_report *r, const char *dir, tp_err *err)
@@ -94,16 +71,11 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
         return tp_err_set(err, "plot: nothing to plot (an empty validation report)");
     if (!dir) return tp_err_set(err, "plot: no output directory");
     char gnuplot[PLOT_PATH_MAX];
-    int made, made_slot = -1;
-    if (plot_prepare_made(dir, gnuplot, &made, err)) return -1;
-    /* a folder made here goes again when the set fails or a signal ends the run */
-    if (made) made_slot = ofile_guard(dir);
-
     plot_ctx c;
     memset(&c, 0, sizeof c);
     c.r = r;
-    c.dir = dir;
     c.err = err;
+    if (plot_set_begin(&c, dir, plot_figures, PLOT_N_FIGURES, "dat", gnuplot)) return -1;
     plot_grid_name(r->g->path, c.grid_name, sizeof c.grid_name);
     snprintf(c.what, sizeof c.what, "%s vs %s (%zu cells)",
              r->scn.name[0] ? r->scn.name : "scenario", c.grid_name, r->n_cells);
@@ -114,37 +86,14 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
     for (size_t i = 1; i < r->n_cells; i++)
         if (r->cells[i].g->ctx != r->cells[0].g->ctx) c.multi_ctx = 1;
 
-    snprintf(c.stage, sizeof c.stage, "%s/.plot.XXXXXX", dir);
-    if (!mkdtemp(c.stage)) {
-        tp_err_set(err, "plot: %s: cannot create a staging directory: %s", dir, strerror(errno));
-        if (made) rmdir(dir);
-        ofile_guard_release(made_slot);
-        return -1;
-    }
-    /* a signal while drawing removes the staging directory and what is in it (ofile.h) */
-    static const char *const ext[] = {"dat", "gp", "png", "svg"};
-    c.guard[c.n_guard++] = ofile_guard(c.stage);
-    for (int i = 0; i < PLOT_N_FIGURES; i++)
-        for (int e = 0; e < 4; e++) {
-            char p[PLOT_PATH_MAX + 64];
-            snprintf(p, sizeof p, "%s/%s.%s", c.stage, plot_figures[i], ext[e]);
-            c.guard[c.n_guard++] = ofile_guard(p);
-        }
-    char log[PLOT_PATH_MAX + 32];
-    snprintf(log, sizeof log, "%s/%s", c.stage, PLOT_LOG);
-    c.guard[c.n_guard++] = ofile_guard(log);
     int rc = -1;
     if (plot_measured_vs_predicted(&c) || plot_step_vs_tp(&c) || plot_breakdown(&c)) goto out;
     for (int i = 0; i < PLOT_N_FIGURES; i++)
         if (plot_run_gnuplot(&c, gnuplot, plot_figures[i])) goto out;
-    if (plot_install(&c)) goto out;
+    if (plot_set_install(&c)) goto out;
     rc = 0;
 out:
-    plot_remove_stage(c.stage);
-    for (int i = 0; i < c.n_guard; i++) ofile_guard_release(c.guard[i]);
-    if (rc && made) rmdir(dir);
-    ofile_guard_release(made_slot);
-    return rc;
+    return plot_set_end(&c, rc);
 }
 
 /* ------------------------------------------------------------- scan ---------------- */
@@ -257,41 +206,16 @@ static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
 int plot_scan(const plot_scan_data *d, const char *dir, tp_err *err)
 {
     char gnuplot[PLOT_PATH_MAX];
-    int made, made_slot = -1;
-    if (plot_prepare_made(dir, gnuplot, &made, err)) return -1;
-    if (made) made_slot = ofile_guard(dir);
     plot_ctx c;
     memset(&c, 0, sizeof c);
-    c.dir = dir;
     c.err = err;
-    snprintf(c.stage, sizeof c.stage, "%s/.plot.XXXXXX", dir);
+    const char *figs[1] = {d->name};
+    if (plot_set_begin(&c, dir, figs, 1, "csv", gnuplot)) return -1;
     int rc = -1;
-    if (!mkdtemp(c.stage)) {
-        tp_err_set(err, "plot: %s: cannot create a staging directory: %s", dir, strerror(errno));
-        c.stage[0] = '\0';
+    if (plot_scan_files(&c, d) || plot_run_gnuplot(&c, gnuplot, d->name) ||
+        plot_set_install(&c))
         goto out;
-    }
-    if (plot_scan_files(&c, d) || plot_run_gnuplot(&c, gnuplot, d->name)) goto out;
-    if (ofile_stdout_ok(err)) goto out; /* installed only when the report reached stdout */
-    static const char *const ext[] = {"csv", "gp", "png", "svg"};
-    for (int e = 0; e < 4; e++) {
-        char from[PLOT_PATH_MAX + 200], to[PLOT_PATH_MAX + 200];
-        snprintf(from, sizeof from, "%s/%s.%s", c.stage, d->name, ext[e]);
-        snprintf(to, sizeof to, "%s/%s.%s", dir, d->name, ext[e]);
-        struct stat sb;
-        if (e >= 2 && (stat(from, &sb) != 0 || sb.st_size == 0)) {
-            tp_err_set(err, "plot: gnuplot wrote no %s.%s", d->name, ext[e]);
-            goto out;
-        }
-        if (rename(from, to) != 0) {
-            tp_err_set(err, "plot: %s: cannot write: %s", to, strerror(errno));
-            goto out;
-        }
-    }
     rc = 0;
 out:
-    if (c.stage[0]) plot_remove_stage(c.stage);
-    if (rc && made) rmdir(dir);
-    ofile_guard_release(made_slot);
-    return rc;
+    return plot_set_end(&c, rc);
 }

@@ -20,8 +20,9 @@
 int plot_validation(const val_report *r, const char *dir, tp_err *err);
 /* What a figure set needs, checked before any work: a usable DIR name (a directory or
  * nothing yet) and gnuplot on PATH. A set is installed only when stdout has taken the report
- * written so far (ofile_stdout_ok), and a DIR the set created is removed again when it fails
- * or a signal ends the run. */
+ * written so far (ofile_stdout_ok), so a command writes its report first; the folders a set
+ * created (DIR and any missing above it) are removed again when it fails or a signal ends
+ * the run, a signal at any moment included. */
 int plot_check(const char *dir, tp_err *err);
 
 /* plot_scan writes DIR/NAME.csv (the objective on an n1 x n2 grid of the free parameters:

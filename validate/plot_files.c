@@ -113,44 +113,138 @@ int plot_close(plot_ctx *c, FILE *f, const char *name)
     return 0;
 }
 
-/* mkdir -p (*made: plot_impl.h) */
-int plot_mkdirs(const char *dir, int *made, tp_err *err)
+/* ---------------------------------------------------------------- the set --------- */
+
+static const char *const plot_exts[] = {NULL /* data_ext */, "gp", "png", "svg"};
+#define PLOT_N_EXT 4
+
+static const char *plot_ext(const plot_ctx *c, int e)
 {
-    *made = 0;
+    return e == 0 ? c->data_ext : plot_exts[e];
+}
+
+/* mkdir -p DIR, recording (and guarding) each level made here, outermost first */
+static int plot_mkdirs(plot_ctx *c, const char *dir)
+{
     char p[PLOT_PATH_MAX];
-    if (!dir[0]) return tp_err_set(err, "plot: empty output directory name");
-    if (strlen(dir) >= sizeof p) return tp_err_set(err, "plot: %s: path too long", dir);
     snprintf(p, sizeof p, "%s", dir);
     for (char *s = p + 1;; s++) {
         if (*s != '/' && *s != '\0') continue;
         char keep = *s;
         *s = '\0';
-        if (mkdir(p, 0777) == 0) *made = !keep;
-        else if (errno != EEXIST)
-            return tp_err_set(err, "plot: %s: cannot create directory: %s", p, strerror(errno));
+        int slot;
+        if (ofile_mkdir_guarded(p, 0777, &slot) == 0) {
+            c->made_len[c->n_made] = (int)(s - p);
+            c->made_slot[c->n_made++] = slot;
+        } else if (errno != EEXIST) {
+            return tp_err_set(c->err, "plot: %s: cannot create directory: %s", p,
+                              strerror(errno));
+        }
         *s = keep;
         if (!keep) break;
+        /* checked before the next level, so that no more than PLOT_MAX_MADE are made */
+        if (c->n_made == PLOT_MAX_MADE)
+            return tp_err_set(c->err, "plot: %s: would create more than %d new folders; "
+                                      "expected an output folder nearer an existing one",
+                              dir, PLOT_MAX_MADE);
     }
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return tp_err_set(err, "plot: %s: not a directory", dir);
+        return tp_err_set(c->err, "plot: %s: not a directory", dir);
     return 0;
 }
 
-void plot_remove_stage(const char *stage)
+int plot_set_begin(plot_ctx *c, const char *dir, const char *const *figs, int n_figs,
+                   const char *data_ext, char *gnuplot)
 {
-    DIR *d = opendir(stage);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char p[PLOT_PATH_MAX + 300];
-            snprintf(p, sizeof p, "%s/%s", stage, e->d_name);
-            unlink(p);
-        }
-        closedir(d);
+    c->dir = dir;
+    c->data_ext = data_ext;
+    c->n_figs = n_figs < PLOT_MAX_FIGS ? n_figs : PLOT_MAX_FIGS;
+    for (int i = 0; i < c->n_figs; i++) c->figs[i] = figs[i];
+    if (plot_check(dir, c->err)) return -1;
+    if (plot_find_gnuplot(gnuplot, PLOT_PATH_MAX))
+        return tp_err_set(c->err, "plot: gnuplot not found on PATH; install gnuplot-nox");
+    if (plot_mkdirs(c, dir)) return plot_set_end(c, -1);
+    char stage[PLOT_PATH_MAX];
+    snprintf(stage, sizeof stage, "%s/.plot.XXXXXX", dir);
+    int slot;
+    if (!ofile_mkdtemp_guarded(stage, &slot)) {
+        tp_err_set(c->err, "plot: %s: cannot create a staging directory: %s", dir,
+                   strerror(errno));
+        return plot_set_end(c, -1);
     }
-    rmdir(stage);
+    memcpy(c->stage, stage, sizeof stage);
+    c->guard[c->n_guard++] = slot;
+    /* the files are registered before they exist: a signal while drawing removes them */
+    for (int i = 0; i < c->n_figs; i++)
+        for (int e = 0; e < PLOT_N_EXT; e++) {
+            char p[PLOT_PATH_MAX + 200];
+            snprintf(p, sizeof p, "%s/%s.%s", c->stage, c->figs[i], plot_ext(c, e));
+            c->guard[c->n_guard++] = ofile_guard(p);
+        }
+    char log[PLOT_PATH_MAX + 32];
+    snprintf(log, sizeof log, "%s/%s", c->stage, PLOT_LOG);
+    c->guard[c->n_guard++] = ofile_guard(log);
+    return 0;
+}
+
+/* Every image is checked in the stage before any file moves: a figure gnuplot did not write
+ * fails the whole set, and the old figures stay as they were, never mixed with new ones.
+ * Then the set moves in, each by rename(2) within one file system, images last. */
+int plot_set_install(plot_ctx *c)
+{
+    for (int e = 2; e < PLOT_N_EXT; e++)
+        for (int i = 0; i < c->n_figs; i++) {
+            char from[PLOT_PATH_MAX + 200];
+            snprintf(from, sizeof from, "%s/%s.%s", c->stage, c->figs[i], plot_ext(c, e));
+            struct stat sb;
+            if (stat(from, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
+                return tp_err_set(c->err, "plot: gnuplot wrote no %s.%s; the figures in %s "
+                                          "are unchanged", c->figs[i], plot_ext(c, e), c->dir);
+        }
+    /* installed only when the whole command succeeded so far: its report reached stdout */
+    if (ofile_stdout_ok(c->err)) return -1;
+    for (int e = 0; e < PLOT_N_EXT; e++)
+        for (int i = 0; i < c->n_figs; i++) {
+            char from[PLOT_PATH_MAX + 200], to[PLOT_PATH_MAX + 200];
+            snprintf(from, sizeof from, "%s/%s.%s", c->stage, c->figs[i], plot_ext(c, e));
+            snprintf(to, sizeof to, "%s/%s.%s", c->dir, c->figs[i], plot_ext(c, e));
+            if (rename(from, to) != 0)
+                return tp_err_set(c->err, "plot: %s: cannot write: %s", to, strerror(errno));
+        }
+    return 0;
+}
+
+int plot_set_end(plot_ctx *c, int rc)
+{
+    if (c->stage[0]) {
+        DIR *d = opendir(c->stage);
+        if (d) {
+            struct dirent *e;
+            while ((e = readdir(d))) {
+                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+                char p[PLOT_PATH_MAX + 300];
+                snprintf(p, sizeof p, "%s/%s", c->stage, e->d_name);
+                unlink(p);
+            }
+            closedir(d);
+        }
+        rmdir(c->stage);
+        c->stage[0] = '\0';
+    }
+    for (int i = 0; i < c->n_guard; i++) ofile_guard_release(c->guard[i]);
+    c->n_guard = 0;
+    /* the folders made here, innermost first: a failed set leaves DIR as it found it */
+    for (int i = c->n_made - 1; i >= 0; i--) {
+        if (rc) {
+            char p[PLOT_PATH_MAX];
+            snprintf(p, sizeof p, "%.*s", c->made_len[i], c->dir);
+            rmdir(p);
+        }
+        ofile_guard_release(c->made_slot[i]);
+    }
+    c->n_made = 0;
+    return rc;
 }
 
 /* The gnuplot executable on PATH (as execvp would search it), or -1. */
@@ -196,7 +290,7 @@ int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig)
     char script[96];
     snprintf(script, sizeof script, "%s.gp", fig);
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = ofile_fork_guarded();
     if (pid < 0) return tp_err_set(c->err, "plot: cannot start gnuplot: %s", strerror(errno));
     if (pid == 0) {
         if (chdir(c->stage) != 0) _exit(126);
@@ -218,17 +312,21 @@ int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig)
     for (;;) {
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid) break;
-        if (w < 0 && errno != EINTR)
+        if (w < 0 && errno != EINTR) {
+            ofile_child_done();
             return tp_err_set(c->err, "plot: waiting for gnuplot: %s", strerror(errno));
+        }
         if (waited_ms >= PLOT_TIMEOUT_S * 1000L) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+            ofile_child_done();
             return tp_err_set(c->err, "plot: gnuplot did not finish %s within %d s; killed it",
                               script, PLOT_TIMEOUT_S);
         }
         nanosleep(&tick, NULL);
         waited_ms += 10;
     }
+    ofile_child_done();
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
     char msg[400];
     plot_log_line(c->stage, msg, sizeof msg);

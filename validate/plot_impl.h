@@ -26,22 +26,42 @@ static const char *const plot_palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff
                                            "#bcbd22", "#17becf"};
 #define PLOT_N_PALETTE 10
 
+#define PLOT_MAX_FIGS 3  /* figures in one set */
+#define PLOT_MAX_MADE 8  /* new folder levels one set may create (each is signal-guarded) */
+
 typedef struct plot_ctx {
     const val_report *r;
     const char *dir;
-    char stage[PLOT_PATH_MAX];
+    char stage[PLOT_PATH_MAX];  /* "" until plot_set_begin made it */
+    const char *figs[PLOT_MAX_FIGS]; /* the set's figure names: NAME.{data_ext,gp,png,svg} */
+    int n_figs;
+    const char *data_ext;       /* "dat", or "csv" for the scan */
+    int made_len[PLOT_MAX_MADE]; /* folders made here: strlen of each level's prefix of dir */
+    int made_slot[PLOT_MAX_MADE];
+    int n_made;
     char what[256];     /* "SCENARIO vs GRID (N cells)" */
     char grid_name[128];
     int multi_ctx;      /* the grid has more than one ctx: labels name it */
     int tp_unique;      /* every config has its own tp: labels say "TP-K" */
     tp_err *err;
-    int guard[1 + 4 * PLOT_N_FIGURES + 1]; /* signal-guard slots: the stage, its files, the log */
+    int guard[1 + 4 * PLOT_MAX_FIGS + 1]; /* signal-guard slots: the stage, its files, the log */
     int n_guard;
 } plot_ctx;
 
-/* plot.c: a usable output path, gnuplot on PATH (into gnuplot, PLOT_PATH_MAX bytes) and the
- * output folder, for every figure set */
-int plot_prepare(const char *dir, char *gnuplot, tp_err *err);
+/* plot_files.c: one figure set's life, shared by every plotter. The caller zeroes c and sets
+ * c->err, then:
+ *   plot_set_begin  checks DIR, finds gnuplot (into gnuplot, PLOT_PATH_MAX bytes), creates the
+ *                   missing folders of DIR and the staging folder DIR/.plot.XXXXXX, each
+ *                   guarded from the moment it exists (ofile_mkdir_guarded), and guards every
+ *                   file the set will write there; on failure it has undone all of that.
+ *   plot_set_install checks every image in the stage, then that stdout took the report
+ *                   (ofile_stdout_ok), then renames data and scripts, images last, into DIR.
+ *   plot_set_end    removes the stage, and on failure (rc != 0) the folders made; returns rc.
+ * A signal at any point removes the stage, its files and the folders made (ofile.h). */
+int plot_set_begin(plot_ctx *c, const char *dir, const char *const *figs, int n_figs,
+                   const char *data_ext, char *gnuplot);
+int plot_set_install(plot_ctx *c);
+int plot_set_end(plot_ctx *c, int rc);
 
 /* plot_files.c */
 void plot_cell_label(const plot_ctx *c, const grid_cell *g, char *out, size_t n);
@@ -51,10 +71,7 @@ void plot_dat_str(FILE *f, const char *s);
 int plot_find_gnuplot(char *out, size_t n);
 void plot_fit_note(const plot_ctx *c, char *out, size_t n);
 void plot_grid_name(const char *path, char *out, size_t n);
-/* mkdir -p; *made: 1 when DIR itself did not exist and was created here. */
-int plot_mkdirs(const char *dir, int *made, tp_err *err);
 void plot_qs(FILE *f, const char *s);
-void plot_remove_stage(const char *stage);
 int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig);
 FILE *plot_open(plot_ctx *c, const char *name);
 

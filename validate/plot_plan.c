@@ -123,58 +123,20 @@ int plot_plan(const plot_plan_data *d, const char *dir, tp_err *err)
 {
     if (!dir) return tp_err_set(err, "plot: no output directory");
     char gnuplot[PLOT_PATH_MAX];
-    if (plot_prepare(dir, gnuplot, err)) return -1;
     char figs[2][160];
     snprintf(figs[0], sizeof figs[0], "pareto-%s", d->name);
     snprintf(figs[1], sizeof figs[1], "breakdown-%s", d->name);
+    const char *names[2] = {figs[0], figs[1]};
     plot_ctx c;
     memset(&c, 0, sizeof c);
-    c.dir = dir;
     c.err = err;
-    snprintf(c.stage, sizeof c.stage, "%s/.plot.XXXXXX", dir);
-    if (!mkdtemp(c.stage))
-        return tp_err_set(err, "plot: %s: cannot create a staging directory: %s", dir,
-                          strerror(errno));
-    static const char *const ext[] = {"dat", "gp", "png", "svg"};
-    c.guard[c.n_guard++] = ofile_guard(c.stage);
-    for (int i = 0; i < 2; i++)
-        for (int e = 0; e < 4; e++) {
-            char p[PLOT_PATH_MAX + 400];
-            snprintf(p, sizeof p, "%s/%s.%s", c.stage, figs[i], ext[e]);
-            c.guard[c.n_guard++] = ofile_guard(p);
-        }
-    char log[PLOT_PATH_MAX + 32];
-    snprintf(log, sizeof log, "%s/%s", c.stage, PLOT_LOG);
-    c.guard[c.n_guard++] = ofile_guard(log);
+    if (plot_set_begin(&c, dir, names, 2, "dat", gnuplot)) return -1;
     int rc = -1;
     if (plot_plan_pareto(&c, d, figs[0]) || plot_plan_bars(&c, d, figs[1]) ||
-        plot_run_gnuplot(&c, gnuplot, figs[0]) || plot_run_gnuplot(&c, gnuplot, figs[1]))
+        plot_run_gnuplot(&c, gnuplot, figs[0]) || plot_run_gnuplot(&c, gnuplot, figs[1]) ||
+        plot_set_install(&c))
         goto out;
-    /* every image checked before any file moves, images moved last */
-    for (int i = 0; i < 2; i++)
-        for (int e = 2; e < 4; e++) {
-            char from[PLOT_PATH_MAX + 400];
-            struct stat sb;
-            snprintf(from, sizeof from, "%s/%s.%s", c.stage, figs[i], ext[e]);
-            if (stat(from, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0) {
-                tp_err_set(err, "plot: gnuplot wrote no %s.%s; the figures in %s are unchanged",
-                           figs[i], ext[e], dir);
-                goto out;
-            }
-        }
-    for (int e = 0; e < 4; e++)
-        for (int i = 0; i < 2; i++) {
-            char from[PLOT_PATH_MAX + 400], to[PLOT_PATH_MAX + 400];
-            snprintf(from, sizeof from, "%s/%s.%s", c.stage, figs[i], ext[e]);
-            snprintf(to, sizeof to, "%s/%s.%s", dir, figs[i], ext[e]);
-            if (rename(from, to) != 0) {
-                tp_err_set(err, "plot: %s: cannot write: %s", to, strerror(errno));
-                goto out;
-            }
-        }
     rc = 0;
 out:
-    plot_remove_stage(c.stage);
-    for (int i = 0; i < c.n_guard; i++) ofile_guard_release(c.guard[i]);
-    return rc;
+    return plot_set_end(&c, rc);
 }

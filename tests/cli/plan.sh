@@ -134,6 +134,19 @@ check "breakdown: winner and runner-up" test "$(grep -c '^"[12]: H100 SXM TP-' "
 check "target drawn" grep -q 'set arrow 1 from 30.000000, graph 0' "$TMP/fig/pareto-ctx2048.gp"
 check "choice marked" grep -q 'set label 2 "chosen: H100 SXM TP-' "$TMP/fig/pareto-ctx2048.gp"
 touch "$TMP/afile"
+# the report goes first: one that cannot reach stdout leaves no figures and no folder
+"$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 "${FAST[@]}" --plot "$TMP/full/figs" >/dev/full 2>"$TMP/err"
+check "plot, stdout full: exit 2" test $? -eq 2
+check "plot, stdout full: no folder made" test ! -e "$TMP/full"
+# a gnuplot that fails: -o FILE is not replaced, and the folders made for the figures go
+mkdir -p "$TMP/badbin"; printf '#!/bin/sh\necho "bad font" >&2\nexit 1\n' >"$TMP/badbin/gnuplot"
+chmod +x "$TMP/badbin/gnuplot"; echo old >"$TMP/old.csv"
+PATH="$TMP/badbin:$PATH" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 "${FAST[@]}" \
+    --plot "$TMP/new/figs" --format csv -o "$TMP/old.csv" >"$TMP/out" 2>"$TMP/err"
+check "gnuplot fails: exit 2" test $? -eq 2
+check "gnuplot fails: its message" grep -q "gnuplot failed drawing .*bad font" "$TMP/err"
+check "gnuplot fails: -o FILE not replaced" test "$(cat "$TMP/old.csv")" = old
+check "gnuplot fails: no folder left" test ! -e "$TMP/new"
 expect_fail2 "plot into a file" "plot: " "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 --quiet --plot "$TMP/afile/x"
 expect_fail2 "plot with shard" "--plot: a shard holds part of the search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --plot "$TMP/x" --shard 0/2 --format csv
 
