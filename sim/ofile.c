@@ -18,6 +18,28 @@
 
 static char ofile_live[OFILE_MAX_LIVE][OFILE_PATH_MAX + 16];
 static volatile sig_atomic_t ofile_live_used[OFILE_MAX_LIVE];
+
+/* Files by leaf name in one folder (ofile_guard_files): caller-owned, changed only with the
+ * guarded signals held, so the handler never sees a half-updated entry. */
+static struct {
+    const char *dir;
+    const char *leaves;
+    size_t stride, n;
+} ofile_sets[OFILE_MAX_SETS];
+static volatile sig_atomic_t ofile_sets_used[OFILE_MAX_SETS];
+static char ofile_set_path[OFILE_PATH_MAX + OFILE_LEAF_MAX + 2]; /* the handler's scratch */
+
+/* DIR/LEAF into ofile_set_path with async-signal-safe calls only; 0 if it does not fit. */
+static int ofile_set_join(const char *dir, const char *leaf)
+{
+    size_t d = strlen(dir), l = strnlen(leaf, OFILE_LEAF_MAX);
+    if (d >= OFILE_PATH_MAX || l >= OFILE_LEAF_MAX) return 0;
+    memcpy(ofile_set_path, dir, d);
+    ofile_set_path[d] = '/';
+    memcpy(ofile_set_path + d + 1, leaf, l);
+    ofile_set_path[d + 1 + l] = '\0';
+    return 1;
+}
 static const int ofile_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
 #define OFILE_N_SIGNALS ((int)(sizeof ofile_signals / sizeof ofile_signals[0]))
 
@@ -35,6 +57,12 @@ static void ofile_on_signal(int sig)
     }
     for (int i = 0; i < OFILE_MAX_LIVE; i++)
         if (ofile_live_used[i]) unlink(ofile_live[i]);
+    for (int i = 0; i < OFILE_MAX_SETS; i++)
+        if (ofile_sets_used[i])
+            for (size_t k = 0; k < ofile_sets[i].n; k++)
+                if (ofile_set_join(ofile_sets[i].dir,
+                                   ofile_sets[i].leaves + k * ofile_sets[i].stride))
+                    unlink(ofile_set_path);
     /* directories, now that their files are gone, the last registered first: a folder
      * registered before the staging folder inside it is removed after it */
     for (int pass = 0; pass < OFILE_MAX_LIVE; pass++) {
@@ -104,6 +132,49 @@ static void ofile_hold_signals(sigset_t *before)
     sigemptyset(&guarded);
     for (int i = 0; i < OFILE_N_SIGNALS; i++) sigaddset(&guarded, ofile_signals[i]);
     sigprocmask(SIG_BLOCK, &guarded, before);
+}
+
+void ofile_signals_hold(sigset_t *before)
+{
+    ofile_hold_signals(before);
+}
+
+void ofile_signals_restore(const sigset_t *before)
+{
+    sigprocmask(SIG_SETMASK, before, NULL);
+}
+
+int ofile_guard_files(const char *dir, const char *leaves, size_t stride, size_t n)
+{
+    sigset_t before;
+    int slot = -1;
+    ofile_hold_signals(&before);
+    for (int i = 0; i < OFILE_MAX_SETS && slot < 0; i++)
+        if (!ofile_sets_used[i]) {
+            ofile_sets[i].dir = dir;
+            ofile_sets[i].leaves = leaves;
+            ofile_sets[i].stride = stride;
+            ofile_sets[i].n = n;
+            ofile_sets_used[i] = 1;
+            slot = i;
+        }
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    return slot;
+}
+
+void ofile_guard_files_update(int slot, const char *leaves, size_t n)
+{
+    if (slot < 0 || slot >= OFILE_MAX_SETS) return;
+    sigset_t before;
+    ofile_hold_signals(&before);
+    ofile_sets[slot].leaves = leaves;
+    ofile_sets[slot].n = n;
+    sigprocmask(SIG_SETMASK, &before, NULL);
+}
+
+void ofile_guard_files_release(int slot)
+{
+    if (slot >= 0 && slot < OFILE_MAX_SETS) ofile_sets_used[slot] = 0;
 }
 
 int ofile_mkdir_guarded(const char *path, mode_t mode, int *slot)

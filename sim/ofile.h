@@ -21,12 +21,15 @@
 #define TPSIM_OFILE_H
 
 #include <stdio.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "err.h"
 
 #define OFILE_PATH_MAX 4096
 #define OFILE_MAX_LIVE 32
+#define OFILE_MAX_SETS 4   /* folders guarded by their files' leaf names (ofile_guard_files) */
+#define OFILE_LEAF_MAX 256 /* a leaf name's bytes, with its NUL */
 
 typedef struct ofile {
     FILE *f;
@@ -69,6 +72,20 @@ void ofile_guard_release(int slot);
  * A directory registered after one inside it is still removed (the handler makes passes). */
 int ofile_mkdir_guarded(const char *path, mode_t mode, int *slot);
 char *ofile_mkdtemp_guarded(char *tmpl, int *slot);
+
+/* Many files of one folder guarded as one entry (a figure set, whose size the registry's
+ * slots cannot bound): on a signal the handler unlinks DIR/LEAF for each of the n leaves,
+ * NUL-terminated strings `stride` bytes apart from `leaves`. The caller owns DIR and the
+ * leaves; it may move or grow them only through ofile_guard_files_update, which swaps them
+ * in with the signals held. -1 when all OFILE_MAX_SETS entries are taken. */
+int ofile_guard_files(const char *dir, const char *leaves, size_t stride, size_t n);
+void ofile_guard_files_update(int slot, const char *leaves, size_t n);
+void ofile_guard_files_release(int slot);
+
+/* The guarded signals held (delivered on restore): for a caller whose several steps must
+ * not be split by the guard, e.g. moving a set into place and then releasing its guards. */
+void ofile_signals_hold(sigset_t *before);
+void ofile_signals_restore(const sigset_t *before);
 
 /* A child process that writes into guarded paths (plot's gnuplot), one at a time:
  * ofile_fork_guarded is fork(2) with the guarded signals held, so the guard knows the child

@@ -450,6 +450,57 @@ static void test_guarded_child(void **state)
     assert_int_equal(count_entries(fx), 0);
 }
 
+
+/* A folder's files guarded by leaf name as one entry (a figure set): a signal removes the
+ * leaves registered, grown by ofile_guard_files_update, then the folder. A signal that
+ * arrives while the signals are held waits: what is released meanwhile stays. */
+static void test_guarded_files(void **state)
+{
+    fixture *fx = *state;
+    char stage[128], p[200];
+    static char leaves[3][16] = {"gnuplot.log", "a.png", "a.svg"};
+    in_dir(fx, "stage", stage, sizeof stage);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int ds, fs;
+        if (ofile_mkdir_guarded(stage, 0777, &ds) != 0 || ds < 0) _exit(3);
+        if ((fs = ofile_guard_files(stage, leaves[0], sizeof leaves[0], 1)) < 0) _exit(4);
+        ofile_guard_files_update(fs, leaves[0], 3);
+        for (int i = 0; i < 3; i++) {
+            snprintf(p, sizeof p, "%s/%s", stage, leaves[i]);
+            FILE *f = fopen(p, "w");
+            if (!f || fclose(f) != 0) _exit(5);
+        }
+        raise(SIGTERM);
+        _exit(7);
+    }
+    wait_killed_by(pid, SIGTERM);
+    assert_int_equal(count_entries(fx), 0);
+
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int ds, fs;
+        sigset_t before;
+        if (ofile_mkdir_guarded(stage, 0777, &ds) != 0) _exit(3);
+        if ((fs = ofile_guard_files(stage, leaves[0], sizeof leaves[0], 3)) < 0) _exit(4);
+        snprintf(p, sizeof p, "%s/%s", stage, leaves[1]);
+        FILE *f = fopen(p, "w");
+        if (!f || fclose(f) != 0) _exit(5);
+        ofile_signals_hold(&before);
+        raise(SIGTERM); /* held: the set is "installed" before it can act */
+        ofile_guard_files_release(fs);
+        ofile_guard_release(ds);
+        ofile_signals_restore(&before);
+        _exit(7);
+    }
+    wait_killed_by(pid, SIGTERM);
+    snprintf(p, sizeof p, "%s/%s", stage, leaves[1]);
+    struct stat sb;
+    assert_int_equal(stat(p, &sb), 0);
+}
+
 /* Folders made by ofile_mkdir_guarded/ofile_mkdtemp_guarded are guarded from birth; a signal
  * removes them all, even a parent that holds a lower-priority slot than its child (the
  * handler's passes), and a folder that was there already is never registered. */
@@ -558,6 +609,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_guarded_scratch_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_guarded_mkdir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_guarded_child, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_guarded_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reader_bounds, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -247,19 +247,30 @@ static int pcmd_floor(const plan_spec *sp, double *floor_s, size_t *at_scn, long
     return 0;
 }
 
-/* The figures of each context (plot.h): every configuration's batches as a curve, the winner
- * marked, and the winner's and runner-up's step split (the closest row's when none meets). */
+/* What one context's figures show, kept until the one figure set is drawn. */
+typedef struct pcmd_fig {
+    plot_plan_bar bars[2];
+    char bar_labels[2][128], pick_label[160], name[32], title[256];
+} pcmd_fig;
+
+/* The figures of each context (plot.h), one set for all contexts: every configuration's
+ * batches as a curve, the winner marked, and the winner's and runner-up's step split (the
+ * closest row's when none meets). */
 static int pcmd_plot(const plan_view *v, const char *dir, tp_err *err)
 {
     const plan_result *r = v->r;
     size_t n = r->n_rows ? r->n_rows : 1, nc = r->n_cfgs ? r->n_cfgs : 1;
+    size_t nx = v->sp->n_ctx ? v->sp->n_ctx : 1;
     double *step = malloc(n * sizeof *step), *tok = malloc(n * sizeof *tok);
     long *batch = malloc(n * sizeof *batch);
-    plot_plan_curve *curves = malloc(nc * sizeof *curves);
-    char (*labels)[96] = malloc(nc * sizeof *labels);
+    /* a configuration is one context's, but room for each in every context costs little */
+    plot_plan_curve *curves = malloc(nc * nx * sizeof *curves);
+    char (*labels)[96] = malloc(nc * nx * sizeof *labels);
     size_t *order = malloc(nc * sizeof *order);
-    int rc = -1;
-    if (!step || !tok || !batch || !curves || !labels || !order) {
+    pcmd_fig *figs = calloc(nx, sizeof *figs);
+    plot_plan_data *data = calloc(nx, sizeof *data);
+    int rc = -1, n_curves = 0; /* curves and labels fill up context by context */
+    if (!step || !tok || !batch || !curves || !labels || !order || !figs || !data) {
         tp_err_set(err, "out of memory");
         goto out;
     }
@@ -270,7 +281,8 @@ static int pcmd_plot(const plan_view *v, const char *dir, tp_err *err)
     }
     for (size_t c = 0; c < v->sp->n_ctx; c++) {
         long ctx = v->sp->ctxs[c];
-        int n_curves = 0;
+        pcmd_fig *fg = &figs[c];
+        int first = n_curves;
         for (size_t i = 0; i < r->n_cfgs; i++) {
             const plan_cfg *g = &r->cfgs[i];
             if (g->ctx != ctx || !g->n_rows) continue;
@@ -282,40 +294,39 @@ static int pcmd_plot(const plan_view *v, const char *dir, tp_err *err)
         size_t k = plan_rank(r, ctx, order);
         long picks[2] = {k ? r->cfgs[order[0]].pick : plan_out_closest(r, ctx),
                          k > 1 ? r->cfgs[order[1]].pick : -1};
-        plot_plan_bar bars[2];
-        char bar_labels[2][128], pick_label[160], name[32], title[256];
         int n_bars = 0;
         for (int b = 0; b < 2; b++) {
             if (picks[b] < 0) continue;
             const plan_row *w = &r->rows[picks[b]];
             char cfg[96];
             plan_out_name(v, w->cfg, cfg, sizeof cfg);
-            snprintf(bar_labels[n_bars], sizeof bar_labels[n_bars], "%s: %s b%ld",
+            snprintf(fg->bar_labels[n_bars], sizeof fg->bar_labels[n_bars], "%s: %s b%ld",
                      k ? (b ? "2" : "1") : "closest", cfg, w->sum.req.batch);
             const run_breakdown *bd = &w->sum.breakdown;
-            bars[n_bars] =
-                (plot_plan_bar){bar_labels[n_bars],   bd->compute * 1e3,  bd->allreduce * 1e3,
-                                bd->wait_peers * 1e3, bd->gpu_idle * 1e3, bd->offset * 1e3};
+            fg->bars[n_bars] = (plot_plan_bar){fg->bar_labels[n_bars], bd->compute * 1e3,
+                                               bd->allreduce * 1e3,    bd->wait_peers * 1e3,
+                                               bd->gpu_idle * 1e3,     bd->offset * 1e3};
             n_bars++;
         }
-        snprintf(name, sizeof name, "ctx%ld", ctx);
-        snprintf(title, sizeof title, "%s, %s on %ld GPUs, ctx %ld, target %.4g ms per token",
-                 v->sp->scn[0].name, v->sp->scn[0].model.name, v->sp->gpus, ctx,
-                 v->sp->target_s * 1e3);
-        plot_plan_data d = {name, title, v->sp->target_s * 1e3, curves, n_curves, NULL, 0, 0,
-                            bars, n_bars};
+        snprintf(fg->name, sizeof fg->name, "ctx%ld", ctx);
+        snprintf(fg->title, sizeof fg->title,
+                 "%s, %s on %ld GPUs, ctx %ld, target %.4g ms per token", v->sp->scn[0].name,
+                 v->sp->scn[0].model.name, v->sp->gpus, ctx, v->sp->target_s * 1e3);
+        data[c] = (plot_plan_data){fg->name, fg->title, v->sp->target_s * 1e3,
+                                   curves + first, n_curves - first, NULL, 0, 0, fg->bars,
+                                   n_bars};
         if (k) {
             const plan_row *w = &r->rows[r->cfgs[order[0]].pick];
             char cfg[96];
             plan_out_name(v, w->cfg, cfg, sizeof cfg);
-            snprintf(pick_label, sizeof pick_label, "chosen: %s, batch %ld", cfg, w->sum.req.batch);
-            d.pick_label = pick_label;
-            d.pick_step_ms = w->sum.step_mean * 1e3;
-            d.pick_tok = w->tok_s_gpu;
+            snprintf(fg->pick_label, sizeof fg->pick_label, "chosen: %s, batch %ld", cfg,
+                     w->sum.req.batch);
+            data[c].pick_label = fg->pick_label;
+            data[c].pick_step_ms = w->sum.step_mean * 1e3;
+            data[c].pick_tok = w->tok_s_gpu;
         }
-        if (plot_plan(&d, dir, err)) goto out;
     }
-    rc = 0;
+    rc = plot_plan(data, v->sp->n_ctx, dir, err);
 out:
     free(step);
     free(tok);
@@ -323,6 +334,8 @@ out:
     free(curves);
     free(labels);
     free(order);
+    free(figs);
+    free(data);
     return rc;
 }
 

@@ -316,39 +316,50 @@ static int vcmd_write_scan(const char *path, const scn_opts *so, const val_repor
     if (r->n_fit == 0)
         return tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
     int n1 = r->n_fit == 2 ? VAL_SCAN_2D : VAL_SCAN_1D, n2 = r->n_fit == 2 ? VAL_SCAN_2D : 1;
-    double *obj = calloc((size_t)(n1 * n2), sizeof *obj), x[VAL_SCAN_1D], y[VAL_SCAN_2D];
-    if (!obj) return tp_err_set(err, "out of memory");
+    size_t cells = (size_t)(n1 * n2), nf = (size_t)(r->n_folds > 0 ? r->n_folds : 1);
+    double *obj = calloc(nf * cells, sizeof *obj), x[VAL_SCAN_1D], y[VAL_SCAN_2D];
+    plot_scan_data *d = calloc(nf, sizeof *d);
+    char(*names)[64] = calloc(nf, sizeof *names), (*titles)[512] = calloc(nf, sizeof *titles);
+    int rc = -1;
+    if (!obj || !d || !names || !titles) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
     const scenario_fit_param *p = r->scn.fit_params;
     for (int i = 0; i < n1; i++) x[i] = p[0].lo + (p[0].hi - p[0].lo) * i / (n1 - 1);
     for (int j = 0; j < n2; j++) y[j] = n2 > 1 ? p[1].lo + (p[1].hi - p[1].lo) * j / (n2 - 1) : 0;
-    int rc = 0;
     char pn[96];
     val_protocol_name(&r->protocol, pn, sizeof pn);
-    for (int f = 0; f < r->n_folds && !rc; f++) {
+    /* every fold's scan first, then one figure set: all of them are installed, or none */
+    for (int f = 0; f < r->n_folds; f++) {
         const val_fold *fd = &r->folds[f];
-        char name[64], title[512];
-        if (r->n_folds > 1) snprintf(name, sizeof name, "objective-fold%d", f + 1);
-        else snprintf(name, sizeof name, "objective");
-        snprintf(title, sizeof title,
+        if (r->n_folds > 1) snprintf(names[f], sizeof names[f], "objective-fold%d", f + 1);
+        else snprintf(names[f], sizeof names[f], "objective");
+        snprintf(titles[f], sizeof titles[f],
                  "%s, %s%s%s: fit objective, %d calibration cells, meas-cv %.2g%%", r->scn.name, pn,
                  r->n_folds > 1 ? " " : "", r->n_folds > 1 ? fd->label : "", fd->n_cal,
                  100 * r->opt.meas_cv);
-        plot_scan_data d = {name,
-                            title,
-                            p[0].key,
-                            r->n_fit == 2 ? p[1].key : NULL,
-                            n1,
-                            n2,
-                            x,
-                            y,
-                            obj,
-                            fd->fitted[0],
-                            r->n_fit == 2 ? fd->fitted[1] : 0,
-                            val_region_threshold(fd->objective, &fd->scale),
-                            r->opt.meas_cv};
-        rc = val_scan(path, so, r, f, n1, n2, obj, err) || plot_scan(&d, dir, err) ? -1 : 0;
+        d[f] = (plot_scan_data){names[f],
+                                titles[f],
+                                p[0].key,
+                                r->n_fit == 2 ? p[1].key : NULL,
+                                n1,
+                                n2,
+                                x,
+                                y,
+                                obj + (size_t)f * cells,
+                                fd->fitted[0],
+                                r->n_fit == 2 ? fd->fitted[1] : 0,
+                                val_region_threshold(fd->objective, &fd->scale),
+                                r->opt.meas_cv};
+        if (val_scan(path, so, r, f, n1, n2, obj + (size_t)f * cells, err)) goto out;
     }
+    rc = plot_scan(d, (size_t)r->n_folds, dir, err);
+out:
     free(obj);
+    free(d);
+    free(names);
+    free(titles);
     return rc;
 }
 

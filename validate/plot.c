@@ -38,6 +38,7 @@ int plot_check(const char *dir, tp_err *err)
     /* the deepest part of DIR that exists must be a folder this run may write in */
     char p[PLOT_PATH_MAX];
     snprintf(p, sizeof p, "%s", dir);
+    int missing = 0; /* the levels to make */
     for (;;) {
         struct stat sb;
         if (stat(p, &sb) == 0) {
@@ -52,14 +53,19 @@ int plot_check(const char *dir, tp_err *err)
                                   strerror(errno));
             break;
         }
-        if (errno != ENOENT && errno != ENOTDIR)
+        if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(p, ".") || !strcmp(p, "/"))
             return tp_err_set(err, "plot: %s: %s", dir, strerror(errno));
         char *slash = strrchr(p, '/');
+        if (slash ? slash[1] != '\0' : p[0] != '\0') missing++;
         while (slash && slash > p && slash[-1] == '/') slash--;
         if (!slash) snprintf(p, sizeof p, ".");
         else if (slash == p) p[1] = '\0';
         else *slash = '\0';
     }
+    if (missing > PLOT_MAX_MADE)
+        return tp_err_set(err, "plot: %s: would create %d new folders, at most %d; expected an "
+                               "output folder nearer an existing one", dir, missing,
+                          PLOT_MAX_MADE);
     if (plot_find_gnuplot(gnuplot, sizeof gnuplot))
         return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
     return 0;
@@ -75,7 +81,7 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
     memset(&c, 0, sizeof c);
     c.r = r;
     c.err = err;
-    if (plot_set_begin(&c, dir, plot_figures, PLOT_N_FIGURES, "dat", gnuplot)) return -1;
+    if (plot_set_begin(&c, dir, "dat", gnuplot)) return -1;
     plot_grid_name(r->g->path, c.grid_name, sizeof c.grid_name);
     snprintf(c.what, sizeof c.what, "%s vs %s (%zu cells)",
              r->scn.name[0] ? r->scn.name : "scenario", c.grid_name, r->n_cells);
@@ -87,6 +93,8 @@ int plot_validation(const val_report *r, const char *dir, tp_err *err)
         if (r->cells[i].g->ctx != r->cells[0].g->ctx) c.multi_ctx = 1;
 
     int rc = -1;
+    for (int i = 0; i < PLOT_N_FIGURES; i++)
+        if (plot_set_add(&c, plot_figures[i])) goto out;
     if (plot_measured_vs_predicted(&c) || plot_step_vs_tp(&c) || plot_breakdown(&c)) goto out;
     for (int i = 0; i < PLOT_N_FIGURES; i++)
         if (plot_run_gnuplot(&c, gnuplot, plot_figures[i])) goto out;
@@ -203,18 +211,19 @@ static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
     return plot_close(c, f, name);
 }
 
-int plot_scan(const plot_scan_data *d, const char *dir, tp_err *err)
+int plot_scan(const plot_scan_data *d, size_t n, const char *dir, tp_err *err)
 {
     char gnuplot[PLOT_PATH_MAX];
     plot_ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;
-    const char *figs[1] = {d->name};
-    if (plot_set_begin(&c, dir, figs, 1, "csv", gnuplot)) return -1;
+    if (plot_set_begin(&c, dir, "csv", gnuplot)) return -1;
     int rc = -1;
-    if (plot_scan_files(&c, d) || plot_run_gnuplot(&c, gnuplot, d->name) ||
-        plot_set_install(&c))
-        goto out;
+    for (size_t i = 0; i < n; i++)
+        if (plot_set_add(&c, d[i].name) || plot_scan_files(&c, &d[i]) ||
+            plot_run_gnuplot(&c, gnuplot, d[i].name))
+            goto out;
+    if (plot_set_install(&c)) goto out;
     rc = 0;
 out:
     return plot_set_end(&c, rc);

@@ -29,7 +29,8 @@ int plot_check(const char *dir, tp_err *err);
  * one row per point, x-major, a blank line between x values so gnuplot sees the grid),
  * NAME.gp, NAME.png and NAME.svg: log10 of the objective as a colour map with the 95%
  * region (objective <= threshold) outlined and the fit marked, or for one parameter
- * (ykey NULL, n2 = 1) the curve with the threshold line. Files appear whole or not at all. */
+ * (ykey NULL, n2 = 1) the curve with the threshold line; one such figure for each of d[0..n)
+ * (the folds), all in one set: every file of every figure appears, or none. */
 typedef struct plot_scan_data {
     const char *name, *title;
     const char *xkey, *ykey;
@@ -39,7 +40,7 @@ typedef struct plot_scan_data {
     double fit_x, fit_y, threshold, cv;
 } plot_scan_data;
 
-int plot_scan(const plot_scan_data *d, const char *dir, tp_err *err);
+int plot_scan(const plot_scan_data *d, size_t n, const char *dir, tp_err *err);
 
 /* plot_plan writes DIR/pareto-NAME and DIR/breakdown-NAME (.dat, .gp, .png, .svg): per-token
  * latency against tokens/s per GPU, one curve per configuration (its batches in order), the
@@ -70,6 +71,8 @@ typedef struct plot_plan_data {
     int n_bars;
 } plot_plan_data;
 
-int plot_plan(const plot_plan_data *d, const char *dir, tp_err *err);
+/* One figure pair per d[0..n) (a plan's contexts), all in one set: every file appears, or
+ * none. */
+int plot_plan(const plot_plan_data *d, size_t n, const char *dir, tp_err *err);
 
 #endif

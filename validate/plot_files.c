@@ -132,21 +132,25 @@ static int plot_mkdirs(plot_ctx *c, const char *dir)
         if (*s != '/' && *s != '\0') continue;
         char keep = *s;
         *s = '\0';
-        int slot;
-        if (ofile_mkdir_guarded(p, 0777, &slot) == 0) {
-            c->made_len[c->n_made] = (int)(s - p);
-            c->made_slot[c->n_made++] = slot;
-        } else if (errno != EEXIST) {
-            return tp_err_set(c->err, "plot: %s: cannot create directory: %s", p,
-                              strerror(errno));
+        struct stat sb;
+        if (stat(p, &sb) != 0) { /* a level to make */
+            int slot;
+            if (c->n_made == PLOT_MAX_MADE)
+                return tp_err_set(c->err, "plot: %s: would create more than %d new folders; "
+                                          "expected an output folder nearer an existing one",
+                                  dir, PLOT_MAX_MADE);
+            if (ofile_mkdir_guarded(p, 0777, &slot) == 0) {
+                c->made_len[c->n_made] = (int)(s - p);
+                c->made_slot[c->n_made++] = slot;
+                if (slot < 0) return tp_err_set(c->err, "plot: %s: too many files guarded at "
+                                                        "once", p);
+            } else if (errno != EEXIST) {
+                return tp_err_set(c->err, "plot: %s: cannot create directory: %s", p,
+                                  strerror(errno));
+            }
         }
         *s = keep;
         if (!keep) break;
-        /* checked before the next level, so that no more than PLOT_MAX_MADE are made */
-        if (c->n_made == PLOT_MAX_MADE)
-            return tp_err_set(c->err, "plot: %s: would create more than %d new folders; "
-                                      "expected an output folder nearer an existing one",
-                              dir, PLOT_MAX_MADE);
     }
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
@@ -154,37 +158,65 @@ static int plot_mkdirs(plot_ctx *c, const char *dir)
     return 0;
 }
 
-int plot_set_begin(plot_ctx *c, const char *dir, const char *const *figs, int n_figs,
-                   const char *data_ext, char *gnuplot)
+/* Room for n more leaves, moved in with the signals held (the guard reads them). */
+static int plot_leaves_reserve(plot_ctx *c, size_t n)
+{
+    sigset_t before;
+    ofile_signals_hold(&before);
+    void *grown = realloc(c->leaves, (c->n_leaves + n) * sizeof *c->leaves);
+    if (grown) {
+        c->leaves = grown;
+        ofile_guard_files_update(c->files_slot, c->leaves[0], c->n_leaves);
+    }
+    ofile_signals_restore(&before);
+    return grown ? 0 : tp_err_set(c->err, "out of memory");
+}
+
+int plot_set_begin(plot_ctx *c, const char *dir, const char *data_ext, char *gnuplot)
 {
     c->dir = dir;
     c->data_ext = data_ext;
-    c->n_figs = n_figs < PLOT_MAX_FIGS ? n_figs : PLOT_MAX_FIGS;
-    for (int i = 0; i < c->n_figs; i++) c->figs[i] = figs[i];
+    c->stage_slot = c->files_slot = -1;
     if (plot_check(dir, c->err)) return -1;
     if (plot_find_gnuplot(gnuplot, PLOT_PATH_MAX))
         return tp_err_set(c->err, "plot: gnuplot not found on PATH; install gnuplot-nox");
     if (plot_mkdirs(c, dir)) return plot_set_end(c, -1);
     char stage[PLOT_PATH_MAX];
     snprintf(stage, sizeof stage, "%s/.plot.XXXXXX", dir);
-    int slot;
-    if (!ofile_mkdtemp_guarded(stage, &slot)) {
+    if (!ofile_mkdtemp_guarded(stage, &c->stage_slot)) {
         tp_err_set(c->err, "plot: %s: cannot create a staging directory: %s", dir,
                    strerror(errno));
         return plot_set_end(c, -1);
     }
     memcpy(c->stage, stage, sizeof stage);
-    c->guard[c->n_guard++] = slot;
     /* the files are registered before they exist: a signal while drawing removes them */
-    for (int i = 0; i < c->n_figs; i++)
-        for (int e = 0; e < PLOT_N_EXT; e++) {
-            char p[PLOT_PATH_MAX + 200];
-            snprintf(p, sizeof p, "%s/%s.%s", c->stage, c->figs[i], plot_ext(c, e));
-            c->guard[c->n_guard++] = ofile_guard(p);
-        }
-    char log[PLOT_PATH_MAX + 32];
-    snprintf(log, sizeof log, "%s/%s", c->stage, PLOT_LOG);
-    c->guard[c->n_guard++] = ofile_guard(log);
+    if (!(c->leaves = malloc(sizeof *c->leaves))) {
+        tp_err_set(c->err, "out of memory");
+        return plot_set_end(c, -1);
+    }
+    snprintf(c->leaves[0], sizeof c->leaves[0], "%s", PLOT_LOG);
+    c->n_leaves = 1;
+    c->files_slot = ofile_guard_files(c->stage, c->leaves[0], sizeof c->leaves[0], 1);
+    if (c->stage_slot < 0 || c->files_slot < 0) {
+        tp_err_set(c->err, "plot: %s: too many files guarded at once", dir);
+        return plot_set_end(c, -1);
+    }
+    return 0;
+}
+
+int plot_set_add(plot_ctx *c, const char *fig)
+{
+    if (strlen(fig) >= PLOT_FIG_MAX)
+        return tp_err_set(c->err, "plot: figure name %s is too long", fig);
+    void *grown = realloc(c->figs, (c->n_figs + 1) * sizeof *c->figs);
+    if (!grown) return tp_err_set(c->err, "out of memory");
+    c->figs = grown;
+    if (plot_leaves_reserve(c, PLOT_N_EXT)) return -1;
+    memcpy(c->figs[c->n_figs++], fig, strlen(fig) + 1);
+    for (int e = 0; e < PLOT_N_EXT; e++)
+        snprintf(c->leaves[c->n_leaves + e], sizeof c->leaves[0], "%s.%s", fig, plot_ext(c, e));
+    c->n_leaves += PLOT_N_EXT;
+    ofile_guard_files_update(c->files_slot, c->leaves[0], c->n_leaves);
     return 0;
 }
 
@@ -194,7 +226,7 @@ int plot_set_begin(plot_ctx *c, const char *dir, const char *const *figs, int n_
 int plot_set_install(plot_ctx *c)
 {
     for (int e = 2; e < PLOT_N_EXT; e++)
-        for (int i = 0; i < c->n_figs; i++) {
+        for (size_t i = 0; i < c->n_figs; i++) {
             char from[PLOT_PATH_MAX + 200];
             snprintf(from, sizeof from, "%s/%s.%s", c->stage, c->figs[i], plot_ext(c, e));
             struct stat sb;
@@ -204,8 +236,11 @@ int plot_set_install(plot_ctx *c)
         }
     /* installed only when the whole command succeeded so far: its report reached stdout */
     if (ofile_stdout_ok(c->err)) return -1;
+    /* from the first rename on, a signal waits for plot_set_end: the set goes in whole */
+    ofile_signals_hold(&c->held_from);
+    c->held = 1;
     for (int e = 0; e < PLOT_N_EXT; e++)
-        for (int i = 0; i < c->n_figs; i++) {
+        for (size_t i = 0; i < c->n_figs; i++) {
             char from[PLOT_PATH_MAX + 200], to[PLOT_PATH_MAX + 200];
             snprintf(from, sizeof from, "%s/%s.%s", c->stage, c->figs[i], plot_ext(c, e));
             snprintf(to, sizeof to, "%s/%s.%s", c->dir, c->figs[i], plot_ext(c, e));
@@ -232,8 +267,9 @@ int plot_set_end(plot_ctx *c, int rc)
         rmdir(c->stage);
         c->stage[0] = '\0';
     }
-    for (int i = 0; i < c->n_guard; i++) ofile_guard_release(c->guard[i]);
-    c->n_guard = 0;
+    ofile_guard_files_release(c->files_slot);
+    ofile_guard_release(c->stage_slot);
+    c->files_slot = c->stage_slot = -1;
     /* the folders made here, innermost first: a failed set leaves DIR as it found it */
     for (int i = c->n_made - 1; i >= 0; i--) {
         if (rc) {
@@ -244,6 +280,13 @@ int plot_set_end(plot_ctx *c, int rc)
         ofile_guard_release(c->made_slot[i]);
     }
     c->n_made = 0;
+    free(c->figs);
+    free(c->leaves);
+    c->figs = NULL;
+    c->leaves = NULL;
+    c->n_figs = c->n_leaves = 0;
+    if (c->held) ofile_signals_restore(&c->held_from);
+    c->held = 0;
     return rc;
 }
 
@@ -287,7 +330,7 @@ static void plot_log_line(const char *stage, char *out, size_t n)
 /* Run `gnuplot NAME.gp` in the staging directory, with a bounded wait. */
 int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig)
 {
-    char script[96];
+    char script[PLOT_FIG_MAX + 8];
     snprintf(script, sizeof script, "%s.gp", fig);
     fflush(NULL);
     pid_t pid = ofile_fork_guarded();
@@ -306,27 +349,33 @@ int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig)
         execv(gnuplot, argv);
         _exit(127);
     }
+    /* each reap and ofile_child_done happen with the signals held: the guard must never
+     * SIGKILL a pid that was reaped and may have been reused */
     int status = 0;
     struct timespec tick = {0, 10 * 1000 * 1000};
     long waited_ms = 0;
     for (;;) {
+        sigset_t before;
+        ofile_signals_hold(&before);
         pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid) break;
-        if (w < 0 && errno != EINTR) {
-            ofile_child_done();
-            return tp_err_set(c->err, "plot: waiting for gnuplot: %s", strerror(errno));
-        }
-        if (waited_ms >= PLOT_TIMEOUT_S * 1000L) {
+        int e = errno;
+        int timed_out = w == 0 && waited_ms >= PLOT_TIMEOUT_S * 1000L;
+        if (timed_out) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-            ofile_child_done();
+        }
+        int over = w == pid || timed_out || (w < 0 && e != EINTR);
+        if (over) ofile_child_done();
+        ofile_signals_restore(&before);
+        if (timed_out)
             return tp_err_set(c->err, "plot: gnuplot did not finish %s within %d s; killed it",
                               script, PLOT_TIMEOUT_S);
-        }
+        if (w < 0 && e != EINTR)
+            return tp_err_set(c->err, "plot: waiting for gnuplot: %s", strerror(e));
+        if (over) break;
         nanosleep(&tick, NULL);
         waited_ms += 10;
     }
-    ofile_child_done();
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
     char msg[400];
     plot_log_line(c->stage, msg, sizeof msg);

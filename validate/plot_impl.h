@@ -9,7 +9,10 @@
 
 #include "plot.h"
 
+#include "ofile.h"
+
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 
 
@@ -26,40 +29,48 @@ static const char *const plot_palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff
                                            "#bcbd22", "#17becf"};
 #define PLOT_N_PALETTE 10
 
-#define PLOT_MAX_FIGS 3  /* figures in one set */
-#define PLOT_MAX_MADE 8  /* new folder levels one set may create (each is signal-guarded) */
+#define PLOT_MAX_MADE 8   /* new folder levels one set may create (each is signal-guarded) */
+#define PLOT_FIG_MAX 160  /* a figure's name, with its NUL */
 
 typedef struct plot_ctx {
     const val_report *r;
     const char *dir;
     char stage[PLOT_PATH_MAX];  /* "" until plot_set_begin made it */
-    const char *figs[PLOT_MAX_FIGS]; /* the set's figure names: NAME.{data_ext,gp,png,svg} */
-    int n_figs;
     const char *data_ext;       /* "dat", or "csv" for the scan */
+    char (*figs)[PLOT_FIG_MAX]; /* the set's figures: NAME.{data_ext,gp,png,svg} each */
+    size_t n_figs;
+    char (*leaves)[OFILE_LEAF_MAX]; /* the stage's files, guarded as one entry: the log, then
+                                     * four per figure */
+    size_t n_leaves;
+    int stage_slot, files_slot; /* signal-guard slots, -1 none */
     int made_len[PLOT_MAX_MADE]; /* folders made here: strlen of each level's prefix of dir */
     int made_slot[PLOT_MAX_MADE];
     int n_made;
+    sigset_t held_from;         /* the mask before plot_set_install held the signals */
+    int held;
     char what[256];     /* "SCENARIO vs GRID (N cells)" */
     char grid_name[128];
     int multi_ctx;      /* the grid has more than one ctx: labels name it */
     int tp_unique;      /* every config has its own tp: labels say "TP-K" */
     tp_err *err;
-    int guard[1 + 4 * PLOT_MAX_FIGS + 1]; /* signal-guard slots: the stage, its files, the log */
-    int n_guard;
 } plot_ctx;
 
-/* plot_files.c: one figure set's life, shared by every plotter. The caller zeroes c and sets
- * c->err, then:
- *   plot_set_begin  checks DIR, finds gnuplot (into gnuplot, PLOT_PATH_MAX bytes), creates the
- *                   missing folders of DIR and the staging folder DIR/.plot.XXXXXX, each
- *                   guarded from the moment it exists (ofile_mkdir_guarded), and guards every
- *                   file the set will write there; on failure it has undone all of that.
+/* plot_files.c: one figure set's life, shared by every plotter; a set may hold any number of
+ * figures, in one folder. The caller zeroes c and sets c->err, then:
+ *   plot_set_begin   checks DIR, finds gnuplot (into gnuplot, PLOT_PATH_MAX bytes), creates
+ *                    the missing folders of DIR and the staging folder DIR/.plot.XXXXXX, each
+ *                    guarded from the moment it exists (ofile_mkdir_guarded); on failure it
+ *                    has undone all of that.
+ *   plot_set_add     adds a figure, its four files guarded before they exist.
  *   plot_set_install checks every image in the stage, then that stdout took the report
- *                   (ofile_stdout_ok), then renames data and scripts, images last, into DIR.
- *   plot_set_end    removes the stage, and on failure (rc != 0) the folders made; returns rc.
- * A signal at any point removes the stage, its files and the folders made (ofile.h). */
-int plot_set_begin(plot_ctx *c, const char *dir, const char *const *figs, int n_figs,
-                   const char *data_ext, char *gnuplot);
+ *                    (ofile_stdout_ok), then, with the signals held until plot_set_end, renames
+ *                    data and scripts, images last, into DIR: a signal then waits for the
+ *                    whole set to be in place.
+ *   plot_set_end     removes the stage, and on failure (rc != 0) the folders made; frees the
+ *                    set; returns rc. Call it after a successful begin, whatever happened.
+ * A signal at any other point removes the stage, its files and the folders made (ofile.h). */
+int plot_set_begin(plot_ctx *c, const char *dir, const char *data_ext, char *gnuplot);
+int plot_set_add(plot_ctx *c, const char *fig);
 int plot_set_install(plot_ctx *c);
 int plot_set_end(plot_ctx *c, int rc);
 

@@ -119,23 +119,25 @@ static int plot_plan_bars(plot_ctx *c, const plot_plan_data *d, const char *fig)
     return plot_close(c, f, name);
 }
 
-int plot_plan(const plot_plan_data *d, const char *dir, tp_err *err)
+int plot_plan(const plot_plan_data *d, size_t n, const char *dir, tp_err *err)
 {
     if (!dir) return tp_err_set(err, "plot: no output directory");
     char gnuplot[PLOT_PATH_MAX];
-    char figs[2][160];
-    snprintf(figs[0], sizeof figs[0], "pareto-%s", d->name);
-    snprintf(figs[1], sizeof figs[1], "breakdown-%s", d->name);
-    const char *names[2] = {figs[0], figs[1]};
     plot_ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;
-    if (plot_set_begin(&c, dir, names, 2, "dat", gnuplot)) return -1;
+    if (plot_set_begin(&c, dir, "dat", gnuplot)) return -1;
     int rc = -1;
-    if (plot_plan_pareto(&c, d, figs[0]) || plot_plan_bars(&c, d, figs[1]) ||
-        plot_run_gnuplot(&c, gnuplot, figs[0]) || plot_run_gnuplot(&c, gnuplot, figs[1]) ||
-        plot_set_install(&c))
-        goto out;
+    for (size_t i = 0; i < n; i++) {
+        char pareto[PLOT_FIG_MAX], bars[PLOT_FIG_MAX];
+        snprintf(pareto, sizeof pareto, "pareto-%s", d[i].name);
+        snprintf(bars, sizeof bars, "breakdown-%s", d[i].name);
+        if (plot_set_add(&c, pareto) || plot_set_add(&c, bars) ||
+            plot_plan_pareto(&c, &d[i], pareto) || plot_plan_bars(&c, &d[i], bars) ||
+            plot_run_gnuplot(&c, gnuplot, pareto) || plot_run_gnuplot(&c, gnuplot, bars))
+            goto out;
+    }
+    if (plot_set_install(&c)) goto out;
     rc = 0;
 out:
     return plot_set_end(&c, rc);

@@ -147,6 +147,17 @@ check "gnuplot fails: exit 2" test $? -eq 2
 check "gnuplot fails: its message" grep -q "gnuplot failed drawing .*bad font" "$TMP/err"
 check "gnuplot fails: -o FILE not replaced" test "$(cat "$TMP/old.csv")" = old
 check "gnuplot fails: no folder left" test ! -e "$TMP/new"
+# several contexts make one set: all their figures, or none
+real_gp=$(command -v gnuplot)
+printf '#!/bin/sh\ncase "$1" in *ctx4096*) echo "bad ctx" >&2; exit 1;; esac\nexec %s "$@"\n' "$real_gp" \
+    >"$TMP/badbin/gnuplot"
+PATH="$TMP/badbin:$PATH" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --ctx 2048,4096 --batch-max 4 "${FAST[@]}" \
+    --plot "$TMP/two/figs" --format csv -o "$TMP/old.csv" >"$TMP/out" 2>"$TMP/err"
+check "second context fails: exit 2" test $? -eq 2
+check "second context fails: nothing of the first left" test ! -e "$TMP/two"
+expect_ok "two contexts" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --ctx 2048,4096 --batch-max 4 "${FAST[@]}" \
+    --plot "$TMP/two/figs" --format csv -o "$TMP/two.csv"
+check "two contexts: 16 files, no staging folder" test "$(ls -A "$TMP/two/figs" | wc -l)" -eq 16
 expect_fail2 "plot into a file" "plot: " "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 --quiet --plot "$TMP/afile/x"
 expect_fail2 "plot with shard" "--plot: a shard holds part of the search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --plot "$TMP/x" --shard 0/2 --format csv
 

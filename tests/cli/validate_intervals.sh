@@ -146,6 +146,18 @@ assert len(rows) == 625 and lines.count("") == 24, (len(rows), lines.count(""))
 assert min(float(r[2]) for r in rows) >= d["folds"][0]["objective"] * (1 - 1e-9)
 PY
 check "2-D scan figure" test -s "$TMP/scan2/objective.png" -a -s "$TMP/scan2/objective.svg"
+# --- --scan with several folds is one set: a gnuplot failing on the second leaves nothing
+mkdir -p "$TMP/badbin"
+printf '#!/bin/sh\ncase "$1" in *fold2*) echo "bad fold" >&2; exit 1;; esac\nexec %s "$@"\n' \
+    "$(command -v gnuplot)" >"$TMP/badbin/gnuplot"
+chmod +x "$TMP/badbin/gnuplot"
+PATH="$TMP/badbin:$PATH" "$TPSIM" validate scenarios/paper-additive.yaml --loo --scan "$TMP/folds/scan" \
+    >/dev/null 2>"$TMP/err"
+check "scan, second fold fails: exit 2" test $? -eq 2
+check "scan, second fold fails: its message" grep -q "bad fold" "$TMP/err"
+check "scan, second fold fails: no folder, no first fold" test ! -e "$TMP/folds"
+expect_ok "scan two folds" "$TPSIM" validate scenarios/paper-additive.yaml --loo --scan "$TMP/folds/scan" --quiet
+check "scan two folds: both figures" test -s "$TMP/folds/scan/objective-fold1.png" -a -s "$TMP/folds/scan/objective-fold2.svg"
 expect_fail2 "scan without parameters" "--scan: .*cuda-graphs.yaml has no free parameters" \
     "$TPSIM" validate scenarios/cuda-graphs.yaml --scan "$TMP/scan3"
 check "no scan files" test ! -e "$TMP/scan3/objective.csv"
