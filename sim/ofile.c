@@ -33,7 +33,7 @@ static char ofile_set_path[OFILE_PATH_MAX + OFILE_LEAF_MAX + 2]; /* the handler'
 static int ofile_set_join(const char *dir, const char *leaf)
 {
     size_t d = strlen(dir), l = strnlen(leaf, OFILE_LEAF_MAX);
-    if (d >= OFILE_PATH_MAX || l >= OFILE_LEAF_MAX) return 0;
+    if (d == 0 || d >= OFILE_PATH_MAX || l == 0 || l >= OFILE_LEAF_MAX) return 0;
     memcpy(ofile_set_path, dir, d);
     ofile_set_path[d] = '/';
     memcpy(ofile_set_path + d + 1, leaf, l);

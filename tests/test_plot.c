@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,17 @@ static void test_report_is_the_study(void **state)
     assert_true(fx->r.shrink_predicted > 1.8);
 }
 
+/* A figure set leaves the signal mask as it found it: plot_set_install holds the guarded
+ * signals while the set moves in, and plot_set_end must give them back on every path. */
+static void assert_signals_unblocked(void)
+{
+    sigset_t m;
+    assert_int_equal(sigprocmask(SIG_BLOCK, NULL, &m), 0);
+    assert_false(sigismember(&m, SIGINT));
+    assert_false(sigismember(&m, SIGTERM));
+    assert_false(sigismember(&m, SIGHUP));
+}
+
 static void test_draws_all_figures(void **state)
 {
     fixture *fx = *state;
@@ -161,6 +173,7 @@ static void test_draws_all_figures(void **state)
     tp_err err = {{0}};
     int rc = plot_validation(&fx->r, dir, &err);
     if (rc) fail_msg("plot_validation: %s", err.msg);
+    assert_signals_unblocked();
     for (int i = 0; i < 3; i++) {
         char p[1024], head[256];
         snprintf(p, sizeof p, "%s/%s.png", dir, figures[i]);
@@ -269,6 +282,7 @@ static void test_gnuplot_fails(void **state)
     int rc = plot_validation(&fx->r, dir, &err);
     setenv("PATH", fx->saved_path, 1);
     assert_int_equal(rc, -1);
+    assert_signals_unblocked();
     assert_one_line(&err);
     if (!strstr(err.msg, "simulated gnuplot failure") || !strstr(err.msg, "gnuplot"))
         fail_msg("message does not carry gnuplot's error: %s", err.msg);
@@ -326,6 +340,33 @@ static void test_gnuplot_writes_nothing(void **state)
     assert_int_equal(count_entries(dir), 12); /* the old set, no staging directory left */
 }
 
+/* A folder named like one of the figures: refused before anything moves (a file cannot
+ * replace a folder, so the renames would stop half way), the old set left whole. */
+static void test_figure_name_taken_by_folder(void **state)
+{
+    fixture *fx = *state;
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) skip();
+    char dir[512], p[1024];
+    subdir(fx, "taken", dir, sizeof dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(p, sizeof p, "%s/breakdown.svg", dir);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/breakdown.dat", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("old data", f);
+    fclose(f);
+    tp_err err = {{0}};
+    assert_int_equal(plot_validation(&fx->r, dir, &err), -1);
+    assert_signals_unblocked();
+    assert_one_line(&err);
+    if (!strstr(err.msg, "breakdown.svg: is a directory")) fail_msg("message: %s", err.msg);
+    char head[32];
+    assert_int_equal(read_head(p, head, sizeof head), 8);
+    assert_string_equal(head, "old data");
+    assert_int_equal(count_entries(dir), 2);
+}
+
 static void test_refuses_empty_report(void **state)
 {
     fixture *fx = *state;
@@ -346,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_draws_all_figures),
         cmocka_unit_test(test_no_gnuplot),
         cmocka_unit_test(test_gnuplot_fails),
+        cmocka_unit_test(test_figure_name_taken_by_folder),
         cmocka_unit_test(test_gnuplot_writes_nothing),
         cmocka_unit_test(test_refuses_empty_report),
     };

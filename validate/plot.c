@@ -56,7 +56,8 @@ int plot_check(const char *dir, tp_err *err)
         if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(p, ".") || !strcmp(p, "/"))
             return tp_err_set(err, "plot: %s: %s", dir, strerror(errno));
         char *slash = strrchr(p, '/');
-        if (slash ? slash[1] != '\0' : p[0] != '\0') missing++;
+        const char *leaf = slash ? slash + 1 : p;
+        if (leaf[0] && strcmp(leaf, ".") && strcmp(leaf, "..")) missing++;
         while (slash && slash > p && slash[-1] == '/') slash--;
         if (!slash) snprintf(p, sizeof p, ".");
         else if (slash == p) p[1] = '\0';

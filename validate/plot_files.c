@@ -234,6 +234,18 @@ int plot_set_install(plot_ctx *c)
                 return tp_err_set(c->err, "plot: gnuplot wrote no %s.%s; the figures in %s "
                                           "are unchanged", c->figs[i], plot_ext(c, e), c->dir);
         }
+    /* a folder named like a figure would stop the renames half way (a file cannot replace
+     * it): refused while nothing has moved */
+    for (int e = 0; e < PLOT_N_EXT; e++)
+        for (size_t i = 0; i < c->n_figs; i++) {
+            char to[PLOT_PATH_MAX + 200];
+            snprintf(to, sizeof to, "%s/%s.%s", c->dir, c->figs[i], plot_ext(c, e));
+            struct stat sb;
+            if (lstat(to, &sb) == 0 && S_ISDIR(sb.st_mode))
+                return tp_err_set(c->err, "plot: %s: is a directory, expected a figure file "
+                                          "or nothing; the figures in %s are unchanged",
+                                  to, c->dir);
+        }
     /* installed only when the whole command succeeded so far: its report reached stdout */
     if (ofile_stdout_ok(c->err)) return -1;
     /* from the first rename on, a signal waits for plot_set_end: the set goes in whole */
@@ -252,6 +264,10 @@ int plot_set_install(plot_ctx *c)
 
 int plot_set_end(plot_ctx *c, int rc)
 {
+    /* held throughout: the guard must never see the stage half removed or its name cleared
+     * while its entries are live */
+    sigset_t before;
+    if (!c->held) ofile_signals_hold(&before);
     if (c->stage[0]) {
         DIR *d = opendir(c->stage);
         if (d) {
@@ -285,7 +301,7 @@ int plot_set_end(plot_ctx *c, int rc)
     c->figs = NULL;
     c->leaves = NULL;
     c->n_figs = c->n_leaves = 0;
-    if (c->held) ofile_signals_restore(&c->held_from);
+    ofile_signals_restore(c->held ? &c->held_from : &before);
     c->held = 0;
     return rc;
 }
