@@ -1,7 +1,8 @@
-/* trace_kineto.c: see trace_kineto.h. zlib's gzread reads plain files unchanged, so one
- * path serves .json and .json.gz. */
+/* trace_kineto.c: see trace_kineto.h. The document is streamed by jscan.h (which reads
+ * .json and .json.gz alike); this file knows what a Kineto trace's members and events mean. */
 #include "trace_kineto.h"
 
+#include "jscan.h"
 #include "trace_stats.h"
 
 #include <jansson.h>
@@ -9,21 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <zlib.h>
-
-#define KIN_CHUNK (1u << 20)
-#define KIN_MAX_EVENT ((size_t)1 << 30) /* one event larger than this is refused */
-
-typedef struct kin {
-    gzFile gz;
-    const char *path;
-    char *buf;
-    size_t len, cap, pos; /* buf[pos..len) is unread */
-    int eof;
-    long line;            /* line number of buf[0] */
-    long col0;            /* column of buf[0] (bytes since the last newline, 0-based) */
-    tp_err *err;
-} kin;
 
 /* Event categories the analysis reads; everything else is skipped unparsed. */
 typedef enum kin_cat {
@@ -55,221 +41,7 @@ static kin_cat kin_cat_of(const char *s, size_t len)
     return KC_SKIP;
 }
 
-/* Line and column (1-based) of buffer offset off. */
-static void kin_where(const kin *k, size_t off, int *line, int *col)
-{
-    long l = k->line, c = k->col0;
-    for (size_t i = 0; i < off && i < k->len; i++) {
-        if (k->buf[i] == '\n') {
-            l++;
-            c = 0;
-        } else {
-            c++;
-        }
-    }
-    *line = l > 2147483647L ? 2147483647 : (int)l;
-    *col = c + 1 > 2147483647L ? 2147483647 : (int)(c + 1);
-}
 
-static int kin_fail(kin *k, size_t off, const char *what)
-{
-    int line, col;
-    kin_where(k, off, &line, &col);
-    return tp_err_at(k->err, k->path, line, col, "%s", what);
-}
-
-/* Discard buf[0..pos), then read more. 0 on data read, 1 at the end, -1 on error. */
-static int kin_more(kin *k)
-{
-    if (k->pos > 0) {
-        for (size_t i = 0; i < k->pos; i++) {
-            if (k->buf[i] == '\n') {
-                k->line++;
-                k->col0 = 0;
-            } else {
-                k->col0++;
-            }
-        }
-        memmove(k->buf, k->buf + k->pos, k->len - k->pos);
-        k->len -= k->pos;
-        k->pos = 0;
-    }
-    if (k->eof) return 1;
-    if (k->cap - k->len < KIN_CHUNK / 2) {
-        if (k->cap >= KIN_MAX_EVENT)
-            return kin_fail(k, 0, "an event over 1 GiB, expected trace events of a sane size");
-        size_t cap = k->cap ? 2 * k->cap : KIN_CHUNK;
-        char *g = realloc(k->buf, cap);
-        if (!g) return tp_err_set(k->err, "%s: out of memory reading the trace", k->path);
-        k->buf = g;
-        k->cap = cap;
-    }
-    size_t want = k->cap - k->len;
-    if (want > (size_t)1 << 30) want = (size_t)1 << 30;
-    int n = gzread(k->gz, k->buf + k->len, (unsigned)want);
-    if (n < 0) {
-        int code;
-        const char *msg = gzerror(k->gz, &code);
-        return tp_err_set(k->err, "%s: cannot read: %s, expected a readable .json or .json.gz",
-                          k->path, msg);
-    }
-    if (n == 0) {
-        int code;
-        const char *msg = gzerror(k->gz, &code);
-        if (code != Z_OK && code != Z_STREAM_END)
-            return tp_err_set(k->err, "%s: %s (truncated or corrupt .gz), expected a whole file",
-                              k->path, msg);
-        k->eof = 1;
-        return 1;
-    }
-    k->len += (size_t)n;
-    return 0;
-}
-
-/* Skip whitespace; the next byte, or -1 at the end (-2 on a read error). */
-static int kin_peek(kin *k)
-{
-    for (;;) {
-        while (k->pos < k->len) {
-            char c = k->buf[k->pos];
-            if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return (unsigned char)c;
-            k->pos++;
-        }
-        int m = kin_more(k);
-        if (m < 0) return -2;
-        if (m > 0) return -1;
-    }
-}
-
-typedef struct kin_val {
-    size_t len;
-    size_t cat_off, cat_len; /* depth-1 "cat" string value, relative to the value start */
-    int has_cat, escaped;    /* escaped: a depth-1 key or the cat value holds a backslash */
-} kin_val;
-
-/* kin_value's scanner state, kept across buffer refills: i bytes of the value seen so far */
-typedef struct kin_scan {
-    size_t i, str_start;
-    int depth, in_str, esc;
-    int ks; /* key state at depth 1: 1 expect key, 2 in key, 3 after "cat", 4 in cat value */
-} kin_scan;
-
-/* A scalar (number, true, false, null) ends at a delimiter: 1 with v->len set when b[i..end)
- * holds it, else 0 (read more). */
-static inline int kin_scan_scalar(kin_scan *s, const char *b, size_t end, kin_val *v)
-{
-    size_t i = s->i;
-    while (i < end) {
-        char c = b[i];
-        if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-            v->len = i;
-            return 1;
-        }
-        i++;
-    }
-    s->i = i;
-    return 0;
-}
-
-/* The closing quote of a string (c the byte after it is read): the value's end at depth 0,
- * else a depth-1 key ("cat" or not) or the cat value ends. 1 when the value ended. */
-static inline int kin_scan_str_end(kin_scan *s, const char *b, size_t i, kin_val *v)
-{
-    s->in_str = 0;
-    if (s->depth == 0) {
-        v->len = i;
-        return 1;
-    }
-    if (s->ks == 2) {
-        size_t n = i - 1 - s->str_start;
-        s->ks = (n == 3 && memcmp(b + s->str_start, "cat", 3) == 0) ? 3 : 0;
-    } else if (s->ks == 4) {
-        v->cat_off = s->str_start;
-        v->cat_len = i - 1 - s->str_start;
-        v->has_cat = 1;
-        s->ks = 0;
-    }
-    return 0;
-}
-
-/* An object, array or string: strings and nesting tracked through b[i..end); 1 with
- * v->len set when the value closed, else 0 (read more). */
-static inline int kin_scan_nested(kin_scan *s, const char *b, size_t end, kin_val *v)
-{
-    while (s->i < end) {
-        unsigned char c = (unsigned char)b[s->i++];
-        if (s->in_str) {
-            if (s->esc) {
-                s->esc = 0;
-            } else if (c == '\\') {
-                s->esc = 1;
-                if (s->ks == 2 || s->ks == 4) v->escaped = 1;
-            } else if (c == '"') {
-                if (kin_scan_str_end(s, b, s->i, v)) return 1;
-            }
-            continue;
-        }
-        switch (c) {
-        case '"':
-            s->in_str = 1;
-            if (s->depth == 1 && (s->ks == 1 || s->ks == 3)) {
-                s->ks = s->ks == 1 ? 2 : 4;
-                s->str_start = s->i;
-            }
-            break;
-        case '{':
-        case '[':
-            s->depth++;
-            if (s->depth == 1) s->ks = c == '{' ? 1 : 0;
-            break;
-        case '}':
-        case ']':
-            if (--s->depth == 0) {
-                v->len = s->i;
-                return 1;
-            }
-            break;
-        case ',':
-            if (s->depth == 1) s->ks = 1;
-            break;
-        default:
-            break;
-        }
-    }
-    return 0;
-}
-
-/* The extent of the JSON value at pos (which must not be whitespace), found by tracking
- * strings and nesting only; the value itself is validated later by jansson (if parsed).
- * Records the depth-1 "cat" member so skipped events need no parse. */
-static int kin_value(kin *k, kin_val *v)
-{
-    memset(v, 0, sizeof *v);
-    kin_scan s = {0};
-    int scalar = 0;
-    for (;;) {
-        if (k->pos + s.i >= k->len) {
-            int m = kin_more(k);
-            if (m < 0) return -1;
-            if (m > 0) {
-                if (scalar && s.i > 0) {
-                    v->len = s.i;
-                    return 0;
-                }
-                return kin_fail(
-                    k, k->len,
-                    "unexpected end of file inside a value, expected the rest of the JSON");
-            }
-        }
-        const char *b = k->buf + k->pos;
-        size_t end = k->len - k->pos;
-        if (s.i == 0) {
-            char c = b[0];
-            scalar = c != '{' && c != '[' && c != '"';
-        }
-        if (scalar ? kin_scan_scalar(&s, b, end, v) : kin_scan_nested(&s, b, end, v)) return 0;
-    }
-}
 
 typedef struct kin_rank {
     tr_rank *r;
@@ -372,14 +144,14 @@ static double kin_input_bytes(json_t *args)
 
 /* An ac2g flow start or end ("s", "f"; other phases are ignored): 0 kept or ignored, 1 an
  * integer out of range, -1 refused (reported) or out of memory. */
-static int kin_event_flow(kin *k, kin_rank *kr, json_t *ev, const char *ph, size_t off)
+static int kin_event_flow(jscan *k, kin_rank *kr, json_t *ev, const char *ph, size_t off)
 {
     int ok = 1, bad = 0;
     if (strcmp(ph, "s") && strcmp(ph, "f")) return 0;
     double ts = kin_num(ev, "ts", &ok);
     json_t *id = json_object_get(ev, "id");
     if (!ok || !id) {
-        kin_fail(k, off, "an ac2g flow without a numeric ts or an id, expected both");
+        jscan_fail(k, off, "an ac2g flow without a numeric ts or an id, expected both");
         return -1;
     }
     tr_flow f = {json_is_integer(id) ? (int64_t)json_integer_value(id) : kin_int(ev, "id", &bad),
@@ -447,18 +219,18 @@ static int kin_event_record(kin_rank *kr, json_t *ev, json_t *args, kin_cat cat,
     return rc;
 }
 
-static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
+static int kin_event(jscan *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
 {
     json_error_t je;
     json_t *ev = json_loadb(k->buf + off, len, 0, &je);
     if (!ev) {
         char msg[300];
         snprintf(msg, sizeof msg, "bad JSON in a trace event: %s, expected a JSON object", je.text);
-        return kin_fail(k, off + (je.position > 0 ? (size_t)je.position - 1 : 0), msg);
+        return jscan_fail(k, off + (je.position > 0 ? (size_t)je.position - 1 : 0), msg);
     }
     int rc = -1, ok = 1;
     if (!json_is_object(ev)) {
-        kin_fail(k, off, "a trace event that is not an object, expected {\"ph\": ..., ...}");
+        jscan_fail(k, off, "a trace event that is not an object, expected {\"ph\": ..., ...}");
         goto out;
     }
     const char *ph = json_string_value(json_object_get(ev, "ph"));
@@ -476,7 +248,7 @@ static int kin_event(kin *k, kin_rank *kr, kin_cat cat, size_t off, size_t len)
     }
     double ts = kin_num(ev, "ts", &ok), dur = kin_num(ev, "dur", &ok);
     if (!ok || dur < 0) {
-        kin_fail(k, off, "a complete event without a numeric ts and a dur >= 0 (in µs, within "
+        jscan_fail(k, off, "a complete event without a numeric ts and a dur >= 0 (in µs, within "
                          "+-2.3e15), expected both");
         goto out;
     }
@@ -492,7 +264,7 @@ oom:
     rc = -1;
     goto out;
 range:
-    kin_fail(k, off,
+    jscan_fail(k, off,
              "an id, pid, tid, stream or bytes that is not an integer in range (pid: int32, "
              "the others: int64), expected integers");
     rc = -1;
@@ -502,15 +274,15 @@ out:
 }
 
 /* A top-level member we read whole: baseTimeNanoseconds, distributedInfo, deviceProperties. */
-static int kin_member(kin *k, kin_rank *kr, const char *key, size_t len)
+static int kin_member(jscan *k, kin_rank *kr, const char *key, size_t len)
 {
     json_error_t je;
     json_t *v = json_loadb(k->buf + k->pos, len, JSON_DECODE_ANY, &je);
-    if (!v) return kin_fail(k, k->pos, "bad JSON in a top-level member, expected valid JSON");
+    if (!v) return jscan_fail(k, k->pos, "bad JSON in a top-level member, expected valid JSON");
     int rc = 0;
     if (!strcmp(key, "baseTimeNanoseconds")) {
         if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > TR_TIME_MAX)
-            rc = kin_fail(k, k->pos,
+            rc = jscan_fail(k, k->pos,
                           "baseTimeNanoseconds is not an integer 0..2^61, expected nanoseconds");
         else
             kr->base_ns = (int64_t)json_integer_value(v);
@@ -518,7 +290,7 @@ static int kin_member(kin *k, kin_rank *kr, const char *key, size_t len)
         json_t *rank = json_object_get(v, "rank"), *ws = json_object_get(v, "world_size");
         if (rank && (!json_is_integer(rank) || json_integer_value(rank) < 0 ||
                      json_integer_value(rank) > 100000))
-            rc = kin_fail(
+            rc = jscan_fail(
                 k, k->pos,
                 "distributedInfo.rank is not an integer 0..100000, expected the process rank");
         else if (rank) {
@@ -535,36 +307,23 @@ static int kin_member(kin *k, kin_rank *kr, const char *key, size_t len)
     return rc;
 }
 
-static int kin_expect(kin *k, char c, const char *what)
-{
-    int p = kin_peek(k);
-    if (p == -2) return -1;
-    if (p != (unsigned char)c) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "%s, expected '%c'",
-                 p < 0 ? "unexpected end of file" : "unexpected character", c);
-        (void)what;
-        return kin_fail(k, k->pos, msg);
-    }
-    k->pos++;
-    return 0;
-}
 
-static int kin_events(kin *k, kin_rank *kr)
+static int kin_events(jscan *k, kin_rank *kr)
 {
-    if (kin_expect(k, '[', "traceEvents")) return -1;
+    if (jscan_expect(k, '[', "traceEvents")) return -1;
     for (;;) {
-        int p = kin_peek(k);
+        int p = jscan_peek(k);
         if (p == -2) return -1;
         if (p == ']') {
             k->pos++;
             return 0;
         }
         if (p != '{')
-            return kin_fail(k, k->pos, p < 0 ? "unexpected end of file in traceEvents, expected ']'"
-                                            : "a trace event that is not an object, expected '{'");
-        kin_val v;
-        if (kin_value(k, &v)) return -1;
+            return jscan_fail(k, k->pos,
+                              p < 0 ? "unexpected end of file in traceEvents, expected ']'"
+                                    : "a trace event that is not an object, expected '{'");
+        jscan_val v;
+        if (jscan_value(k, &v)) return -1;
         kin_cat cat = KC_SKIP;
         if (v.escaped) {
             cat = KC_KERNEL; /* unsure: parse it and read cat from the parsed object */
@@ -579,66 +338,67 @@ static int kin_events(kin *k, kin_rank *kr)
         if (cat == KC_PYFN && !tr_phase_maybe(k->buf + k->pos, v.len)) cat = KC_SKIP;
         if (cat != KC_SKIP && kin_event(k, kr, cat, k->pos, v.len)) return -1;
         k->pos += v.len;
-        p = kin_peek(k);
+        p = jscan_peek(k);
         if (p == -2) return -1;
         if (p == ',') {
             k->pos++;
         } else if (p != ']') {
-            return kin_fail(k, k->pos,
+            return jscan_fail(k, k->pos,
                             p < 0 ? "unexpected end of file in traceEvents, expected ']'"
                                   : "unexpected character after an event, expected ',' or ']'");
         }
     }
 }
 
-static int kin_document(kin *k, kin_rank *kr)
+static int kin_document(jscan *k, kin_rank *kr)
 {
     int have_events = 0;
-    int p0 = kin_peek(k);
+    int p0 = jscan_peek(k);
     if (p0 == -2) return -1;
     if (p0 == '[') { /* the Chrome trace format's other form: a bare array of events */
         if (kin_events(k, kr)) return -1;
-        int p = kin_peek(k);
+        int p = jscan_peek(k);
         if (p == -2) return -1;
         if (p >= 0)
-            return kin_fail(k, k->pos, "data after the trace array, expected the end of the file");
+            return jscan_fail(k, k->pos,
+                              "data after the trace array, expected the end of the file");
         return 0;
     }
-    if (kin_expect(k, '{', "document")) return -1;
+    if (jscan_expect(k, '{', "document")) return -1;
     for (int first = 1;; first = 0) {
-        int p = kin_peek(k);
+        int p = jscan_peek(k);
         if (p == -2) return -1;
         if (p == '}' && first) {
             k->pos++;
             break;
         }
         if (p != '"')
-            return kin_fail(k, k->pos,
+            return jscan_fail(k, k->pos,
                             p < 0 ? "unexpected end of file, expected a member name"
                                   : "unexpected character, expected a member name");
-        kin_val v;
-        if (kin_value(k, &v)) return -1;
+        jscan_val v;
+        if (jscan_value(k, &v)) return -1;
         char key[64] = "";
         if (v.len >= 2 && v.len - 2 < sizeof key) {
             memcpy(key, k->buf + k->pos + 1, v.len - 2);
             key[v.len - 2] = '\0';
         }
         k->pos += v.len;
-        if (kin_expect(k, ':', "member")) return -1;
-        if ((p = kin_peek(k)) < 0)
-            return p == -2 ? -1 : kin_fail(k, k->pos, "unexpected end of file, expected a value");
+        if (jscan_expect(k, ':', "member")) return -1;
+        if ((p = jscan_peek(k)) < 0)
+            return p == -2 ? -1 : jscan_fail(k, k->pos, "unexpected end of file, expected a value");
         if (!strcmp(key, "traceEvents")) {
             if (kin_events(k, kr)) return -1;
             have_events = 1;
         } else {
-            if (kin_value(k, &v)) return -1;
+            if (jscan_value(k, &v)) return -1;
             if ((!strcmp(key, "baseTimeNanoseconds") || !strcmp(key, "distributedInfo") ||
                  !strcmp(key, "deviceProperties")) &&
                 kin_member(k, kr, key, v.len))
                 return -1;
             k->pos += v.len;
         }
-        p = kin_peek(k);
+        p = jscan_peek(k);
         if (p == -2) return -1;
         if (p == ',') {
             k->pos++;
@@ -648,13 +408,13 @@ static int kin_document(kin *k, kin_rank *kr)
             k->pos++;
             break;
         }
-        return kin_fail(k, k->pos, p < 0 ? "unexpected end of file, expected ',' or '}'"
+        return jscan_fail(k, k->pos, p < 0 ? "unexpected end of file, expected ',' or '}'"
                                         : "unexpected character, expected ',' or '}'");
     }
-    int p = kin_peek(k);
+    int p = jscan_peek(k);
     if (p == -2) return -1;
     if (p >= 0)
-        return kin_fail(k, k->pos, "data after the trace object, expected the end of the file");
+        return jscan_fail(k, k->pos, "data after the trace object, expected the end of the file");
     if (!have_events)
         return tp_err_set(k->err,
                           "%s: no traceEvents array, expected a Chrome trace (Kineto) JSON object",
@@ -664,13 +424,8 @@ static int kin_document(kin *k, kin_rank *kr)
 
 int tr_kineto_read(tr_trace *t, const char *path, tp_err *err)
 {
-    kin k = {0};
-    k.path = path;
-    k.line = 1;
-    k.err = err;
-    k.gz = gzopen(path, "rb");
-    if (!k.gz) return tp_err_set(err, "%s: cannot open, expected a readable trace file", path);
-    gzbuffer(k.gz, 1u << 18);
+    jscan k;
+    if (jscan_open(&k, path, err)) return -1;
     size_t before = t->n_ranks;
     kin_rank kr = {tr_add_rank(t, path), t, 0, 0, 0};
     int rc = -1;
@@ -700,7 +455,6 @@ int tr_kineto_read(tr_trace *t, const char *path, tp_err *err)
             rc = tp_err_set(err, "%s: out of memory", path);
     }
     if (rc) tr_truncate(t, before);
-    gzclose(k.gz);
-    free(k.buf);
+    jscan_close(&k);
     return rc;
 }

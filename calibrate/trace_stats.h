@@ -25,25 +25,11 @@
 #include "err.h"
 #include "phase.h"
 #include "trace_data.h"
+#include "trace_names.h"
 
 #define TR_GAP_MIN_NS 1000000 /* 1 ms: assumed; decode steps are separated by host work */
 #define TR_GAP_FACTOR 20.0    /* assumed: a step gap dwarfs the launch gaps inside a step */
 
-typedef enum tr_class {
-    TRC_GEMM, TRC_ATTENTION, TRC_NORM, TRC_ELEMENTWISE, TRC_COLLECTIVE, TRC_COPY, TRC_COUNT
-} tr_class;
-
-const char *tr_class_name(tr_class c);
-/* The host phase (phase.h index) a Python function event times, from its name
- * ("vllm/v1/worker/gpu_model_runner.py(1518): _prepare_inputs"), or -1. */
-int tr_phase_of(const char *name);
-/* Whether an event's raw JSON text may be such an event (a cheap test before parsing). */
-int tr_phase_maybe(const char *raw, size_t len);
-/* The functions that time each phase, for the report: "_update_states, _prepare_inputs". */
-const char *tr_phase_functions(int phase);
-
-/* The class of a GPU activity from its kind and kernel name. */
-tr_class tr_classify(const char *name, tr_gpu_kind kind);
 
 typedef struct tr_dstat {
     size_t n;
