@@ -311,7 +311,7 @@ static void vcmd_print_summary(const val_report *r)
 #define VAL_SCAN_2D 25
 #define VAL_SCAN_1D 101
 static int vcmd_write_scan(const char *path, const scn_opts *so, const val_report *r,
-                           const char *dir, tp_err *err)
+                           const char *dir, plot_stage **set, tp_err *err)
 {
     if (r->n_fit == 0)
         return tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
@@ -354,7 +354,7 @@ static int vcmd_write_scan(const char *path, const scn_opts *so, const val_repor
                                 r->opt.meas_cv};
         if (val_scan(path, so, r, f, n1, n2, obj + (size_t)f * cells, err)) goto out;
     }
-    rc = plot_scan(d, (size_t)r->n_folds, dir, err);
+    rc = plot_scan_stage(d, (size_t)r->n_folds, dir, set, err);
 out:
     free(obj);
     free(d);
@@ -513,8 +513,13 @@ static int vcmd_run(vcmd_opts *o, const scn_opts *so, const grid *g, val_report 
         if (o->json) vjson_print(rep);
         else if (o->summary) vcmd_print_summary(rep);
         else vcmd_print_text(rep);
-        if ((o->plot_dir && plot_validation(rep, o->plot_dir, err)) ||
-            (o->scan_dir && vcmd_write_scan(path, so, rep, o->scan_dir, err))) {
+        /* the figures and the scan go in together, or neither does */
+        plot_stage *sets[2] = {NULL, NULL};
+        int drawn = 0;
+        if (o->plot_dir && plot_validation_stage(rep, o->plot_dir, &sets[0], err)) drawn = -1;
+        else if (o->scan_dir && vcmd_write_scan(path, so, rep, o->scan_dir, &sets[1], err))
+            drawn = -1;
+        if (plot_commit(sets, 2, drawn)) {
             val_free(rep);
             return -1;
         }

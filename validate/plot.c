@@ -72,37 +72,69 @@ int plot_check(const char *dir, tp_err *err)
     return 0;
 }
 
-int plot_validation(const val_report *r, const char *dir, tp_err *err)
+int plot_validation_stage(const val_report *r, const char *dir, plot_stage **out, tp_err *err)
 {
+    *out = NULL;
     if (!r || !r->cells || r->n_cells == 0 || !r->g)
         return tp_err_set(err, "plot: nothing to plot (an empty validation report)");
     if (!dir) return tp_err_set(err, "plot: no output directory");
     char gnuplot[PLOT_PATH_MAX];
-    plot_ctx c;
-    memset(&c, 0, sizeof c);
-    c.r = r;
-    c.err = err;
-    if (plot_set_begin(&c, dir, "dat", gnuplot)) return -1;
-    plot_grid_name(r->g->path, c.grid_name, sizeof c.grid_name);
-    snprintf(c.what, sizeof c.what, "%s vs %s (%zu cells)",
-             r->scn.name[0] ? r->scn.name : "scenario", c.grid_name, r->n_cells);
-    c.tp_unique = 1;
+    plot_ctx *c = calloc(1, sizeof *c);
+    if (!c) return tp_err_set(err, "out of memory");
+    c->r = r;
+    c->err = err;
+    if (plot_set_begin(c, dir, "dat", gnuplot)) {
+        free(c);
+        return -1;
+    }
+    plot_grid_name(r->g->path, c->grid_name, sizeof c->grid_name);
+    snprintf(c->what, sizeof c->what, "%s vs %s (%zu cells)",
+             r->scn.name[0] ? r->scn.name : "scenario", c->grid_name, r->n_cells);
+    c->tp_unique = 1;
     for (int i = 0; i < r->n_configs; i++)
         for (int j = 0; j < i; j++)
-            if (r->configs[i].tp == r->configs[j].tp) c.tp_unique = 0;
+            if (r->configs[i].tp == r->configs[j].tp) c->tp_unique = 0;
     for (size_t i = 1; i < r->n_cells; i++)
-        if (r->cells[i].g->ctx != r->cells[0].g->ctx) c.multi_ctx = 1;
+        if (r->cells[i].g->ctx != r->cells[0].g->ctx) c->multi_ctx = 1;
 
     int rc = -1;
     for (int i = 0; i < PLOT_N_FIGURES; i++)
-        if (plot_set_add(&c, plot_figures[i])) goto out;
-    if (plot_measured_vs_predicted(&c) || plot_step_vs_tp(&c) || plot_breakdown(&c)) goto out;
+        if (plot_set_add(c, plot_figures[i])) goto out;
+    if (plot_measured_vs_predicted(c) || plot_step_vs_tp(c) || plot_breakdown(c)) goto out;
     for (int i = 0; i < PLOT_N_FIGURES; i++)
-        if (plot_run_gnuplot(&c, gnuplot, plot_figures[i])) goto out;
-    if (plot_set_install(&c)) goto out;
+        if (plot_run_gnuplot(c, gnuplot, plot_figures[i])) goto out;
     rc = 0;
 out:
-    return plot_set_end(&c, rc);
+    if (!rc) {
+        *out = c;
+        return 0;
+    }
+    plot_set_end(c, rc);
+    free(c);
+    return -1;
+}
+
+int plot_commit(plot_stage **sets, int n, int rc)
+{
+    for (int i = 0; i < n && !rc; i++)
+        if (sets[i] && plot_set_check(sets[i])) rc = -1;
+    for (int i = 0; i < n && !rc; i++)
+        if (sets[i] && plot_set_move(sets[i])) rc = -1;
+    /* in reverse: each set's end gives back the signal mask its move found */
+    for (int i = n - 1; i >= 0; i--) {
+        if (!sets[i]) continue;
+        plot_set_end(sets[i], rc);
+        free(sets[i]);
+        sets[i] = NULL;
+    }
+    return rc;
+}
+
+int plot_validation(const val_report *r, const char *dir, tp_err *err)
+{
+    plot_stage *set;
+    if (plot_validation_stage(r, dir, &set, err)) return -1;
+    return plot_commit(&set, 1, 0);
 }
 
 /* ------------------------------------------------------------- scan ---------------- */
@@ -212,20 +244,32 @@ static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
     return plot_close(c, f, name);
 }
 
+int plot_scan_stage(const plot_scan_data *d, size_t n, const char *dir, plot_stage **out,
+                    tp_err *err)
+{
+    *out = NULL;
+    char gnuplot[PLOT_PATH_MAX];
+    plot_ctx *c = calloc(1, sizeof *c);
+    if (!c) return tp_err_set(err, "out of memory");
+    c->err = err;
+    if (plot_set_begin(c, dir, "csv", gnuplot)) {
+        free(c);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (plot_set_add(c, d[i].name) || plot_scan_files(c, &d[i]) ||
+            plot_run_gnuplot(c, gnuplot, d[i].name)) {
+            plot_set_end(c, -1);
+            free(c);
+            return -1;
+        }
+    *out = c;
+    return 0;
+}
+
 int plot_scan(const plot_scan_data *d, size_t n, const char *dir, tp_err *err)
 {
-    char gnuplot[PLOT_PATH_MAX];
-    plot_ctx c;
-    memset(&c, 0, sizeof c);
-    c.err = err;
-    if (plot_set_begin(&c, dir, "csv", gnuplot)) return -1;
-    int rc = -1;
-    for (size_t i = 0; i < n; i++)
-        if (plot_set_add(&c, d[i].name) || plot_scan_files(&c, &d[i]) ||
-            plot_run_gnuplot(&c, gnuplot, d[i].name))
-            goto out;
-    if (plot_set_install(&c)) goto out;
-    rc = 0;
-out:
-    return plot_set_end(&c, rc);
+    plot_stage *set;
+    if (plot_scan_stage(d, n, dir, &set, err)) return -1;
+    return plot_commit(&set, 1, 0);
 }

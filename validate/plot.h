@@ -75,4 +75,17 @@ typedef struct plot_plan_data {
  * none. */
 int plot_plan(const plot_plan_data *d, size_t n, const char *dir, tp_err *err);
 
+/* Figure sets that go in together or not at all (validate --plot DIR with --scan DIR2):
+ * plot_validation_stage and plot_scan_stage draw a set into its staging folder and hand it
+ * back (NULL and -1 with one line on failure, nothing left behind). plot_commit installs
+ * every set when rc is 0, all of them checked before any moves, then removes the stages
+ * (and, when anything failed, the folders the sets made) and frees them; it returns rc, or
+ * -1 with one line in the failing set's err. plot_validation and plot_scan are one stage
+ * and its commit. */
+typedef struct plot_ctx plot_stage;
+int plot_validation_stage(const val_report *r, const char *dir, plot_stage **out, tp_err *err);
+int plot_scan_stage(const plot_scan_data *d, size_t n, const char *dir, plot_stage **out,
+                    tp_err *err);
+int plot_commit(plot_stage **sets, int n, int rc);
+
 #endif

@@ -221,9 +221,8 @@ int plot_set_add(plot_ctx *c, const char *fig)
 }
 
 /* Every image is checked in the stage before any file moves: a figure gnuplot did not write
- * fails the whole set, and the old figures stay as they were, never mixed with new ones.
- * Then the set moves in, each by rename(2) within one file system, images last. */
-int plot_set_install(plot_ctx *c)
+ * fails the whole set, and the old figures stay as they were, never mixed with new ones. */
+int plot_set_check(plot_ctx *c)
 {
     for (int e = 2; e < PLOT_N_EXT; e++)
         for (size_t i = 0; i < c->n_figs; i++) {
@@ -247,8 +246,13 @@ int plot_set_install(plot_ctx *c)
                                   to, c->dir);
         }
     /* installed only when the whole command succeeded so far: its report reached stdout */
-    if (ofile_stdout_ok(c->err)) return -1;
-    /* from the first rename on, a signal waits for plot_set_end: the set goes in whole */
+    return ofile_stdout_ok(c->err) ? -1 : 0;
+}
+
+/* The set moves in, each file by rename(2) within one file system, images last; from the
+ * first rename on, a signal waits for plot_set_end: the set goes in whole. */
+int plot_set_move(plot_ctx *c)
+{
     ofile_signals_hold(&c->held_from);
     c->held = 1;
     for (int e = 0; e < PLOT_N_EXT; e++)
@@ -260,6 +264,11 @@ int plot_set_install(plot_ctx *c)
                 return tp_err_set(c->err, "plot: %s: cannot write: %s", to, strerror(errno));
         }
     return 0;
+}
+
+int plot_set_install(plot_ctx *c)
+{
+    return plot_set_check(c) || plot_set_move(c) ? -1 : 0;
 }
 
 int plot_set_end(plot_ctx *c, int rc)

@@ -62,16 +62,20 @@ typedef struct plot_ctx {
  *                    guarded from the moment it exists (ofile_mkdir_guarded); on failure it
  *                    has undone all of that.
  *   plot_set_add     adds a figure, its four files guarded before they exist.
- *   plot_set_install checks every image in the stage, then that stdout took the report
- *                    (ofile_stdout_ok), then, with the signals held until plot_set_end, renames
- *                    data and scripts, images last, into DIR: a signal then waits for the
- *                    whole set to be in place.
+ *   plot_set_install checks every image in the stage, that no figure's name is taken by a
+ *                    folder in DIR, then that stdout took the report (ofile_stdout_ok): that is
+ *                    plot_set_check; then (plot_set_move), with the signals held until
+ *                    plot_set_end, renames data and scripts, images last, into DIR: a signal
+ *                    then waits for the whole set to be in place. Several sets go in together
+ *                    by checking them all before moving any, and ending them in reverse.
  *   plot_set_end     removes the stage, and on failure (rc != 0) the folders made; frees the
  *                    set; returns rc. Call it after a successful begin, whatever happened.
  * A signal at any other point removes the stage, its files and the folders made (ofile.h). */
 int plot_set_begin(plot_ctx *c, const char *dir, const char *data_ext, char *gnuplot);
 int plot_set_add(plot_ctx *c, const char *fig);
 int plot_set_install(plot_ctx *c);
+int plot_set_check(plot_ctx *c);
+int plot_set_move(plot_ctx *c);
 int plot_set_end(plot_ctx *c, int rc);
 
 /* plot_files.c */

@@ -156,6 +156,10 @@ PATH="$TMP/badbin:$PATH" "$TPSIM" validate scenarios/paper-additive.yaml --loo -
 check "scan, second fold fails: exit 2" test $? -eq 2
 check "scan, second fold fails: its message" grep -q "bad fold" "$TMP/err"
 check "scan, second fold fails: no folder, no first fold" test ! -e "$TMP/folds"
+PATH="$TMP/badbin:$PATH" "$TPSIM" validate scenarios/paper-additive.yaml --loo --plot "$TMP/both/figs" \
+    --scan "$TMP/folds/scan" >/dev/null 2>"$TMP/err"
+check "--plot with --scan, a scan figure fails: exit 2" test $? -eq 2
+check "--plot with --scan, a scan figure fails: no --plot figures either" test ! -e "$TMP/both"
 expect_ok "scan two folds" "$TPSIM" validate scenarios/paper-additive.yaml --loo --scan "$TMP/folds/scan" --quiet
 check "scan two folds: both figures" test -s "$TMP/folds/scan/objective-fold1.png" -a -s "$TMP/folds/scan/objective-fold2.svg"
 expect_fail2 "scan without parameters" "--scan: .*cuda-graphs.yaml has no free parameters" \
