@@ -256,7 +256,7 @@ typedef struct pcmd_fig {
 /* The figures of each context (plot.h), one set for all contexts: every configuration's
  * batches as a curve, the winner marked, and the winner's and runner-up's step split (the
  * closest row's when none meets). */
-static int pcmd_plot(const plan_view *v, const char *dir, tp_err *err)
+static int pcmd_plot(const plan_view *v, const char *dir, plot_stage **set, tp_err *err)
 {
     const plan_result *r = v->r;
     size_t n = r->n_rows ? r->n_rows : 1, nc = r->n_cfgs ? r->n_cfgs : 1;
@@ -326,7 +326,7 @@ static int pcmd_plot(const plan_view *v, const char *dir, tp_err *err)
             data[c].pick_tok = w->tok_s_gpu;
         }
     }
-    rc = plot_plan(data, v->sp->n_ctx, dir, err);
+    rc = plot_plan_stage(data, v->sp->n_ctx, dir, set, err);
 out:
     free(step);
     free(tok);
@@ -379,6 +379,19 @@ static int pcmd_write(pflags_opts *o, const char *path, const plan_result *r, co
     else
         plan_out_text(out, view);
     return 0;
+}
+
+/* plot_commit_with's `also`: -o FILE goes in with the figures (none without -o). */
+typedef struct pcmd_commit_arg {
+    const pflags_opts *o;
+    ofile *of;
+    tp_err *err;
+} pcmd_commit_arg;
+
+static int pcmd_commit_out(void *arg)
+{
+    pcmd_commit_arg *a = arg;
+    return a->o->out ? ofile_commit(a->of, a->err) : 0;
 }
 
 /* The search the flags ask for, over the n_scn (hardware, mode) scenarios. */
@@ -506,12 +519,14 @@ int tpsim_cmd_plan(int argc, char **argv)
     plan_view view = {&sp, &r, graphs, lo, hi, marks, note, o.top};
     if (!o.no_intervals && o.format != 1 && pcmd_intervals(ps, &view, scn_hw, lo, hi, &err))
         goto out;
-    /* the report first, then the figures, installed only once it reached stdout
-     * (plot.h), then -o FILE: a report that cannot be written leaves no figures, and a
-     * failed draw leaves no -o FILE (stdout, a stream, has its report by then) */
+    /* the report first, then the figures, drawn and checked, then -o FILE and the figures
+     * go in together (plot_commit_with): a report that cannot be written leaves no figures,
+     * and a failed draw leaves no -o FILE (stdout, a stream, has its report by then) */
     if (pcmd_write(&o, path, &r, &view, &of, &err)) goto out;
-    if (o.plot && pcmd_plot(&view, o.plot, &err)) goto out;
-    if (o.out && ofile_commit(&of, &err)) goto out;
+    plot_stage *figs = NULL;
+    int drawn = o.plot && pcmd_plot(&view, o.plot, &figs, &err) ? -1 : 0;
+    pcmd_commit_arg ca = {&o, &of, &err};
+    if (plot_commit_with(&figs, 1, drawn, pcmd_commit_out, &ca)) goto out;
     status = o.n_shards ? 0 : plan_out_status(&view);
     if (status == 1)
         fprintf(stderr, "tpsim: plan: at some context no configuration meets %g ms per token "

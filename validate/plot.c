@@ -114,10 +114,14 @@ out:
     return -1;
 }
 
-int plot_commit(plot_stage **sets, int n, int rc)
+int plot_commit_with(plot_stage **sets, int n, int rc, int (*also)(void *), void *arg)
 {
     for (int i = 0; i < n && !rc; i++)
         if (sets[i] && plot_set_check(sets[i])) rc = -1;
+    /* from here to the last end a signal waits: `also` and the moves happen together */
+    sigset_t before;
+    ofile_signals_hold(&before);
+    if (!rc && also && also(arg)) rc = -1;
     for (int i = 0; i < n && !rc; i++)
         if (sets[i] && plot_set_move(sets[i])) rc = -1;
     /* in reverse: each set's end gives back the signal mask its move found */
@@ -127,7 +131,13 @@ int plot_commit(plot_stage **sets, int n, int rc)
         free(sets[i]);
         sets[i] = NULL;
     }
+    ofile_signals_restore(&before);
     return rc;
+}
+
+int plot_commit(plot_stage **sets, int n, int rc)
+{
+    return plot_commit_with(sets, n, rc, NULL, NULL);
 }
 
 int plot_validation(const val_report *r, const char *dir, tp_err *err)

@@ -86,6 +86,12 @@ typedef struct plot_ctx plot_stage;
 int plot_validation_stage(const val_report *r, const char *dir, plot_stage **out, tp_err *err);
 int plot_scan_stage(const plot_scan_data *d, size_t n, const char *dir, plot_stage **out,
                     tp_err *err);
+int plot_plan_stage(const plot_plan_data *d, size_t n, const char *dir, plot_stage **out,
+                    tp_err *err);
 int plot_commit(plot_stage **sets, int n, int rc);
+/* The same, with also(arg) (another output's commit, e.g. plan's -o FILE) run after every
+ * set is checked and before any moves, a failure of it failing the commit; from also to the
+ * last move a signal waits, so the run ends with all of them in place or none. */
+int plot_commit_with(plot_stage **sets, int n, int rc, int (*also)(void *), void *arg);
 
 #endif

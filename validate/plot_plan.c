@@ -119,26 +119,38 @@ static int plot_plan_bars(plot_ctx *c, const plot_plan_data *d, const char *fig)
     return plot_close(c, f, name);
 }
 
-int plot_plan(const plot_plan_data *d, size_t n, const char *dir, tp_err *err)
+int plot_plan_stage(const plot_plan_data *d, size_t n, const char *dir, plot_stage **out,
+                    tp_err *err)
 {
+    *out = NULL;
     if (!dir) return tp_err_set(err, "plot: no output directory");
     char gnuplot[PLOT_PATH_MAX];
-    plot_ctx c;
-    memset(&c, 0, sizeof c);
-    c.err = err;
-    if (plot_set_begin(&c, dir, "dat", gnuplot)) return -1;
-    int rc = -1;
+    plot_ctx *c = calloc(1, sizeof *c);
+    if (!c) return tp_err_set(err, "out of memory");
+    c->err = err;
+    if (plot_set_begin(c, dir, "dat", gnuplot)) {
+        free(c);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         char pareto[PLOT_FIG_MAX], bars[PLOT_FIG_MAX];
         snprintf(pareto, sizeof pareto, "pareto-%s", d[i].name);
         snprintf(bars, sizeof bars, "breakdown-%s", d[i].name);
-        if (plot_set_add(&c, pareto) || plot_set_add(&c, bars) ||
-            plot_plan_pareto(&c, &d[i], pareto) || plot_plan_bars(&c, &d[i], bars) ||
-            plot_run_gnuplot(&c, gnuplot, pareto) || plot_run_gnuplot(&c, gnuplot, bars))
-            goto out;
+        if (plot_set_add(c, pareto) || plot_set_add(c, bars) ||
+            plot_plan_pareto(c, &d[i], pareto) || plot_plan_bars(c, &d[i], bars) ||
+            plot_run_gnuplot(c, gnuplot, pareto) || plot_run_gnuplot(c, gnuplot, bars)) {
+            plot_set_end(c, -1);
+            free(c);
+            return -1;
+        }
     }
-    if (plot_set_install(&c)) goto out;
-    rc = 0;
-out:
-    return plot_set_end(&c, rc);
+    *out = c;
+    return 0;
+}
+
+int plot_plan(const plot_plan_data *d, size_t n, const char *dir, tp_err *err)
+{
+    plot_stage *set;
+    if (plot_plan_stage(d, n, dir, &set, err)) return -1;
+    return plot_commit(&set, 1, 0);
 }
