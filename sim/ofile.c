@@ -356,6 +356,19 @@ int ofile_stdout_ok(tp_err *err)
                       e ? strerror(e) : "");
 }
 
+int ofile_flush(ofile *o, tp_err *err)
+{
+    if (!o->f) return tp_err_set(err, "%s: not open for writing", o->path);
+    errno = 0;
+    int bad = fflush(o->f) != 0 || ferror(o->f);
+    int e = errno;
+    if (!bad && !o->in_place && fsync(fileno(o->f)) != 0) bad = 1, e = errno;
+    if (bad)
+        return tp_err_set(err, "%s: cannot write%s%s", o->path, e ? ": " : "",
+                          e ? strerror(e) : "");
+    return 0;
+}
+
 int ofile_commit(ofile *o, tp_err *err)
 {
     if (!o->f) return tp_err_set(err, "%s: not open for writing", o->path);

@@ -42,6 +42,10 @@ typedef struct ofile {
 
 int ofile_open(ofile *o, const char *path, tp_err *err);
 int ofile_commit(ofile *o, tp_err *err);
+/* The bytes written so far pushed out (flushed; a file also fsynced), nothing published: for
+ * a caller that commits with signals held (plot_commit_with), so a slow reader or disk
+ * blocks before the hold, not inside it. 0, or -1 and one line (then ofile_abort). */
+int ofile_flush(ofile *o, tp_err *err);
 /* Safe on a zeroed ofile and after commit (does nothing then). */
 void ofile_abort(ofile *o);
 

@@ -111,6 +111,8 @@ static void test_new_file_umask(void **state)
     fputs("a,b\n", o.f);
     struct stat st;
     assert_int_equal(stat(p, &st), -1); /* not there until commit */
+    assert_int_equal(ofile_flush(&o, &e), 0);
+    assert_int_equal(stat(p, &st), -1); /* flushed, still not there */
     assert_int_equal(ofile_commit(&o, &e), 0);
     umask(old);
     assert_content(p, "a,b\n");
@@ -232,6 +234,12 @@ static void test_devices_in_place(void **state)
     assert_non_null(strstr(e.msg, "No space left"));
     assert_int_equal(stat("/dev/full", &after), 0);
     assert_true(S_ISCHR(after.st_mode));
+    /* ofile_flush pushes the bytes out without publishing: the failure comes there */
+    assert_int_equal(ofile_open(&o, "/dev/full", &e), 0);
+    fputs("lost\n", o.f);
+    assert_int_equal(ofile_flush(&o, &e), -1);
+    assert_non_null(strstr(e.msg, "/dev/full: cannot write: No space left"));
+    ofile_abort(&o);
 }
 
 static void test_refusals(void **state)

@@ -394,6 +394,23 @@ static int pcmd_commit_out(void *arg)
     return a->o->out ? ofile_commit(a->of, a->err) : 0;
 }
 
+/* Every output of the command: the report first, then the figures, drawn and checked, then
+ * -o FILE and the figures go in together (plot_commit_with). A report that cannot be written
+ * leaves no figures, and a failed draw leaves no -o FILE (stdout, a stream, has its report
+ * by then); of is aborted by the caller on failure. */
+static int pcmd_outputs(pflags_opts *o, const char *path, const plan_result *r,
+                        const plan_view *view, ofile *of, tp_err *err)
+{
+    if (pcmd_write(o, path, r, view, of, err)) return -1;
+    plot_stage *figs = NULL;
+    int drawn = o->plot && pcmd_plot(view, o->plot, &figs, err) ? -1 : 0;
+    /* -o's bytes out before the commit holds the signals: a FIFO's slow reader or a slow
+     * fsync must not hold off Ctrl-C */
+    if (!drawn && o->out && ofile_flush(of, err)) drawn = -1;
+    pcmd_commit_arg ca = {o, of, err};
+    return plot_commit_with(&figs, 1, drawn, pcmd_commit_out, &ca);
+}
+
 /* The search the flags ask for, over the n_scn (hardware, mode) scenarios. */
 static plan_spec pcmd_spec(const pflags_opts *o, const scenario *scn, int n_scn)
 {
@@ -519,14 +536,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     plan_view view = {&sp, &r, graphs, lo, hi, marks, note, o.top};
     if (!o.no_intervals && o.format != 1 && pcmd_intervals(ps, &view, scn_hw, lo, hi, &err))
         goto out;
-    /* the report first, then the figures, drawn and checked, then -o FILE and the figures
-     * go in together (plot_commit_with): a report that cannot be written leaves no figures,
-     * and a failed draw leaves no -o FILE (stdout, a stream, has its report by then) */
-    if (pcmd_write(&o, path, &r, &view, &of, &err)) goto out;
-    plot_stage *figs = NULL;
-    int drawn = o.plot && pcmd_plot(&view, o.plot, &figs, &err) ? -1 : 0;
-    pcmd_commit_arg ca = {&o, &of, &err};
-    if (plot_commit_with(&figs, 1, drawn, pcmd_commit_out, &ca)) goto out;
+    if (pcmd_outputs(&o, path, &r, &view, &of, &err)) goto out;
     status = o.n_shards ? 0 : plan_out_status(&view);
     if (status == 1)
         fprintf(stderr, "tpsim: plan: at some context no configuration meets %g ms per token "

@@ -11,6 +11,7 @@
 #include "jw.h"
 #include "locate.h"
 #include "memo.h"
+#include "ofile.h"
 #include "plot.h"
 #include "report_json.h"
 #include "validate.h"
@@ -516,7 +517,9 @@ static int vcmd_run(vcmd_opts *o, const scn_opts *so, const grid *g, val_report 
         /* the figures and the scan go in together, or neither does */
         plot_stage *sets[2] = {NULL, NULL};
         int drawn = 0;
-        if (o->plot_dir && plot_validation_stage(rep, o->plot_dir, &sets[0], err)) drawn = -1;
+        /* a report that did not reach stdout installs nothing: no figure is drawn for it */
+        if ((o->plot_dir || o->scan_dir) && ofile_stdout_ok(err)) drawn = -1;
+        else if (o->plot_dir && plot_validation_stage(rep, o->plot_dir, &sets[0], err)) drawn = -1;
         else if (o->scan_dir && vcmd_write_scan(path, so, rep, o->scan_dir, &sets[1], err))
             drawn = -1;
         if (plot_commit(sets, 2, drawn)) {

@@ -91,7 +91,10 @@ int plot_plan_stage(const plot_plan_data *d, size_t n, const char *dir, plot_sta
 int plot_commit(plot_stage **sets, int n, int rc);
 /* The same, with also(arg) (another output's commit, e.g. plan's -o FILE) run after every
  * set is checked and before any moves, a failure of it failing the commit; from also to the
- * last move a signal waits, so the run ends with all of them in place or none. */
+ * last move a signal waits, so a signal ends the run with all of them in place or none. (A
+ * rename that fails part way, EIO or a full directory, can still leave part: all or none is
+ * a promise about signals and every check made before the first move.) also should not
+ * block: flush a stream first (ofile_flush). */
 int plot_commit_with(plot_stage **sets, int n, int rc, int (*also)(void *), void *arg);
 
 #endif

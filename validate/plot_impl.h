@@ -46,7 +46,7 @@ typedef struct plot_ctx {
     int made_len[PLOT_MAX_MADE]; /* folders made here: strlen of each level's prefix of dir */
     int made_slot[PLOT_MAX_MADE];
     int n_made;
-    sigset_t held_from;         /* the mask before plot_set_install held the signals */
+    sigset_t held_from;         /* the mask before plot_set_move held the signals */
     int held;
     char what[256];     /* "SCENARIO vs GRID (N cells)" */
     char grid_name[128];
