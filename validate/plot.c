@@ -79,14 +79,9 @@ int plot_validation_stage(const val_report *r, const char *dir, plot_stage **out
         return tp_err_set(err, "plot: nothing to plot (an empty validation report)");
     if (!dir) return tp_err_set(err, "plot: no output directory");
     char gnuplot[PLOT_PATH_MAX];
-    plot_ctx *c = calloc(1, sizeof *c);
-    if (!c) return tp_err_set(err, "out of memory");
+    plot_ctx *c = plot_stage_open(dir, "dat", gnuplot, err);
+    if (!c) return -1;
     c->r = r;
-    c->err = err;
-    if (plot_set_begin(c, dir, "dat", gnuplot)) {
-        free(c);
-        return -1;
-    }
     plot_grid_name(r->g->path, c->grid_name, sizeof c->grid_name);
     snprintf(c->what, sizeof c->what, "%s vs %s (%zu cells)",
              r->scn.name[0] ? r->scn.name : "scenario", c->grid_name, r->n_cells);
@@ -97,21 +92,14 @@ int plot_validation_stage(const val_report *r, const char *dir, plot_stage **out
     for (size_t i = 1; i < r->n_cells; i++)
         if (r->cells[i].g->ctx != r->cells[0].g->ctx) c->multi_ctx = 1;
 
-    int rc = -1;
     for (int i = 0; i < PLOT_N_FIGURES; i++)
-        if (plot_set_add(c, plot_figures[i])) goto out;
-    if (plot_measured_vs_predicted(c) || plot_step_vs_tp(c) || plot_breakdown(c)) goto out;
+        if (plot_set_add(c, plot_figures[i])) return plot_stage_fail(c);
+    if (plot_measured_vs_predicted(c) || plot_step_vs_tp(c) || plot_breakdown(c))
+        return plot_stage_fail(c);
     for (int i = 0; i < PLOT_N_FIGURES; i++)
-        if (plot_run_gnuplot(c, gnuplot, plot_figures[i])) goto out;
-    rc = 0;
-out:
-    if (!rc) {
-        *out = c;
-        return 0;
-    }
-    plot_set_end(c, rc);
-    free(c);
-    return -1;
+        if (plot_run_gnuplot(c, gnuplot, plot_figures[i])) return plot_stage_fail(c);
+    *out = c;
+    return 0;
 }
 
 int plot_commit_with(plot_stage **sets, int n, int rc, int (*also)(void *), void *arg)
@@ -259,20 +247,12 @@ int plot_scan_stage(const plot_scan_data *d, size_t n, const char *dir, plot_sta
 {
     *out = NULL;
     char gnuplot[PLOT_PATH_MAX];
-    plot_ctx *c = calloc(1, sizeof *c);
-    if (!c) return tp_err_set(err, "out of memory");
-    c->err = err;
-    if (plot_set_begin(c, dir, "csv", gnuplot)) {
-        free(c);
-        return -1;
-    }
+    plot_ctx *c = plot_stage_open(dir, "csv", gnuplot, err);
+    if (!c) return -1;
     for (size_t i = 0; i < n; i++)
         if (plot_set_add(c, d[i].name) || plot_scan_files(c, &d[i]) ||
-            plot_run_gnuplot(c, gnuplot, d[i].name)) {
-            plot_set_end(c, -1);
-            free(c);
-            return -1;
-        }
+            plot_run_gnuplot(c, gnuplot, d[i].name))
+            return plot_stage_fail(c);
     *out = c;
     return 0;
 }

@@ -204,6 +204,28 @@ int plot_set_begin(plot_ctx *c, const char *dir, const char *data_ext, char *gnu
     return 0;
 }
 
+plot_ctx *plot_stage_open(const char *dir, const char *data_ext, char *gnuplot, tp_err *err)
+{
+    plot_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        tp_err_set(err, "out of memory");
+        return NULL;
+    }
+    c->err = err;
+    if (plot_set_begin(c, dir, data_ext, gnuplot)) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+int plot_stage_fail(plot_ctx *c)
+{
+    plot_set_end(c, -1);
+    free(c);
+    return -1;
+}
+
 int plot_set_add(plot_ctx *c, const char *fig)
 {
     if (strlen(fig) >= PLOT_FIG_MAX)

@@ -77,6 +77,10 @@ int plot_set_install(plot_ctx *c);
 int plot_set_check(plot_ctx *c);
 int plot_set_move(plot_ctx *c);
 int plot_set_end(plot_ctx *c, int rc);
+/* A set on the heap for the staged API (plot.h): calloc and plot_set_begin, NULL and one
+ * line on failure; plot_stage_fail ends (rc -1) and frees it, returning -1. */
+plot_ctx *plot_stage_open(const char *dir, const char *data_ext, char *gnuplot, tp_err *err);
+int plot_stage_fail(plot_ctx *c);
 
 /* plot_files.c */
 void plot_cell_label(const plot_ctx *c, const grid_cell *g, char *out, size_t n);

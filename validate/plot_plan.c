@@ -125,24 +125,16 @@ int plot_plan_stage(const plot_plan_data *d, size_t n, const char *dir, plot_sta
     *out = NULL;
     if (!dir) return tp_err_set(err, "plot: no output directory");
     char gnuplot[PLOT_PATH_MAX];
-    plot_ctx *c = calloc(1, sizeof *c);
-    if (!c) return tp_err_set(err, "out of memory");
-    c->err = err;
-    if (plot_set_begin(c, dir, "dat", gnuplot)) {
-        free(c);
-        return -1;
-    }
+    plot_ctx *c = plot_stage_open(dir, "dat", gnuplot, err);
+    if (!c) return -1;
     for (size_t i = 0; i < n; i++) {
         char pareto[PLOT_FIG_MAX], bars[PLOT_FIG_MAX];
         snprintf(pareto, sizeof pareto, "pareto-%s", d[i].name);
         snprintf(bars, sizeof bars, "breakdown-%s", d[i].name);
         if (plot_set_add(c, pareto) || plot_set_add(c, bars) ||
             plot_plan_pareto(c, &d[i], pareto) || plot_plan_bars(c, &d[i], bars) ||
-            plot_run_gnuplot(c, gnuplot, pareto) || plot_run_gnuplot(c, gnuplot, bars)) {
-            plot_set_end(c, -1);
-            free(c);
-            return -1;
-        }
+            plot_run_gnuplot(c, gnuplot, pareto) || plot_run_gnuplot(c, gnuplot, bars))
+            return plot_stage_fail(c);
     }
     *out = c;
     return 0;
