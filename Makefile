@@ -32,20 +32,28 @@ CFLAGS  += $(CSTD) $(WARN) -MMD -MP
 LDLIBS  := -lyaml -ljansson -lz -lsqlite3 -lm -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-# The tpsim binary is three parts, one folder each: sim/ (engine, its inputs, run and sweep),
-# validate/ (grids, fitter, validation core, plots, the validate command) and calibrate/
-# (fit-allreduce; the GPU tools there are built by calibrate/calibrate.mk, not into tpsim).
+# The tpsim binary is five folders, one layer each, bottom to top (docs/DESIGN.md):
+#   base/       the ground every job uses: errors, files and atomic outputs, YAML, JSON, CSV,
+#               the flag parser, number parsing, the parallel map, where shared files live
+#   sim/        the step model: its inputs (scenario, model, hardware, calibrations) and engine
+#   calibrate/  measurements into sim/'s inputs (fits, trace readers; the GPU tools there are
+#   validate/   built by calibrate/calibrate.mk, not into tpsim) | judging: grids, fitter,
+#               validation core, intervals, figures (the two are siblings: neither includes
+#               the other)
+#   cmd/        the commands, their flags and reports, the command table and main()
+# Each folder compiles with the include paths of its own layer and those below it, so an
+# upward #include does not build (tests/cli/layers.sh says which line); tests and fuzzers see
+# every layer.
 CAL_GPU_SRC := calibrate/cal_common.c calibrate/nccl_sweep.c calibrate/probe.c calibrate/probe_gemv.c
-SIM_SRC  := $(sort $(wildcard sim/*.c validate/*.c) $(filter-out $(CAL_GPU_SRC),$(wildcard calibrate/*.c)))
-LIB_SRC  := $(filter-out validate/main.c,$(SIM_SRC))
-# Layers, bottom to top (docs/DESIGN.md): sim/ (engine, inputs, run/sweep/merge) <- calibrate/
-# (measurements into inputs) <- validate/ (judging, plan, the dispatcher main.c). Each folder
-# compiles with the include paths of its own layer and those below it, so an upward #include
-# does not build (tests/cli/layers.sh says which line); tests and fuzzers see every layer.
-INC_sim       := -Isim
-INC_calibrate := -Isim -Icalibrate
-INC_validate  := -Isim -Icalibrate -Ivalidate
-INC           := $(INC_validate)
+LAYERS   := base sim calibrate validate cmd
+SIM_SRC  := $(sort $(filter-out $(CAL_GPU_SRC),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c))))
+LIB_SRC  := $(filter-out cmd/main.c,$(SIM_SRC))
+INC_base      := -Ibase
+INC_sim       := -Ibase -Isim
+INC_calibrate := -Ibase -Isim -Icalibrate
+INC_validate  := -Ibase -Isim -Ivalidate
+INC_cmd       := -Ibase -Isim -Icalibrate -Ivalidate -Icmd
+INC           := $(INC_cmd)
 layer_inc = $(or $(INC_$(firstword $(subst /, ,$(1)))),$(INC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TESTS    := $(patsubst tests/%.c,%,$(TEST_SRC))
@@ -56,10 +64,10 @@ SOBJ     := $(patsubst %.c,$(BUILD)/asan/%.o,$(SIM_SRC))
 SLIB_OBJ := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRC))
 
 # Where a build finds models/, scenarios/ and validate/ when a scenario or the command line
-# names a file by name (sim/locate.h): this source tree; `make install` builds its own tpsim
+# names a file by name (base/locate.h): this source tree; `make install` builds its own tpsim
 # with $(PREFIX)/share/tpsim instead.
 SHARE_SRC := $(CURDIR)
-$(BUILD)/obj/sim/locate.o $(BUILD)/asan/sim/locate.o: CFLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
+$(BUILD)/obj/base/locate.o $(BUILD)/asan/base/locate.o: CFLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
 
 DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev
 
@@ -192,7 +200,7 @@ CSAN_CLI := trace_import trace_hostile trace_calib trace_roundtrip models fit_al
 csan-deps:
 	$(call deb_install,$(CSAN_PKGS))
 
-$(BUILD)/csan/sim/locate.o: CSAN += -DTPSIM_SHARE='"$(SHARE_SRC)"'
+$(BUILD)/csan/base/locate.o: CSAN += -DTPSIM_SHARE='"$(SHARE_SRC)"'
 $(BUILD)/csan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CSAN_CC) -O1 -g $(CSTD) $(WARN) -MMD -MP $(CSAN) $(INC) -c $< -o $@
@@ -311,7 +319,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FOBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC))
 
-$(BUILD)/fuzz/obj/sim/locate.o: FUZZ_FLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
+$(BUILD)/fuzz/obj/base/locate.o: FUZZ_FLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CSTD) $(WARN) -MMD -MP $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(call layer_inc,$<) -c $< -o $@
@@ -339,7 +347,7 @@ fuzz: fuzz-deps
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: tpsim (and the GPU tools when `make
 # calibrate` built them) in bin/; models/, scenarios/ and the validate/ grids in share/tpsim/;
 # the manual page in share/man/man1/. The installed tpsim is linked with $(PREFIX)/share/tpsim
-# as its share folder (sim/locate.h), so scenarios and models are found by name from anywhere.
+# as its share folder (base/locate.h), so scenarios and models are found by name from anywhere.
 # make uninstall removes exactly those files and share/tpsim, then the folders that install
 # created (listed in share/tpsim/.made-dirs) where they are left empty.
 PREFIX    ?= /usr/local
@@ -348,9 +356,9 @@ INST_SHARE := $(PREFIX)/share/tpsim
 INST_MAN  := $(PREFIX)/share/man/man1
 GPU_TOOLS := tpsim-nccl-sweep tpsim-probe
 
-install: $(filter-out $(BUILD)/obj/sim/locate.o,$(OBJ))
+install: $(filter-out $(BUILD)/obj/base/locate.o,$(OBJ))
 	@mkdir -p $(BUILD)/install
-	$(CC) $(CFLAGS) $(INC_sim) -DTPSIM_SHARE='"$(INST_SHARE)"' -c sim/locate.c -o $(BUILD)/install/locate.o
+	$(CC) $(CFLAGS) $(INC_base) -DTPSIM_SHARE='"$(INST_SHARE)"' -c base/locate.c -o $(BUILD)/install/locate.o
 	$(CC) $(CFLAGS) $^ $(BUILD)/install/locate.o -o $(BUILD)/install/tpsim $(LDLIBS)
 	@# folders this install creates are listed, so uninstall removes those and never a
 	@# standard folder (an empty /usr/local/bin) that was there before

@@ -5,8 +5,8 @@
  * the tool and the cause, exit status 2, no output file written. Waits on the GPU are always
  * polled against a deadline (cal_wait_event, cal_wait_stream), never blocking, so a wedged GPU
  * or a peer that never joins turns into an error instead of a hang. Output is collected in
- * memory and written at the end, whole, through tpsim's output module (sim/ofile.h).
- * Flags go through tpsim's flag layer (sim/cli.h). No globals other than the tool name used in
+ * memory and written at the end, whole, through tpsim's output module (base/ofile.h).
+ * Flags go through tpsim's flag layer (base/cli.h). No globals other than the tool name used in
  * messages (set once by cal_set_tool).
  */
 #ifndef TPSIM_CAL_COMMON_H

@@ -65,35 +65,35 @@ endif
 $(CAL_OBJ):
 	mkdir -p $@
 
-$(CAL_OBJ)/cal_common.o: calibrate/cal_common.c calibrate/cal_common.h sim/cli.h sim/num.h sim/ofile.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
+$(CAL_OBJ)/cal_common.o: calibrate/cal_common.c calibrate/cal_common.h base/cli.h base/num.h base/ofile.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -Ibase -c $< -o $@
 
-# the flag layer and value parsers are tpsim's own (sim/cli.c): the tools take flags and
+# the flag layer and value parsers are tpsim's own (base/cli.c): the tools take flags and
 # refuse bad sizes the same way
-$(CAL_OBJ)/cli.o: sim/cli.c sim/cli.h sim/err.h sim/num.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Isim -c $< -o $@
+$(CAL_OBJ)/cli.o: base/cli.c base/cli.h base/err.h base/num.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Ibase -c $< -o $@
 
-$(CAL_OBJ)/err.o: sim/err.c sim/err.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
+$(CAL_OBJ)/err.o: base/err.c base/err.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -Ibase -c $< -o $@
 
-$(CAL_OBJ)/num.o: sim/num.c sim/num.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
+$(CAL_OBJ)/num.o: base/num.c base/num.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -Ibase -c $< -o $@
 
 # outputs are written by tpsim's own module (and it checks them against the inputs read)
-$(CAL_OBJ)/ofile.o: sim/ofile.c sim/ofile.h sim/rfile.h sim/err.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Isim -c $< -o $@
+$(CAL_OBJ)/ofile.o: base/ofile.c base/ofile.h base/rfile.h base/err.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Ibase -c $< -o $@
 
-$(CAL_OBJ)/rfile.o: sim/rfile.c sim/rfile.h sim/err.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Isim -c $< -o $@
+$(CAL_OBJ)/rfile.o: base/rfile.c base/rfile.h base/err.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Ibase -c $< -o $@
 
-$(CAL_OBJ)/nccl_sweep.o: calibrate/nccl_sweep.c calibrate/cal_common.h sim/cli.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
+$(CAL_OBJ)/nccl_sweep.o: calibrate/nccl_sweep.c calibrate/cal_common.h base/cli.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -Ibase -c $< -o $@
 
-$(CAL_OBJ)/probe.o: calibrate/probe.c calibrate/cal_common.h calibrate/probe_kernels.h calibrate/probe_gemv.h sim/cli.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
+$(CAL_OBJ)/probe.o: calibrate/probe.c calibrate/cal_common.h calibrate/probe_kernels.h calibrate/probe_gemv.h base/cli.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -Ibase -c $< -o $@
 
-$(CAL_OBJ)/probe_gemv.o: calibrate/probe_gemv.c calibrate/probe_gemv.h calibrate/cal_common.h sim/cli.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -Isim -c $< -o $@
+$(CAL_OBJ)/probe_gemv.o: calibrate/probe_gemv.c calibrate/probe_gemv.h calibrate/cal_common.h base/cli.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -Ibase -c $< -o $@
 
 $(CAL_OBJ)/probe_kernels.o: calibrate/probe_kernels.cu calibrate/probe_kernels.h | $(CAL_OBJ)
 	$(CAL_NVCC) $(CAL_NVCCFLAGS) -c $< -o $@

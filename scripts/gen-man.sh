@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gen-man.sh TPSIM < docs/tpsim.1 > NEW: the man page's COMMAND USAGE section regenerated from
 # the commands' --help, whose flag list cli_help prints from the same flag table the parser
-# reads (sim/cli.h), so the manual, --help and the flags accepted cannot differ: every command
+# reads (base/cli.h), so the manual, --help and the flags accepted cannot differ: every command
 # in the dispatch table (`tpsim help --list`; a new one is picked up with no change here) gets
 # `tpsim help COMMAND` between the two marker lines: its usage lines as they are, each line of
 # the flag list (cli_help's fixed layout: "  -o, --name ARG" from column 3, the help from

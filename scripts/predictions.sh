@@ -31,7 +31,7 @@ trap 'rm -rf "$stage"' EXIT
 kref=$(sed -n 's/^kernels: *\([^ #]*\).*/\1/p' "$scn")
 [ -n "$kref" ] || { echo "predictions.sh: $scn names no kernels: calibration" >&2; exit 2; }
 case $kref in /*) kfile=$kref ;; *) kfile=$(dirname "$scn")/$kref ;; esac
-# a copied scenario still names the bundled file, as tpsim resolves it (sim/locate.h)
+# a copied scenario still names the bundled file, as tpsim resolves it (base/locate.h)
 [ -f "$kfile" ] || kfile=$(echo "$kref" | sed 's#^\(\.\./\)*##')
 # the kernel files: h100-{lo,hi}, h200-{mid,lo,hi} (h100-mid is the scenario's own)
 python3 - "$kfile" models/hw/h100-sxm.yaml models/hw/h200.yaml "$stage" <<'PY'

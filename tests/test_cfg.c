@@ -1,4 +1,4 @@
-/* test_cfg.c: the strict YAML loader, --set overrides and typed getters (sim/cfg.h).
+/* test_cfg.c: the strict YAML loader, --set overrides and typed getters (base/cfg.h).
  * Every refusal must be one line, "file:line:col: ...", at the right place, saying what is
  * wrong and what is expected. */
 #include <stdarg.h>

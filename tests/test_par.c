@@ -1,4 +1,4 @@
-/* test_par.c: the thread pool (sim/par.h): every index runs once, a failure reports the lowest
+/* test_par.c: the thread pool (base/par.h): every index runs once, a failure reports the lowest
  * failing index as a serial run would, and a team started once serves many batches with the
  * same results as par_map. Expected values are the indices themselves (i * i, by hand). */
 #include <setjmp.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # engine_fields.sh: a field of engine_config that a back end neither honours nor refuses is a
 # build error (engine.h ENGINE_CONFIG_FIELDS, engine_rules.h ENGINE_BACKEND_FIELDS). Each case
-# edits a copy of sim/ and compiles the two back ends, engine.c and maxplus.c, with the
+# edits a copy of sim/ (and base/'s headers) and compiles the two back ends, engine.c and maxplus.c, with the
 # Makefile's warnings; the copy as it is must build, so the failures below are the check's.
 . "$(dirname "$0")/lib.sh"
 
@@ -12,8 +12,8 @@ builds() { ${CC:-cc} $FLAGS "$TMP/$1/$2" 2>"$TMP/$1.$2.err"; }
 fails_naming() { ! builds "$1" "$2" && grep -q "engine_field_listed_$3" "$TMP/$1.$2.err"; }
 # fails_mentioning COPY FILE WORD: FILE does not build, and an error names WORD
 fails_mentioning() { ! builds "$1" "$2" && grep -q "error.*$3" "$TMP/$1.$2.err"; }
-# copy COPY: a fresh copy of sim/'s headers and the two back ends
-copy() { mkdir -p "$TMP/$1" && cp sim/*.h sim/engine.c sim/maxplus.c "$TMP/$1/"; }
+# copy COPY: a fresh copy of base/'s and sim/'s headers and the two back ends
+copy() { mkdir -p "$TMP/$1" && cp base/*.h sim/*.h sim/engine.c sim/maxplus.c "$TMP/$1/"; }
 # edit COPY FILE SED: applies SED to the copy's FILE; fails unless the file changed
 edit() {
     cp "$TMP/$1/$2" "$TMP/$1/$2.orig" && sed -i "$3" "$TMP/$1/$2" &&

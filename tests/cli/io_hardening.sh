@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # io_hardening.sh: the I/O rules every command keeps: numbers are plain decimals everywhere
-# (one parser, sim/num.c); outputs are replaced atomically, devices and FIFOs written in
+# (one parser, base/num.c); outputs are replaced atomically, devices and FIFOs written in
 # place, symlinks written through, inputs never overwritten, the umask honoured, temp files
 # removed on signals; inputs are read with a size cap and a time bound; a failed stdout
 # write is an error; messages show long values shortened with a marker and escape control

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # style.sh: no C line over 100 columns, and no function body over 80 lines without a reason
-# (CONTRIBUTING.md, Style). In every C
-# source and header under sim/, calibrate/, validate/ and tests/, a function whose body runs
-# over 80 lines must carry a comment containing "long because" in the comment block directly
-# above its signature. It also checks that a planted long function is caught, and that the
+# (CONTRIBUTING.md, Style). In every C source and header under base/, sim/, calibrate/,
+# validate/, cmd/ and tests/, a function whose body runs over 80 lines must carry a comment
+# containing "long because" in the comment block directly above its signature. It also checks that a planted long function is caught, and that the
 # marker and short functions pass.
 . "$(dirname "$0")/lib.sh"
 
@@ -47,7 +46,7 @@ long_lines() {
     awk 'length > 100 { printf "%s:%d: %d columns\n", FILENAME, FNR, length }' "$@"
 }
 
-files=$(find sim calibrate validate tests -name '*.[ch]' -o -name '*.cu' | sort)
+files=$(find base sim calibrate validate cmd tests -name '*.[ch]' -o -name '*.cu' | sort)
 wide=$(long_lines $files)
 check "no C line over 100 columns (scripts/wrap-long-lines.sh wraps them)${wide:+:
 $wide}" test -z "$wide"

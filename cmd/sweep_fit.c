@@ -1,6 +1,5 @@
-/* sweep_fit.c: `tpsim sweep`'s entry point: sim/'s sweep (cmd_sweep.c) with the validation
- * core as its --fit fitter. The fitter lives here, above sim/, and reaches the sweep as a
- * function pointer (cmd.h), so sim/ never includes validate/; the kill-switch is the
+/* sweep_fit.c: `tpsim sweep --fit`'s fitter (cmd.h): the validation core fits the scenario's
+ * declared parameters and the sweep runs with them as overrides; the kill-switch is the
  * validation default (val_default_options), not a number of the sweep's own. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +10,8 @@
 
 /* Append the fitted values as overrides, so every sweep cell uses them; `shown` collects
  * them for stderr once the sweep has succeeded. */
-static int val_sweep_fit(const char *path, scn_opts *so, const char *grid_path,
-                         char (*store)[192], char *shown, size_t shown_cap, tp_err *err)
+int cmd_sweep_fit(const char *path, scn_opts *so, const char *grid_path, char (*store)[192],
+                  char *shown, size_t shown_cap, tp_err *err)
 {
     grid g;
     if (grid_load(grid_path, &g, err)) return -1;
@@ -43,9 +42,4 @@ static int val_sweep_fit(const char *path, scn_opts *so, const char *grid_path,
     free(rep);
     grid_free(&g);
     return rc;
-}
-
-int tpsim_cmd_sweep(int argc, char **argv)
-{
-    return tpsim_cmd_sweep_with(argc, argv, val_sweep_fit);
 }

@@ -51,14 +51,12 @@ int tpsim_cmd_fit_allreduce(int argc, char **argv);
 int tpsim_cmd_fit_kernels(int argc, char **argv);
 int tpsim_cmd_validate(int argc, char **argv);
 int tpsim_cmd_sweep(int argc, char **argv);
-/* sweep --fit's fitter, given by the layer that owns fitting (validate/sweep_fit.c defines
- * tpsim_cmd_sweep as tpsim_cmd_sweep_with(.., its fitter)): fits the scenario at `path` with
- * so's flags on the grid at grid_path and appends each fitted KEY=VALUE to so->sets, the
+/* sweep --fit's fitter (sweep_fit.c, on the validation core): fits the scenario at `path`
+ * with so's flags on the grid at grid_path and appends each fitted KEY=VALUE to so->sets, the
  * strings kept in store (SCN_MAX_FIT * SCN_MAX_FIT_KEYS of them); `shown` gets one
- * "sweep: fitted KEY=VALUE" line each. NULL: --fit is refused. */
-typedef int (*cmd_sweep_fitter)(const char *path, scn_opts *so, const char *grid_path,
-                                char (*store)[192], char *shown, size_t shown_cap, tp_err *err);
-int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit);
+ * "sweep: fitted KEY=VALUE" line each. 0, or -1 with err set. */
+int cmd_sweep_fit(const char *path, scn_opts *so, const char *grid_path, char (*store)[192],
+                  char *shown, size_t shown_cap, tp_err *err);
 int tpsim_cmd_trace(int argc, char **argv);
 int tpsim_cmd_allreduce(int argc, char **argv);
 int tpsim_cmd_merge(int argc, char **argv);

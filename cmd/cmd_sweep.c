@@ -224,7 +224,7 @@ static int sweep_output(sweep_opts *o, const char *path, const scenario *s, cons
     return 0;
 }
 
-int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit)
+int tpsim_cmd_sweep(int argc, char **argv)
 {
     tp_err err = {{0}};
     sweep_opts o;
@@ -265,11 +265,8 @@ int tpsim_cmd_sweep_with(int argc, char **argv, cmd_sweep_fitter fit)
     if (scenario_check_flag_calibs(s, o.tps, (int)o.n_tp, &err)) goto out;
     so.jobs = o.jobs; /* the fit's simulations run on the same threads, quietly */
     so.quiet = 1;
-    if (o.fit_grid && !fit) {
-        tp_err_set(&err, "sweep: --fit: this build has no fitter (validate/)");
+    if (o.fit_grid && cmd_sweep_fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err))
         goto out;
-    }
-    if (o.fit_grid && fit(path, &so, o.fit_grid, fitted, shown, sizeof shown, &err)) goto out;
     for (int m = 0; m < o.n_modes; m++) { /* the mode applies after the --set flags */
         snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s",
                  o.modes[m] ? "graphs" : "eager");
