@@ -23,8 +23,8 @@
 
 static const char ar_usage[] = "usage: tpsim allreduce --tp K [flags]\n";
 static const char ar_help_text[] =
-    "Predict one all-reduce of each size over K ranks with a collective model (M: nccl-fit,\n"
-    "nccl-tuner, vllm-custom, auto; default auto) from an all-reduce calibration (default\n"
+    "Predict one all-reduce of each size over K ranks with a collective model (M, below;\n"
+    "default auto) from an all-reduce calibration (default\n"
     "models/allreduce/h100-sxm-tpK.yaml). A..B steps by x2; sizes are bytes or K/M/G (powers\n"
     "of 1024). --log compares with the times of an nccl-tests all_reduce_perf log (its sizes\n"
     "when --sizes is not given).\n";
@@ -80,7 +80,7 @@ static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
         {"help", 'h', 0, NULL, "this help"},
         {"tp", 0, 1, "K", "ranks of the all-reduce (required)"},
         {"sizes", 0, 1, "A..B|A,B,...", "message sizes: A..B doubles, or a list (bytes or K/M/G)"},
-        {"model", 0, 1, "M", "nccl-fit, nccl-tuner, vllm-custom or auto (default auto)"},
+        {"model", 0, 1, "M", COLL_MODEL_CHOICES " (default auto)"},
         {"calib", 0, 1, "FILE", "the all-reduce calibration\n"
                                 "(default models/allreduce/h100-sxm-tpK.yaml)"},
         {"mode", 0, 1, "eager|graphs", "execution mode (default eager)"},
@@ -100,7 +100,12 @@ static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
         case CLI_OPERAND:
             return tp_err_set(
                 err, "allreduce: unexpected argument '%s' (see tpsim allreduce --help)", v);
-        case F_HELP: cli_help(stdout, ar_usage, flags, ar_help_text); return 1;
+        case F_HELP:
+            cli_help(stdout, ar_usage, flags, ar_help_text);
+            printf("  Collective models (M):\n");
+            for (int m = 0; m < COLL_N; m++)
+                printf("    %-12s %s\n", coll_models[m].name, coll_models[m].help);
+            return 1;
         case F_TP:
             if (cli_long(ca.shown, v, 2, 1024, &a->tp, err)) return -1;
             break;
@@ -216,8 +221,7 @@ int tpsim_cmd_allreduce(int argc, char **argv)
     for (int i = 0; coll_model_names[i]; i++)
         if (!strcmp(a.model, coll_model_names[i])) model = i;
     if (model < 0) {
-        tp_err_set(&err, "--model: '%s', expected nccl-fit, nccl-tuner, vllm-custom or auto",
-                   a.model);
+        tp_err_set(&err, "--model: '%s', expected " COLL_MODEL_CHOICES, a.model);
         return cmd_fail(&err);
     }
     /* the bundled calibration by name, so it is found from any folder (locate.h) */

@@ -295,7 +295,7 @@ static void run_text_allreduce(const scenario *s, const run_summary *r, const ar
            has_proto ? "/" : "", has_proto ? cc->proto : "",
            cc->copy_in ? "eager copy-in launched as its own op" : "no copy-in op");
     double msg = (double)r->req.batch * (double)s->model.hidden * (double)s->model.dtype_bytes;
-    if (!strcmp(cc->model, "nccl-fit") && cal->min_bytes > 0 &&
+    if (cc->priced_by == COLL_NCCL_FIT && cal->min_bytes > 0 &&
         (msg < cal->min_bytes || (cal->max_bytes > 0 && msg > cal->max_bytes)))
         printf("           (%.0f bytes is outside the fit's range %.0f..%.0f: extrapolated)\n",
                msg, cal->min_bytes, cal->max_bytes);

@@ -1,11 +1,11 @@
-/* main.c: the tpsim command line: dispatch to a subcommand. It lives in validate/, the top
- * layer (docs/DESIGN.md), since it is the one file that links every command; it includes only
- * cmd.h, whose entry points each layer defines. */
+/* main.c: the tpsim command line: dispatch to a subcommand through the command table below.
+ * It lives in cmd/, the top layer (docs/DESIGN.md), with every command's entry point (cmd.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "coll.h"
 
 #define TPSIM_VERSION "0.1.0"
 
@@ -25,8 +25,8 @@ static const char usage[] =
     "                            (all_reduce_perf stdout or tpsim-nccl-sweep CSV)\n"
     "  trace import|compare ...  read profiler traces (Kineto JSON, Nsight SQLite): steps,\n"
     "                            launch costs, a calibration; compare with tpsim's --trace\n"
-    "  allreduce --tp K [...]    one all-reduce by size under a collective model (nccl-fit,\n"
-    "                            nccl-tuner, vllm-custom, auto), against a log with --log\n"
+    "  allreduce --tp K [...]    one all-reduce by size under a collective model\n"
+    "                            (" COLL_MODEL_CHOICES "), against a log with --log\n"
     "  help COMMAND [SUB]        that command's help (same as tpsim COMMAND [SUB] --help)\n"
     "  --help, --version\n"
     "\n"

@@ -3,6 +3,7 @@
 #include "coll.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nccltune.h"
@@ -52,33 +53,56 @@ static nt_inputs coll_tuner_inputs(const arcal *c)
                        c->tuner.bw_per_channel_gbps, c->tuner.nvls_busbw_gbps, c->tuner.algos};
 }
 
-int coll_check(const coll_setup *s, tp_err *err)
+/* Each model's check: what its calibration must carry. */
+static int coll_check_none(const coll_setup *s, tp_err *err) { return 0; }
+
+static int coll_check_tuner(const coll_setup *s, tp_err *err)
+{
+    if (s->cal->tuner.valid) return 0;
+    return tp_err_set(err,
+                      "%s: collective.allreduce is nccl-tuner but the calibration has no "
+                      "tuner block (channels, bw_per_channel_gbps: tpsim fit-allreduce --tuner)",
+                      s->cal->named_at);
+}
+
+/* the custom all-reduce's lines at k (custom: the model runs it there) */
+static int coll_check_lines(const coll_setup *s, int custom, tp_err *err)
 {
     const arcal *c = s->cal;
-    const char *name = coll_model_names[s->model];
-    if (s->model == COLL_NCCL_TUNER && !c->tuner.valid)
-        return tp_err_set(
-            err,
-            "%s: collective.allreduce is nccl-tuner but the calibration has no "
-            "tuner block (channels, bw_per_channel_gbps: tpsim fit-allreduce --tuner)",
-            c->named_at);
-    int custom = s->model == COLL_VLLM_CUSTOM || (s->model == COLL_AUTO && coll_vllm_ws(c->tp));
-    if (s->model == COLL_VLLM_CUSTOM && !coll_vllm_ws(c->tp))
-        return tp_err_set(err,
-                          "%s: collective.allreduce is vllm-custom but vLLM's custom all-reduce "
-                          "runs at tp 2, 4, 6 or 8, not %ld; use nccl-fit, nccl-tuner or auto",
-                          c->named_at, c->tp);
-    if (s->model == COLL_AUTO && coll_vllm_ws(c->tp) && !s->sm)
-        return tp_err_set(err, "%s: collective.allreduce is auto, whose custom all-reduce size "
-                          "limit depends on the GPU, but its hardware file has no "
-                          "compute_capability; expected e.g. compute_capability: 9.0",
-                          c->named_at);
     if (custom && (!c->custom[0].valid || (c->tp > 2 && !c->custom[1].valid)))
         return tp_err_set(err,
                           "%s: collective.allreduce is %s, which runs vLLM's custom all-reduce "
                           "at tp %ld, but the calibration has no custom %s {latency_us, gbps}",
-                          c->named_at, name, c->tp, c->custom[0].valid ? "two_stage" : "one_stage");
+                          c->named_at, coll_model_names[s->model], c->tp,
+                          c->custom[0].valid ? "two_stage" : "one_stage");
     return 0;
+}
+
+static int coll_check_custom(const coll_setup *s, tp_err *err)
+{
+    const arcal *c = s->cal;
+    if (!coll_vllm_ws(c->tp))
+        return tp_err_set(err,
+                          "%s: collective.allreduce is vllm-custom but vLLM's custom all-reduce "
+                          "runs at tp 2, 4, 6 or 8, not %ld; use nccl-fit, nccl-tuner or auto",
+                          c->named_at, c->tp);
+    return coll_check_lines(s, 1, err);
+}
+
+static int coll_check_auto(const coll_setup *s, tp_err *err)
+{
+    const arcal *c = s->cal;
+    if (coll_vllm_ws(c->tp) && !s->sm)
+        return tp_err_set(err, "%s: collective.allreduce is auto, whose custom all-reduce size "
+                          "limit depends on the GPU, but its hardware file has no "
+                          "compute_capability; expected e.g. compute_capability: 9.0",
+                          c->named_at);
+    return coll_check_lines(s, coll_vllm_ws(c->tp), err);
+}
+
+int coll_check(const coll_setup *s, tp_err *err)
+{
+    return coll_models[s->model].check(s, err);
 }
 
 static coll_cost coll_nccl(const arcal *c, double bytes, int graphs, int use_tuner)
@@ -89,20 +113,31 @@ static coll_cost coll_nccl(const arcal *c, double bytes, int graphs, int use_tun
         double over =
             graphs && c->tuner.graph_launch_s >= 0 ? c->tuner.graph_launch_s : c->tuner.launch_s;
         double lat = ch.lat_us * 1e-6 + over, total = ch.time_us * 1e-6 + over;
-        return (coll_cost){"nccl-tuner", nt_algo_name(ch.algo), nt_proto_name(ch.proto), 0, lat,
-                           total - lat, total, graphs && c->tuner.graph_launch_s < 0};
+        return (coll_cost){coll_model_names[COLL_NCCL_TUNER], COLL_NCCL_TUNER,
+                           nt_algo_name(ch.algo), nt_proto_name(ch.proto), 0, lat, total - lat,
+                           total, graphs && c->tuner.graph_launch_s < 0};
     }
     double lam = arcal_allreduce_lambda(c, bytes), body = arcal_allreduce_time(c, bytes) - lam;
     if (graphs && c->has_graph_lambda) lam = c->graph_lambda_s;
-    return (coll_cost){"nccl-fit", c->piecewise ? "ring-fit-piecewise" : "ring-fit", "-", 0, lam,
-                       body, lam + body, graphs && !c->has_graph_lambda};
+    return (coll_cost){coll_model_names[COLL_NCCL_FIT], COLL_NCCL_FIT,
+                       c->piecewise ? "ring-fit-piecewise" : "ring-fit", "-", 0, lam, body,
+                       lam + body, graphs && !c->has_graph_lambda};
 }
 
-coll_cost coll_allreduce(const coll_setup *s, double bytes, int graphs)
+static coll_cost coll_price_fit(const coll_setup *s, double bytes, int graphs)
+{
+    return coll_nccl(s->cal, bytes, graphs, 0);
+}
+
+static coll_cost coll_price_tuner(const coll_setup *s, double bytes, int graphs)
+{
+    return coll_nccl(s->cal, bytes, graphs, 1);
+}
+
+/* vllm-custom and auto: the custom kernel below its size cap (auto: the GPU's cap), else NCCL */
+static coll_cost coll_price_custom(const coll_setup *s, double bytes, int graphs)
 {
     const arcal *c = s->cal;
-    if (s->model == COLL_NCCL_FIT) return coll_nccl(c, bytes, graphs, 0);
-    if (s->model == COLL_NCCL_TUNER) return coll_nccl(c, bytes, graphs, 1);
     int capped = s->model == COLL_AUTO;
     if (!coll_vllm_ws(c->tp) || fmod(bytes, 16.0) != 0 ||
         bytes >= coll_vllm_custom_max(c->tp, s->sm, capped))
@@ -110,6 +145,55 @@ coll_cost coll_allreduce(const coll_setup *s, double bytes, int graphs)
     int one = coll_vllm_one_stage(c->tp, bytes);
     const arcal_line *l = &c->custom[one ? 0 : 1];
     double body = bytes / l->bw;
-    return (coll_cost){"vllm-custom", one ? "one-stage" : "two-stage", "-", !graphs, l->latency_s,
-                       body, l->latency_s + body, 0};
+    return (coll_cost){coll_model_names[COLL_VLLM_CUSTOM], COLL_VLLM_CUSTOM,
+                       one ? "one-stage" : "two-stage", "-", !graphs, l->latency_s, body,
+                       l->latency_s + body, 0};
 }
+
+coll_cost coll_allreduce(const coll_setup *s, double bytes, int graphs)
+{
+    return coll_models[s->model].price(s, bytes, graphs);
+}
+
+static void coll_upper(char *out, size_t n, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++) out[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
+    out[i] = '\0';
+}
+
+/* NCCL's kernel: ncclDevKernel_AllReduce_Sum_<type>_<ALGO>_<PROTO>; a fitted ring is RING LL */
+static void coll_kernel_nccl(const coll_cost *c, long tp, double elem_bytes, char *out,
+                             size_t cap)
+{
+    const char *t = elem_bytes == 4 ? "f32" : elem_bytes == 1 ? "f8e4m3" : "bf16";
+    char algo[16] = "RING", proto[16] = "LL";
+    if (c->algo && c->proto && strcmp(c->algo, "-") && strcmp(c->proto, "-")) {
+        coll_upper(algo, sizeof algo, c->algo);
+        coll_upper(proto, sizeof proto, c->proto);
+    }
+    snprintf(out, cap, "ncclDevKernel_AllReduce_Sum_%s_%s_%s(ncclDevKernelArgsStorage<4096ul>)", t,
+             algo, proto);
+}
+
+/* vLLM's kernel: vllm::cross_device_reduce_{1,2}stage<T, ngpus> (custom_all_reduce.cuh) */
+static void coll_kernel_custom(const coll_cost *c, long tp, double elem_bytes, char *out,
+                               size_t cap)
+{
+    const char *t = elem_bytes == 4 ? "float" : "__nv_bfloat16";
+    snprintf(out, cap,
+             "void vllm::cross_device_reduce_%s<%s, %ld>(vllm::RankData*, vllm::RankSignals, "
+             "vllm::Signal*, %s*, int, int)",
+             c->algo && strstr(c->algo, "two") ? "2stage" : "1stage", t, tp, t);
+}
+
+const coll_model_def coll_models[COLL_N] = {
+    {"nccl-fit", "the calibration's lambda + 2(k-1)/k * b / beta (a ring fitted to nccl-tests)",
+     coll_check_none, coll_price_fit, coll_kernel_nccl, 0},
+    {"nccl-tuner", "NCCL's own cost model on the calibration's channels and bandwidth",
+     coll_check_tuner, coll_price_tuner, coll_kernel_nccl, 1},
+    {"vllm-custom", "vLLM's custom all-reduce (one or two stages), NCCL above its size limit",
+     coll_check_custom, coll_price_custom, coll_kernel_custom, 1},
+    {"auto", "what vLLM picks: its custom all-reduce below the GPU's size cap, NCCL otherwise",
+     coll_check_auto, coll_price_custom, NULL, 1},
+};

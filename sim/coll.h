@@ -21,13 +21,23 @@
 #ifndef TPSIM_COLL_H
 #define TPSIM_COLL_H
 
+#include <stddef.h>
+
 #include "arcal.h"
 #include "err.h"
 
-typedef enum coll_model { COLL_NCCL_FIT, COLL_NCCL_TUNER, COLL_VLLM_CUSTOM, COLL_AUTO } coll_model;
+typedef enum coll_model {
+    COLL_NCCL_FIT,
+    COLL_NCCL_TUNER,
+    COLL_VLLM_CUSTOM,
+    COLL_AUTO,
+    COLL_N
+} coll_model;
 
-/* The names, in enum order, NULL-terminated (for cfg_as_choice). */
+/* The names, in enum order, NULL-terminated (for cfg_as_choice): coll_models[i].name. */
 extern const char *const coll_model_names[];
+/* The choices as help and error lines write them; test_coll checks it is the table's names. */
+#define COLL_MODEL_CHOICES "nccl-fit, nccl-tuner, vllm-custom or auto"
 
 typedef struct coll_setup {
     coll_model model;
@@ -37,12 +47,29 @@ typedef struct coll_setup {
 
 typedef struct coll_cost {
     const char *model;         /* what priced it: nccl-fit, nccl-tuner or vllm-custom */
+    coll_model priced_by;      /* the same, as the table's index */
     const char *algo, *proto;  /* Ring/Tree/NVLS x LL/LL128/Simple; one-stage/two-stage, "-" */
     int copy_in;               /* an eager copy into the registered buffer precedes it */
     double latency_s, body_s;  /* fixed part, and the part that grows with bytes */
     double total_s;            /* latency + body: the collective op's GPU time */
     int eager_in_graph;        /* under a graph, but priced with eager figures (no graph data) */
 } coll_cost;
+
+/* The collective models, one row each, in enum order: a new model is a row here (and its enum
+ * value and COLL_MODEL_CHOICES), nothing else. */
+typedef struct coll_model_def {
+    const char *name; /* collective.allreduce's value, --model's */
+    const char *help; /* one line: what it prices and from what */
+    /* 0 if the calibration carries what the model needs at its k; else -1 with one line */
+    int (*check)(const coll_setup *s, tp_err *err);
+    /* one all-reduce of `bytes`; a model may hand a call to another (auto, NCCL fallbacks) */
+    coll_cost (*price)(const coll_setup *s, double bytes, int graphs);
+    /* the kernel a real run shows for a call this model priced, into out[cap] (the trace's
+     * name); elem_bytes is the all-reduced type's size */
+    void (*kernel_name)(const coll_cost *c, long tp, double elem_bytes, char *out, size_t cap);
+    int algo_known; /* the calls it prices name a real algorithm (not a fitted ring) */
+} coll_model_def;
+extern const coll_model_def coll_models[COLL_N];
 
 /* Compute capability from a hardware name (H100/H200/H800/H20 90, B200/GB200 100, B300 103,
  * A100/A800 80), 0 if unknown. A guess from a display name: run_coll_setup takes the

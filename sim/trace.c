@@ -60,41 +60,19 @@ void trace_collectives(trace_writer *w, const coll_setup *c, double elem_bytes)
 }
 
 /* "RING", "LL128", "SIMPLE": NCCL's spelling in kernel names, from the tuner's "Ring"... */
-static void tw_upper(char *out, size_t n, const char *s)
-{
-    size_t i = 0;
-    for (; s[i] && i + 1 < n; i++) out[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
-    out[i] = '\0';
-}
-
-/* The kernel a real run shows for collective op o (trace.h), into out (TW_KNAME bytes). */
+/* The kernel a real run shows for collective op o (trace.h), into out (TW_KNAME bytes): the
+ * name the collective model that priced it gives (coll.h), NCCL's ring when none priced it. */
 static void tw_coll_name(const trace_writer *w, const prog_op *o, int graphs, char *out)
 {
     double eb = w->elem_bytes > 0 ? w->elem_bytes : 2;
-    const char *nccl_t = eb == 4 ? "f32" : eb == 1 ? "f8e4m3" : "bf16";
     if (o->kind == PROG_ALLGATHER) {
         snprintf(out, TW_KNAME,
                  "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
         return;
     }
-    coll_cost c = {0};
+    coll_cost c = {.priced_by = COLL_NCCL_FIT};
     if (w->have_coll && w->coll.cal) c = coll_allreduce(&w->coll, o->bytes, graphs);
-    if (c.model && !strcmp(c.model, "vllm-custom")) {
-        const char *t = eb == 4 ? "float" : "__nv_bfloat16";
-        snprintf(out, TW_KNAME,
-                 "void vllm::cross_device_reduce_%s<%s, %ld>(vllm::RankData*, vllm::RankSignals, "
-                 "vllm::Signal*, %s*, int, int)",
-                 c.algo && strstr(c.algo, "two") ? "2stage" : "1stage", t, w->tp, t);
-        return;
-    }
-    char algo[16] = "RING", proto[16] = "LL";
-    if (c.algo && c.proto && strcmp(c.algo, "-") && strcmp(c.proto, "-")) {
-        tw_upper(algo, sizeof algo, c.algo);
-        tw_upper(proto, sizeof proto, c.proto);
-    }
-    snprintf(out, TW_KNAME,
-             "ncclDevKernel_AllReduce_Sum_%s_%s_%s(ncclDevKernelArgsStorage<4096ul>)", nccl_t, algo,
-             proto);
+    coll_models[c.priced_by].kernel_name(&c, w->tp, eb, out, TW_KNAME);
 }
 
 /* The collective's args after the kernel name: what tpsim calls it and what priced it. */
@@ -110,9 +88,7 @@ static char *tw_coll_args(char *p, const trace_writer *w, const prog_op *o, int 
     p = tw_lit(p, ",\"priced_by\":\"");
     p = tw_lit(p, c.model ? c.model : "none");
     *p++ = '"';
-    int assumed =
-        !c.model || (strcmp(c.model, "vllm-custom") &&
-                     (!c.algo || !c.proto || !strcmp(c.algo, "-") || !strcmp(c.proto, "-")));
+    int assumed = !c.model || !coll_models[c.priced_by].algo_known;
     return tw_lit(p, assumed ? ",\"algo_assumed\":true" : ",\"algo_assumed\":false");
 }
 

@@ -1,4 +1,5 @@
-/* test_coll.c: the collective models (sim/coll.h) and NCCL's tuner model (sim/nccltune.h)
+/* test_coll.c: the collective models (sim/coll.h: the model table, pricing, kernel names) and
+ * NCCL's tuner model (sim/nccltune.h)
  * against values computed by hand from their formulas (docs/sources.md#vllm-custom-ar,
  * #vllm-ar-sizes and #nccl-tuner), vLLM's thresholds at their boundaries, the tuner's choice on a
  * synthetic table, and graph vs eager launch through the whole run. */
@@ -319,6 +320,55 @@ static void test_graph_vs_eager_run(void **state)
     free(s);
 }
 
+/* The model table is the one list: every row's name is coll_model_names' entry (the choice
+ * list scenario files are parsed with), help is one line, every model that prices a call
+ * names its kernel, and the help strings' choice list is the table's names in order. */
+static void test_model_table(void **state)
+{
+    (void)state;
+    char choices[256] = "";
+    for (int m = 0; m < COLL_N; m++) {
+        assert_string_equal(coll_models[m].name, coll_model_names[m]);
+        assert_non_null(coll_models[m].help);
+        assert_null(strchr(coll_models[m].help, '\n'));
+        assert_non_null(coll_models[m].check);
+        assert_non_null(coll_models[m].price);
+        size_t n = strlen(choices);
+        const char *sep = m == 0 ? "" : m == COLL_N - 1 ? " or " : ", ";
+        snprintf(choices + n, sizeof choices - n, "%s%s", sep, coll_models[m].name);
+    }
+    assert_null(coll_model_names[COLL_N]);
+    assert_string_equal(choices, COLL_MODEL_CHOICES);
+    /* the models a call can be priced by (auto hands every call to one of them) name a kernel */
+    assert_non_null(coll_models[COLL_NCCL_FIT].kernel_name);
+    assert_non_null(coll_models[COLL_NCCL_TUNER].kernel_name);
+    assert_non_null(coll_models[COLL_VLLM_CUSTOM].kernel_name);
+}
+
+/* The kernel names a trace shows, from the pricing model's row: a fitted ring is NCCL's RING LL
+ * (algo unknown), a tuner pick names its algorithm and protocol upper-cased as NCCL's kernels
+ * do, and the custom all-reduce its stage and rank count (vLLM's custom_all_reduce.cuh). */
+static void test_kernel_names(void **state)
+{
+    (void)state;
+    char out[200];
+    coll_cost fit = {.priced_by = COLL_NCCL_FIT, .algo = "ring-fit", .proto = "-"};
+    coll_models[COLL_NCCL_FIT].kernel_name(&fit, 4, 2, out, sizeof out);
+    assert_string_equal(out, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
+                             "(ncclDevKernelArgsStorage<4096ul>)");
+    coll_cost tun = {.priced_by = COLL_NCCL_TUNER, .algo = "nvls", .proto = "simple"};
+    coll_models[COLL_NCCL_TUNER].kernel_name(&tun, 8, 4, out, sizeof out);
+    assert_string_equal(out, "ncclDevKernel_AllReduce_Sum_f32_NVLS_SIMPLE"
+                             "(ncclDevKernelArgsStorage<4096ul>)");
+    coll_cost two = {.priced_by = COLL_VLLM_CUSTOM, .algo = "two-stage", .proto = "-"};
+    coll_models[COLL_VLLM_CUSTOM].kernel_name(&two, 8, 2, out, sizeof out);
+    assert_string_equal(out, "void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>("
+                             "vllm::RankData*, vllm::RankSignals, vllm::Signal*, __nv_bfloat16*, "
+                             "int, int)");
+    assert_int_equal(coll_models[COLL_NCCL_FIT].algo_known, 0);
+    assert_int_equal(coll_models[COLL_NCCL_TUNER].algo_known, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +380,8 @@ int main(void)
         cmocka_unit_test(test_tuner_fit_recovers),
         cmocka_unit_test(test_tuner_through_coll),
         cmocka_unit_test(test_graph_vs_eager_run),
+        cmocka_unit_test(test_model_table),
+        cmocka_unit_test(test_kernel_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
