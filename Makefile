@@ -1,8 +1,11 @@
 # tpsim: a discrete-event simulator of one tensor-parallel LLM decode step.
 #   make            build build/tpsim
 #   make run        the main job on the bundled data
-#   make test       unit tests (cmocka) and CLI tests, plain and under ASan+UBSan, and the
-#                   trace tests under clang's ASan+UBSan with float-cast-overflow (csan-test)
+#   make check      the fast loop for every edit: the plain build, every unit test (cmocka) and
+#                   every CLI test once, one test per core; prints its CPU and wall time
+#   make test       what CI runs: make check, then one sanitizer build (clang's ASan + UBSan
+#                   with float-cast-overflow) running every unit test and every CLI test that
+#                   runs tpsim; prints its CPU and wall time
 #   make bench      events/s, rank-ops/s and steps/s of the engine on TP-8 70B steps with
 #                   jitter (fast path and event engine), peak RSS at 10^6 steps; trace writer
 #                   speed (before/after) and trace import MB/s; validate --jobs 1 vs 2 on
@@ -60,18 +63,19 @@ TESTS    := $(patsubst tests/%.c,%,$(TEST_SRC))
 
 OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRC))
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
-SOBJ     := $(patsubst %.c,$(BUILD)/asan/%.o,$(SIM_SRC))
-SLIB_OBJ := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRC))
+SOBJ     := $(patsubst %.c,$(BUILD)/san/%.o,$(SIM_SRC))
+SLIB_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
 
 # Where a build finds models/, scenarios/ and validate/ when a scenario or the command line
 # names a file by name (base/locate.h): this source tree; `make install` builds its own tpsim
 # with $(PREFIX)/share/tpsim instead.
 SHARE_SRC := $(CURDIR)
-$(BUILD)/obj/base/locate.o $(BUILD)/asan/base/locate.o: CFLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
+$(BUILD)/obj/base/locate.o: CFLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
+$(BUILD)/san/base/locate.o: SANFLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
 
-DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev
+DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev python3
 
-.PHONY: all run test unit-test cli-test bench calibrate deps clean install uninstall fuzz fuzz-deps atlas predictions
+.PHONY: all run test check bench calibrate deps clean install uninstall fuzz fuzz-deps atlas predictions
 # keep test objects between builds (they are intermediates of the test binaries)
 .SECONDARY:
 
@@ -98,25 +102,14 @@ $(BUILD)/obj/%.o: %.c | $(BUILD)/.headers-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(call layer_inc,$<) -c $< -o $@
 
-$(BUILD)/asan/%.o: %.c | $(BUILD)/.headers-ok
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) $(call layer_inc,$<) -c $< -o $@
-
 $(BUILD)/tpsim: $(OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/asan/tpsim: $(SOBJ)
-	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS)
-
 # (explicit targets: a recipe-less pattern rule would cancel the compile rule)
-$(patsubst tests/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRC)) $(patsubst tests/%.c,$(BUILD)/asan/tests/%.o,$(TEST_SRC)): | $(BUILD)/.cmocka-ok
+$(patsubst tests/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRC)) $(patsubst tests/%.c,$(BUILD)/san/tests/%.o,$(TEST_SRC)): | $(BUILD)/.cmocka-ok
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
-
-$(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(SLIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) $^ -o $@ $(LDLIBS) -lcmocka
 
 $(BUILD)/bench: $(BUILD)/obj/tests/bench.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -167,59 +160,63 @@ atlas: deps
 	@$(MAKE) --no-print-directory all
 	scripts/atlas.sh $(BUILD)/tpsim $(BUILD)/atlas
 
-unit-test: $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/asan/tests/,$(TESTS))
-	@set -e; for t in $(TESTS); do \
-	  echo "== $$t"; $(BUILD)/tests/$$t; \
-	  echo "== $$t (ASan+UBSan)"; ASAN_OPTIONS=detect_leaks=1 $(BUILD)/asan/tests/$$t; \
-	done
+# Tests. Each test is a target, so `make -jN` runs N at once: a test's output goes to its log
+# (build/check/...), and only a failure prints it (scripts/run-test.sh). check and test print
+# their CPU and wall time at the end (scripts/cpu-seconds.sh), so the budget is watched:
+# check under 90 s of CPU on a built tree, test under 600 s from a fresh clone.
+NPROC ?= $(shell nproc 2>/dev/null || echo 2)
+CHK := $(BUILD)/check
+CLI_TESTS := $(patsubst tests/cli/%.sh,%,$(filter-out tests/cli/lib.sh,$(sort $(wildcard tests/cli/*.sh))))
+# CLI tests that never run tpsim (source, build and history checks): once, in check only
+CLI_NOBIN := calibrate_tools commits engine_fields layers style
+CLI_BIN := $(filter-out $(CLI_NOBIN),$(CLI_TESTS))
+CHECK_RUNS := $(addprefix $(CHK)/unit/,$(TESTS)) $(addprefix $(CHK)/cli/,$(CLI_TESTS))
+SAN_RUNS := $(addprefix $(CHK)/san-unit/,$(TESTS)) $(addprefix $(CHK)/san-cli/,$(CLI_BIN))
+.PHONY: FORCE check-runs san-runs
+FORCE:
 
-cli-test: $(BUILD)/tpsim $(BUILD)/asan/tpsim
-	@set -e; for t in tests/cli/*.sh; do \
-	  [ "$$t" = tests/cli/lib.sh ] && continue; \
-	  echo "== $$t"; TPSIM=$(BUILD)/tpsim bash $$t; \
-	  echo "== $$t (ASan+UBSan)"; TPSIM=$(BUILD)/asan/tpsim ASAN_OPTIONS=detect_leaks=1 bash $$t; \
-	done
+$(CHK)/unit/%: $(BUILD)/tests/% FORCE
+	@scripts/run-test.sh $@ "$*" $<
+$(CHK)/cli/%: tests/cli/%.sh $(BUILD)/tpsim FORCE
+	@scripts/run-test.sh $@ "tests/cli/$*.sh" env TPSIM=$(BUILD)/tpsim bash $<
+$(CHK)/san-unit/%: $(BUILD)/san/tests/% FORCE
+	@scripts/run-test.sh $@ "$* (sanitizers)" env ASAN_OPTIONS=detect_leaks=1 $<
+$(CHK)/san-cli/%: tests/cli/%.sh $(BUILD)/san/tpsim FORCE
+	@scripts/run-test.sh $@ "tests/cli/$*.sh (sanitizers)" \
+	  env TPSIM=$(BUILD)/san/tpsim ASAN_OPTIONS=detect_leaks=1 bash $<
+check-runs: $(CHECK_RUNS)
+san-runs: $(SAN_RUNS)
 
-test: deps csan-deps
-	@$(MAKE) --no-print-directory unit-test cli-test csan-test
+check: deps
+	@scripts/cpu-seconds.sh --tee "make check" 90 $(CHK)/check.log \
+	  $(MAKE) --no-print-directory -j$(NPROC) check-runs
 
-# clang's UBSan sees what GCC's cannot: a double converted to an integer type it does not fit
-# (-fsanitize=float-cast-overflow; `"pid": 1e300` in a trace was one). The readers of outside
-# numbers (traces, configs, logs) are tested under this build too: the unit tests of those
-# readers and their CLI tests.
-# (Not float-divide-by-zero: IEEE division by zero is defined, gives inf, and the writers
-# rely on it where a rate has no time.)
-CSAN_PKGS := clang libclang-rt-dev
-CSAN_CC ?= clang
-CSAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
-CSAN_OBJ := $(patsubst %.c,$(BUILD)/csan/%.o,$(SIM_SRC))
-CSAN_LIB_OBJ := $(patsubst %.c,$(BUILD)/csan/%.o,$(LIB_SRC))
-CSAN_UNIT := test_trace test_models test_fit
-CSAN_CLI := trace_import trace_hostile trace_calib trace_roundtrip models fit_allreduce
-.PHONY: csan-deps csan-test
-csan-deps:
-	$(call deb_install,$(CSAN_PKGS))
+test: deps san-deps
+	@scripts/cpu-seconds.sh --tee "make test" 600 $(CHK)/test.log \
+	  $(MAKE) --no-print-directory -j$(NPROC) check-runs san-runs
 
-$(BUILD)/csan/base/locate.o: CSAN += -DTPSIM_SHARE='"$(SHARE_SRC)"'
-$(BUILD)/csan/%.o: %.c
+# One sanitizer build, clang's: AddressSanitizer, UndefinedBehaviorSanitizer and
+# float-cast-overflow, which only clang has (a double converted to an integer type it does not
+# fit: `"pid": 1e300` in a trace was one). Not float-divide-by-zero: IEEE division by zero is
+# defined, gives inf, and the writers rely on it where a rate has no time.
+SAN_PKGS := clang libclang-rt-dev
+SAN_CC ?= clang
+SANFLAGS := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+  -fno-sanitize-recover=all
+.PHONY: san-deps
+san-deps:
+	$(call deb_install,$(SAN_PKGS))
+
+$(BUILD)/san/%.o: %.c | $(BUILD)/.headers-ok
 	@mkdir -p $(dir $@)
-	$(CSAN_CC) -O1 -g $(CSTD) $(WARN) -MMD -MP $(CSAN) $(INC) -c $< -o $@
+	$(SAN_CC) $(CSTD) $(WARN) -MMD -MP $(SANFLAGS) $(call layer_inc,$<) -c $< -o $@
 
-$(BUILD)/csan/tpsim: $(CSAN_OBJ)
-	$(CSAN_CC) $(CSAN) $^ -o $@ $(LDLIBS)
+$(BUILD)/san/tpsim: $(SOBJ)
+	$(SAN_CC) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/csan/tests/%: $(BUILD)/csan/tests/%.o $(CSAN_LIB_OBJ)
+$(BUILD)/san/tests/%: $(BUILD)/san/tests/%.o $(SLIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CSAN_CC) $(CSAN) $^ -o $@ $(LDLIBS) -lcmocka
-
-csan-test: $(BUILD)/csan/tpsim $(addprefix $(BUILD)/csan/tests/,$(CSAN_UNIT))
-	@set -e; for t in $(CSAN_UNIT); do \
-	  echo "== $$t (clang ASan+UBSan+float-cast-overflow)"; ASAN_OPTIONS=detect_leaks=1 $(BUILD)/csan/tests/$$t; \
-	done; \
-	for t in $(CSAN_CLI); do \
-	  echo "== tests/cli/$$t.sh (clang ASan+UBSan+float-cast-overflow)"; \
-	  TPSIM=$(BUILD)/csan/tpsim ASAN_OPTIONS=detect_leaks=1 bash tests/cli/$$t.sh; \
-	done
+	$(SAN_CC) $(SANFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
 
 # Brings up munge + slurmctld + slurmd on localhost (packages installed by the test itself),
 # runs a 3-task array sweep and its merge, stops everything; bounded in time.
@@ -393,7 +390,7 @@ clean:
 
 # header dependencies of every object, tests and bench included (a stale test object built
 # against an old struct layout corrupts memory rather than failing to link)
--include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/asan/*/*.d $(BUILD)/csan/*/*.d $(BUILD)/fuzz/obj/*/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/san/*/*.d $(BUILD)/fuzz/obj/*/*.d)
 
 # CONTRIBUTING.md's commit-message rule as a git commit-msg hook (tests/cli/commits.sh checks
 # the history since the rule was first checked).
