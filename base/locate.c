@@ -13,8 +13,6 @@
 #endif
 
 #define LOCATE_MAX_PLACES 32
-#define LOCATE_MAX_NAMES 64
-#define LOCATE_NAME_MAX 96
 
 const char *locate_share(void)
 {
@@ -154,6 +152,20 @@ static void names_hint(const places *p, const char *kind, const char *ext, const
     for (int i = 0; i < n && w > 0 && (used += (size_t)w) < cap; i++)
         w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", names[i]);
     if (w > 0 && (used += (size_t)w) < cap) snprintf(buf + used, cap - used, ")");
+}
+
+int locate_names(const char *kind, const char *ext, char names[][LOCATE_NAME_MAX])
+{
+    places p;
+    places_fill(&p, "");
+    char dir[1024];
+    int n = 0;
+    for (int i = 0; i < p.n; i++) {
+        int w = p.len[i] ? snprintf(dir, sizeof dir, "%.*s/%s", (int)p.len[i], p.dir[i], kind)
+                         : snprintf(dir, sizeof dir, "%s", kind);
+        if (w > 0 && (size_t)w < sizeof dir) names_add_dir(dir, ext, names, &n);
+    }
+    return n;
 }
 
 int locate_file(const char *kind, const char *ext, const char *ref, const char *from, char *out,

@@ -21,6 +21,9 @@
 
 #include "err.h"
 
+#define LOCATE_MAX_NAMES 64
+#define LOCATE_NAME_MAX 96
+
 /* The share folder compiled in (TPSIM_SHARE). */
 const char *locate_share(void);
 /* 1 if ref is a bare name: no '/', not "." or "..", and not ending in ext (or ".yml" when ext
@@ -28,6 +31,10 @@ const char *locate_share(void);
 int locate_is_name(const char *ref, const char *ext);
 int locate_file(const char *kind, const char *ext, const char *ref, const char *from, char *out,
                 size_t cap, tp_err *err);
+
+/* The names (files KIND/NAME.EXT, without folder and ext) in the current folder, $TPSIM_PATH
+ * and the share folder, sorted, each once, at most LOCATE_MAX_NAMES; returns how many. */
+int locate_names(const char *kind, const char *ext, char names[][LOCATE_NAME_MAX]);
 
 /* A file named on the command line (SCENARIO, --calib, --grid): arg itself when it exists or
  * is a path (its loader reports it if it cannot be read); a bare name that is not a file here

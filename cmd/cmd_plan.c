@@ -59,7 +59,7 @@ static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *poin
         if (so.n_sets >= SCN_OPTS_MAX_SETS)
             return tp_err_set(err, "plan: the fit needs more --set slots, at most %d in all",
                               SCN_OPTS_MAX_SETS);
-        snprintf(store[n], sizeof store[n], "hardware=%s", ps->o->hws[h]->file);
+        snprintf(store[n], sizeof store[n], "hardware=%s", ps->o->hws[h].file);
         so.sets[so.n_sets++] = store[n++];
     }
     for (int i = 0; i < ps->n_fit; i++)
@@ -74,13 +74,9 @@ static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *poin
     snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s", graphs ? "graphs" : "eager");
     if (scn_opts_load(ps->path, &so, out, err)) return -1;
     /* other hardware than the scenario's: its own bundled calibrations, where there are any */
-    if (h >= 0 && strcmp(out->hw.name, ps->base->hw.name) && ps->o->hws[h]->calib) {
-        for (int k = 2; k <= 8; k *= 2) {
-            char name[96], buf[SCN_PATH_MAX];
-            snprintf(name, sizeof name, "%s-tp%d", ps->o->hws[h]->calib, k);
-            const char *cal = locate_arg("models/allreduce", ".yaml", name, buf, sizeof buf, err);
-            if (!cal || scenario_add_allreduce(out, cal, err)) return -1;
-        }
+    if (h >= 0 && strcmp(out->hw.name, ps->base->hw.name) && ps->o->hws[h].n_calibs) {
+        for (int k = 0; k < ps->o->hws[h].n_calibs; k++)
+            if (scenario_add_allreduce(out, ps->o->hws[h].calibs[k], err)) return -1;
         /* `auto` runs vLLM's custom all-reduce, priced from the calibration's custom block;
          * a GPU whose bundled files measured NCCL only (A100, L40S) runs nccl-fit instead, and
          * its rows say so (pcmd_marks): the search keeps the hardware, never silently */

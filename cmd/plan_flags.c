@@ -8,6 +8,8 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "arcal.h"
+#include "hw.h"
 #include "locate.h"
 #include "shard.h"
 
@@ -24,23 +26,43 @@ static const char pflags_help_text[] =
     "  validate's: the scenario's free parameters fitted on GRID (default: the bundled H100\n"
     "  grid) and their 95% profile-likelihood range, plus one measurement's error. Defaults:\n"
     "  the scenario's hardware and ctx, TP degrees of 1,2,4,8 that divide N, both modes, B\n"
-    "  256; --ctx-range takes 5 contexts spaced evenly in log. Hardware names: h100, h200,\n"
-    "  a100, l40s, b200 (models/hw/). --format csv (or --shard I/N, whose parts tpsim merge\n"
-    "  joins) writes every cell, sweep's columns first. --plot DIR draws, per context,\n"
-    "  pareto-ctxC (latency vs tokens/s per GPU, a curve per configuration, the target, the\n"
-    "  choice) and breakdown-ctxC (where the winner's and runner-up's step goes), PNG and SVG.\n"
+    "  256; --ctx-range takes 5 contexts spaced evenly in log. Hardware: a models/hw/ file by\n"
+    "  its id, GPU name or a unique id prefix (h100, h200, a100, l40s, b200). --format csv\n"
+    "  (or --shard I/N, whose parts tpsim merge joins) writes every cell, sweep's columns\n"
+    "  first. --plot DIR draws, per context, pareto-ctxC (latency vs tokens/s per GPU, a\n"
+    "  curve per configuration, the target, the choice) and breakdown-ctxC (where the\n"
+    "  winner's and runner-up's step goes), PNG and SVG.\n"
     "  Scope: one decode step; no prefill interference, no queueing.\n"
     "  Exit status: 0, 1 when some context has no configuration meeting T (the closest is\n"
     "  shown), 2 on bad input (one line).\n";
 
-static const pflags_hw pflags_hws[] = {{"h100", "h100-sxm", "h100-sxm"},
-                                   {"h200", "h200", NULL},
-                                   {"a100", "a100-sxm4-80gb", "a100-sxm4"},
-                                   {"l40s", "l40s", "l40s-pcie"},
-                                   {"b200", "b200", NULL},
-                                   {NULL, NULL, NULL}};
+/* The calibrations in models/allreduce (current folder, $TPSIM_PATH, share) measured on h: a
+ * file whose hardware: is one of h's names, the first by name for each TP degree. */
+static int pflags_calibs(const hw_spec *h, pflags_hw *out, tp_err *err)
+{
+    char names[LOCATE_MAX_NAMES][LOCATE_NAME_MAX];
+    int n = locate_names("models/allreduce", ".yaml", names);
+    arcal *cal = malloc(sizeof *cal);
+    if (!cal) return tp_err_set(err, "out of memory");
+    long seen[PFLAGS_MAX_CALIBS];
+    out->n_calibs = 0;
+    for (int i = 0; i < n && out->n_calibs < PFLAGS_MAX_CALIBS; i++) {
+        char path[1024];
+        tp_err ignored = {{0}};
+        if (locate_file("models/allreduce", ".yaml", names[i], "", path, sizeof path, &ignored) ||
+            arcal_load(path, cal, &ignored) || !hw_same(h, cal->hardware))
+            continue;
+        int dup = 0;
+        for (int j = 0; j < out->n_calibs; j++) dup |= seen[j] == cal->tp;
+        if (dup) continue;
+        seen[out->n_calibs] = cal->tp;
+        snprintf(out->calibs[out->n_calibs++], sizeof out->calibs[0], "%s", path);
+    }
+    free(cal);
+    return 0;
+}
 
-
+/* --hardware A,B: each a models/hw file by id, name, alias or id prefix (hw_resolve) */
 static int pflags_parse_hw(const char *text, pflags_opts *o, tp_err *err)
 {
     char buf[256];
@@ -49,15 +71,21 @@ static int pflags_parse_hw(const char *text, pflags_opts *o, tp_err *err)
     for (char *p = buf, *comma; p; p = comma) {
         comma = strchr(p, ',');
         if (comma) *comma++ = '\0';
-        const pflags_hw *h = pflags_hws;
-        while (h->name && strcmp(h->name, p)) h++;
-        if (!h->name)
-            return tp_err_set(
-                err, "--hardware: '%s', expected a list of h100, h200, a100, l40s, b200", p);
-        for (int i = 0; i < o->n_hw; i++)
-            if (o->hws[i] == h) return tp_err_set(err, "--hardware: '%s' listed twice", p);
+        if (!*p)
+            return tp_err_set(err, "--hardware: '%s' has an empty name, expected names "
+                              "separated by commas", text);
         if (o->n_hw == PLAN_MAX_HW) return tp_err_set(err, "--hardware: at most %d", PLAN_MAX_HW);
-        o->hws[o->n_hw++] = h;
+        pflags_hw *h = &o->hws[o->n_hw];
+        hw_spec spec;
+        char path[1024];
+        if (hw_resolve(p, path, sizeof path, &spec, err))
+            return tp_err_set(err, "--hardware: %s", err->msg);
+        snprintf(h->file, sizeof h->file, "%s", locate_is_name(p, ".yaml") ? spec.id : path);
+        for (int i = 0; i < o->n_hw; i++)
+            if (!strcmp(o->hws[i].file, h->file))
+                return tp_err_set(err, "--hardware: '%s' listed twice", p);
+        if (pflags_calibs(&spec, h, err)) return -1;
+        o->n_hw++;
     }
     return 0;
 }

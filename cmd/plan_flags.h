@@ -29,15 +29,19 @@
 #define PLAN_RESERVE_GIB 4.84
 #define PLAN_MEM_UTIL 0.90 /* vLLM's default gpu_memory_utilization (same source) */
 
-/* --hardware NAME: its models/hw file and the stem of its models/allreduce calibrations */
+/* --hardware NAME: its models/hw file (the id, or the path given) and the models/allreduce
+ * calibrations measured on it (hardware: one of its names), one per TP degree */
+#define PFLAGS_MAX_CALIBS 8
 typedef struct pflags_hw {
-    const char *name, *file, *calib;
+    char file[1024];
+    char calibs[PFLAGS_MAX_CALIBS][1024];
+    int n_calibs;
 } pflags_hw;
 
 typedef struct pflags_opts {
     long gpus;
     double tpot_ms;
-    const pflags_hw *hws[PLAN_MAX_HW];
+    pflags_hw hws[PLAN_MAX_HW];
     int n_hw;
     long tps[PLAN_MAX_TP];
     size_t n_tp;

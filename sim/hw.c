@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cfg.h"
+#include "locate.h"
 
 static const char *const hw_keys[] = {
     "kind",         "name",          "sms",          "hbm_gb",          "hbm_gbps",
@@ -131,4 +133,49 @@ void hw_names(const hw_spec *h, char *out, size_t cap)
         used += (size_t)w;
     }
     if (used < cap) snprintf(out + used, cap - used, ")");
+}
+
+int hw_resolve(const char *name, char *path, size_t cap, hw_spec *out, tp_err *err)
+{
+    hw_spec h, *dst = out ? out : &h;
+    tp_err ignored = {{0}};
+    if (!locate_is_name(name, ".yaml")) { /* a path: that file, its errors its own */
+        if (snprintf(path, cap, "%s", name) >= (int)cap)
+            return tp_err_set(err, "%s: path too long", name);
+        return hw_load(path, dst, err);
+    }
+    if (locate_file("models/hw", ".yaml", name, "", path, cap, &ignored) == 0)
+        return hw_load(path, dst, err);
+    char names[LOCATE_MAX_NAMES][LOCATE_NAME_MAX], list[512] = "";
+    char found[1024] = "", prefixed[1024] = "";
+    int n = locate_names("models/hw", ".yaml", names), n_prefixed = 0;
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        char p[1024];
+        if (locate_file("models/hw", ".yaml", names[i], "", p, sizeof p, &ignored) ||
+            hw_load(p, &h, &ignored))
+            continue;
+        if (!found[0] && hw_same(&h, name)) snprintf(found, sizeof found, "%s", p);
+        if (!strncasecmp(h.id, name, strlen(name))) {
+            snprintf(prefixed, sizeof prefixed, "%s", p);
+            n_prefixed++;
+        }
+        int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", h.id);
+        if (w > 0 && (size_t)w < sizeof list - used) used += (size_t)w;
+    }
+    const char *pick = found[0] ? found : n_prefixed == 1 ? prefixed : NULL;
+    if (pick) {
+        if (snprintf(path, cap, "%s", pick) >= (int)cap)
+            return tp_err_set(err, "%s: path too long", pick);
+        return hw_load(path, dst, err);
+    }
+    if (n_prefixed > 1)
+        return tp_err_set(err,
+                          "hardware '%s' is ambiguous: more than one models/hw id begins with "
+                          "it, expected one of %s",
+                          name, list);
+    return tp_err_set(err,
+                      "hardware '%s': no models/hw file has that id, name or alias, expected "
+                      "one of %s (or a hardware file)",
+                      name, list);
 }

@@ -46,6 +46,11 @@ int hw_load(const char *path, hw_spec *out, tp_err *err);
 int hw_same(const hw_spec *h, const char *name);
 /* 1 when two names are the same after folding case and dropping all but letters and digits. */
 int hw_name_eq(const char *a, const char *b);
+/* The models/hw file a GPU name names, into path[cap] (read into *out when out is not NULL):
+ * a path or a file name locate finds (locate.h); else the file (in the current folder,
+ * $TPSIM_PATH and the share folder) that hw_same says the name is; else the one file whose id
+ * begins with the name ("h100": h100-sxm). 0, or -1 with one line naming every id there is. */
+int hw_resolve(const char *name, char *path, size_t cap, hw_spec *out, tp_err *err);
 /* "H100 SXM (h100-sxm, NVIDIA H100 80GB HBM3, ...)": every name it answers to. */
 void hw_names(const hw_spec *h, char *out, size_t cap);
 

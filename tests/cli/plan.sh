@@ -208,7 +208,36 @@ assert all("GPU kernels from" not in m and "nccl-fit" not in m for m in by["H100
 PY
 expect_fail2 "no calibration for a TP degree" "no all-reduce calibration for tp 16" \
     "$TPSIM" "${P[@]}" --gpus 16 --tpot-ms 30 --tp 16
-expect_fail2 "unknown hardware" "--hardware: 'h300', expected a list of h100" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h100,h300
+expect_fail2 "unknown hardware" \
+    "--hardware: hardware 'h300': no models/hw file has that id, name or alias, expected one of a100-sxm4-80gb, b200, h100-sxm, h200, l40s" \
+    "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h100,h300
+expect_fail2 "an empty hardware name" "--hardware: 'h100,' has an empty name" \
+    "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h100,
+expect_fail2 "the same GPU twice by two names" "--hardware: 'NVIDIA H100 80GB HBM3' listed twice" \
+    "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware "h100,NVIDIA H100 80GB HBM3"
+# --hardware reads models/hw/ (no list in the program): a GPU file and its own all-reduce
+# calibrations in a $TPSIM_PATH folder are found by id, by name and by a unique id prefix, and
+# priced with those calibrations (the L40S figures under another name: its rows equal l40s's)
+mkdir -p "$TMP/share/models/hw" "$TMP/share/models/allreduce"
+sed -e 's/^name: L40S$/name: X40 Test/' -e 's/^aliases: .*$/aliases: ["NVIDIA X40"]/' \
+    models/hw/l40s.yaml >"$TMP/share/models/hw/x40-test.yaml"
+for k in 2 4 8; do
+    sed 's/^hardware: L40S$/hardware: NVIDIA X40/' models/allreduce/l40s-pcie-tp$k.yaml \
+        >"$TMP/share/models/allreduce/x40-pcie-tp$k.yaml"
+done
+XP=("${P[@]}" --gpus 8 --tpot-ms 50 --tp 2,4,8 --no-intervals --allow-foreign-calib --format csv)
+expect_ok "plan --hardware l40s" "$TPSIM" "${XP[@]}" --hardware l40s && cp "$TMP/out" "$TMP/l40s.csv"
+for name in x40-test "X40 Test" "NVIDIA X40" x40; do
+    expect_ok "a GPU file found in TPSIM_PATH as '$name'" env TPSIM_PATH="$TMP/share" \
+        "$TPSIM" "${XP[@]}" --hardware "$name" &&
+    check "'$name' priced as l40s with its own calibrations (rows equal but for the name)" \
+        cmp -s <(sed -e 's/X40 Test/L40S/g' -e 's#[^,]*/x40-pcie-tp#models/allreduce/l40s-pcie-tp#g' \
+                     "$TMP/out") "$TMP/l40s.csv"
+done
+check "the copy's rows name it and its calibrations" \
+    grep -q "X40 Test.*$TMP/share/models/allreduce/x40-pcie-tp4.yaml" "$TMP/out"
+expect_fail2 "an ambiguous id prefix" "--hardware: hardware 'h' is ambiguous: .*h100-sxm, h200" \
+    "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h
 expect_fail2 "bad ctx range" "--ctx-range: 4096\.\.512, expected A < B" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --ctx-range 4096..512
 expect_fail2 "ctx twice" "the contexts are already given" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --ctx 2048 --ctx-range 512..1024
 expect_fail2 "shard needs csv" "--shard: parts are CSV" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --shard 0/2
