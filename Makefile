@@ -15,8 +15,9 @@
 #   make test-slurm scripts/slurm-sweep.sh on a real single-node Slurm (root; installs it)
 #   make test-viewer a tpsim trace in a real trace viewer: speedscope (npm) in Debian's
 #                   headless Chromium; fails on any console warning or a nesting too deep
-#   make bench-peer tpsim side by side with ../shared/peer/ (SimPy model, max-plus floor):
-#                   CPU time per rank-op, 7 interleaved rounds, median and min, load printed
+#   make bench-peer tpsim side by side with ../shared/peer/ (SimPy model, max-plus floor as
+#                   written and like for like, with tpsim's normal draw): CPU time per
+#                   rank-op, 7 interleaved rounds, median and min, load printed
 #   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) FUZZ_SECONDS, default 60 (clang)
 #   make atlas      the what-if atlas: {8B, 70B, 405B, Mixtral-8x7B} x {H100, H200, A100} x TP
@@ -294,12 +295,27 @@ PEER := ../shared/peer
 PEER_PKGS := python3 python3-simpy3
 bench-peer: deps
 	$(call deb_install,$(PEER_PKGS))
-	@$(MAKE) --no-print-directory $(BUILD)/bench $(BUILD)/peer/floor
+	@$(MAKE) --no-print-directory $(BUILD)/bench $(BUILD)/peer/floor $(BUILD)/peer/floor-like
 	/usr/bin/python3 scripts/bench-peer.py --peer $(PEER)
 
 $(BUILD)/peer/floor: $(PEER)/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $< -lm
+
+# The like-for-like floor: the same floor.c with tpsim's normal draw in place of its polar
+# method (tests/bench/floor_like.h says how and why), built as the floor is, at -O2.
+FLOOR_LIKE_SED := s/std_normal(&rng\[r\])/floor_like_normal(\&rng[r].state, rng[r].inc)/; \
+                  s/\<pcg32(/floor_pcg32(/g
+FLOOR_LIKE_SRC := tests/bench/floor_like.h sim/zig.h sim/pcg32.h sim/pcg32.c sim/zig.c sim/zig_tab.c
+$(BUILD)/peer/floor-like.c: $(PEER)/floor.c Makefile
+	@mkdir -p $(dir $@)
+	sed '$(FLOOR_LIKE_SED)' $< >$@.tmp
+	@test "$$(grep -c 'floor_like_normal(' $@.tmp)" = 1 || \
+	  { echo "bench-peer: $< has no one 'std_normal(&rng[r])' to replace" >&2; exit 1; }
+	mv $@.tmp $@
+$(BUILD)/peer/floor-like: $(BUILD)/peer/floor-like.c $(FLOOR_LIKE_SRC)
+	$(CC) -O2 -D_POSIX_C_SOURCE=199309L -Isim -include tests/bench/floor_like.h -o $@ $< \
+	  sim/pcg32.c sim/zig.c sim/zig_tab.c -lm
 
 # Fuzzing: one libFuzzer harness per parser (tests/fuzz/fuzz_NAME.c, seeds in
 # tests/fuzz/corpus/NAME/; see tests/fuzz/README.md), each run FUZZ_SECONDS with ASan+UBSan;

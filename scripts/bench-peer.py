@@ -5,25 +5,33 @@ jitter cv 0.3).
 
 The peers are run from their folder, never copied: the floor is compiled from its source
 there into build/peer/floor; SimPy runs under Debian's /usr/bin/python3 (python3-simpy3).
+The floor is measured twice: as written (build/peer/floor: its PCG32, Marsaglia's polar
+normal, glibc's exp) and like for like (build/peer/floor-like: the same source with tpsim's
+ziggurat normal in place of the polar method, tests/bench/floor_like.h). The polar method
+costs the floor more than tpsim's ziggurat costs tpsim, so the ratio to the floor as written
+measures the normal generators as much as the engines; the ratio to the like-for-like floor
+measures the engine.
 
 How it measures, and why:
   * CPU time, not wall time: the machines this runs on are shared (two cores, several
     builds), and a process's wall time is then mostly its wait for a core. Each run's user +
     system CPU seconds come from the kernel (os.wait4's rusage of that child alone).
-  * Whole processes alike: start-up is in all three (SimPy's interpreter and imports, the
-    floor's op table, tpsim's scenario load); each tool's start-up is measured the same way
-    (one step; printed) and is under 1% of the floor's and tpsim's runs at 4,000 steps.
-  * Interleaved rounds: each round runs every tool once, the order alternating (floor, tpsim,
-    SimPy; then SimPy, tpsim, floor), so a change in load lands on all of them alike rather
-    than on one tool's block. The ratio to the floor is taken within each round (paired)
+  * Whole processes alike: start-up is in every tool's run (SimPy's interpreter and imports,
+    the floor's op table, tpsim's scenario load); each tool's start-up is measured the same
+    way (one step; printed) and is under 1% of the floors' and tpsim's runs at 4,000 steps.
+  * Interleaved rounds: each round runs every tool once, the order alternating (the two
+    floors, tpsim, SimPy; then SimPy, tpsim, the two floors), so a change in load lands on
+    all of them alike rather than on one tool's block. The ratio to each floor is taken within each round (paired)
     and its median over the rounds is the headline; the medians and minima of each tool are
     printed beside it.
   * Per rank-op (one op on one rank's stream, its host launch included): each tool prints
     its own ops per rank and step (tpsim's launch list at TP-8 with this scenario, the
     peers' 963), and the rank-ops are steps x ranks x that.
-Prints a table, the load average before and after, and two ratios:
-  tpsim_vs_simpy: SimPy's CPU seconds per rank-op over tpsim's (>= 100 wanted)
-  floor_vs_tpsim: tpsim's CPU seconds per rank-op over the floor's (<= 1.1 wanted)
+Prints a table, the load average before and after, and three ratios:
+  tpsim_vs_simpy:       SimPy's CPU seconds per rank-op over tpsim's (>= 100 wanted)
+  floor_like_vs_tpsim:  tpsim's CPU seconds per rank-op over the like-for-like floor's
+                        (<= 1.1 wanted; the engine against the floor)
+  floor_polar_vs_tpsim: tpsim's over the floor's as written (the polar method's cost in it)
 """
 import argparse
 import json
@@ -69,6 +77,7 @@ def main():
     ap.add_argument("--peer", default=os.path.join(ROOT, "..", "shared", "peer"))
     ap.add_argument("--bench", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--floor", default=os.path.join(ROOT, "build", "peer", "floor"))
+    ap.add_argument("--floor-like", default=os.path.join(ROOT, "build", "peer", "floor-like"))
     ap.add_argument("--simpy-steps", type=int, default=200)
     ap.add_argument("--steps", type=int, default=4000, help="floor and tpsim steps")
     ap.add_argument("--rounds", type=int, default=7)
@@ -83,11 +92,16 @@ def main():
     def floor_cmd(n):
         return [a.floor] + common + ["--steps", str(n)]
 
+    def floor_like_cmd(n):
+        return [a.floor_like] + common + ["--steps", str(n)]
+
     def tpsim_cmd(n):
         # bench runs n steps after one warmup step (tests/bench.c); all n + 1 are counted
         return [a.bench, "--scenario", scen, "--steps", str(n), "--reps", "1"]
 
-    tools = [("floor", floor_cmd, peer_parse, a.steps), ("tpsim", tpsim_cmd, bench_parse, a.steps)]
+    tools = [("floor-polar", floor_cmd, peer_parse, a.steps),
+             ("floor-like", floor_like_cmd, peer_parse, a.steps),
+             ("tpsim", tpsim_cmd, bench_parse, a.steps)]
     if not a.no_simpy:
         tools.append(("SimPy", simpy_cmd, peer_parse, a.simpy_steps))
     load0 = os.getloadavg()
@@ -107,20 +121,24 @@ def main():
     print("TP-8 Llama-3.1-70B decode step, batch 1, ctx 2048, lognormal launch jitter cv 0.3")
     print("CPU time per rank-op, %d interleaved rounds (order alternating); load average "
           "before %.2f %.2f %.2f, after %.2f %.2f %.2f" % ((a.rounds,) + load0 + load1))
-    print("%-14s %7s %9s %11s %11s %11s %10s %10s" % (
+    print("%-19s %7s %9s %11s %11s %11s %10s %10s" % (
         "tool", "steps", "ops/rank", "rank_ops", "ns_median", "ns_min", "startup_s", "step_ms"))
     for name, _, _, _ in tools:
         d = info[name]
         label = name + (" (%s)" % d["engine"] if "engine" in d else " (peer)")
-        print("%-14s %7d %9d %11d %11.3f %11.3f %10.4f %10.4f" % (
+        print("%-19s %7d %9d %11d %11.3f %11.3f %10.4f %10.4f" % (
             label, d["steps"], d["ops"], d["rank_ops"], statistics.median(runs[name]),
             min(runs[name]), startup[name], d["step_ms"]))
-    paired = [t / f for t, f in zip(runs["tpsim"], runs["floor"])]
-    print("floor_vs_tpsim: %.3f  (tpsim CPU per rank-op over the floor's, median of the %d "
-          "paired rounds; min %.3f, max %.3f; ratio of medians %.3f, of minima %.3f; goal <= 1.1)"
-          % (statistics.median(paired), a.rounds, min(paired), max(paired),
-             statistics.median(runs["tpsim"]) / statistics.median(runs["floor"]),
-             min(runs["tpsim"]) / min(runs["floor"])))
+    for floor, what, goal in (("floor-like", "the like-for-like floor's (tpsim's ziggurat)",
+                               "; goal <= 1.1"),
+                              ("floor-polar", "the floor's as written (polar normal)", "")):
+        paired = [t / f for t, f in zip(runs["tpsim"], runs[floor])]
+        print("%s_vs_tpsim: %.3f  (tpsim CPU per rank-op over %s, median of the %d paired "
+              "rounds; min %.3f, max %.3f; ratio of medians %.3f, of minima %.3f%s)"
+              % (floor.replace("-", "_"), statistics.median(paired), what, a.rounds,
+                 min(paired), max(paired),
+                 statistics.median(runs["tpsim"]) / statistics.median(runs[floor]),
+                 min(runs["tpsim"]) / min(runs[floor]), goal))
     if not a.no_simpy:
         ps = [s / t for s, t in zip(runs["SimPy"], runs["tpsim"])]
         print("tpsim_vs_simpy: %.1f  (SimPy CPU per rank-op over tpsim's, median of the %d "
