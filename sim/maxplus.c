@@ -58,7 +58,7 @@ typedef struct mp {
     const engine_config *c;
     size_t k, n, depth;
     mp_op *ops;
-    double *host, *prev_end, *arrival, *ring;
+    double *host, *prev_end, *arrival, *ring, *cost;
     engine_step *acc;
     dist_rng *rng;
 } mp;
@@ -70,6 +70,7 @@ static void mp_free(mp *m)
     free(m->prev_end);
     free(m->arrival);
     free(m->ring);
+    free(m->cost);
     free(m->acc);
     free(m->rng);
 }
@@ -85,10 +86,11 @@ static int mp_init(mp *m, const engine_config *c)
     m->prev_end = calloc(k, sizeof *m->prev_end);
     m->arrival = calloc(k, sizeof *m->arrival);
     m->ring = depth ? malloc(k * depth * sizeof *m->ring) : NULL;
+    m->cost = malloc(k * sizeof *m->cost);
     m->acc = calloc(k, sizeof *m->acc);
     m->rng = calloc(k, sizeof *m->rng);
-    if (!m->ops || !m->host || !m->prev_end || !m->arrival || (depth && !m->ring) || !m->acc ||
-        !m->rng)
+    if (!m->ops || !m->host || !m->prev_end || !m->arrival || (depth && !m->ring) || !m->cost ||
+        !m->acc || !m->rng)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const prog_op *o = &p->ops[i];
@@ -130,6 +132,22 @@ static inline unsigned mp_step_begin(const mp *m)
     return ev;
 }
 
+/* The host costs of op o's launch on every rank (PH_LAUNCH, or the graph launch opening a
+ * run; a later node of a graph draws nothing), drawn in one pass before the recursion visits
+ * the ranks: a rank draws from its own stream in its own program order, so this order of
+ * the draws gives each rank the same values as the event engine, and the recursion's pass
+ * over the ranks makes no call. */
+static inline void mp_draw(const mp *m, const mp_op *o, double *cost)
+{
+    const engine_config *c = m->c;
+    dist_rng *rng = m->rng;
+    if (o->entry == MP_EAGER)
+        for (size_t r = 0; r < m->k; r++)
+            cost[r] = dist_sample(engine_launch_dist(&c->host[r], o->coll), &rng[r]);
+    else if (o->entry == MP_GRAPH_OPEN)
+        for (size_t r = 0; r < m->k; r++) cost[r] = dist_sample(&c->graph_launch, &rng[r]);
+}
+
 /* The step's ops, each on every rank in rank order: its launch (PH_LAUNCH, then PH_ENQUEUE,
  * blocked while the queue is full; or the graph launch opening a run, then PH_GRAPH_DONE),
  * its start (stream_kick: an event where it is not ready when the stream is free) and its end
@@ -143,21 +161,19 @@ static inline unsigned mp_ops(const mp *m)
     const double lat = c->launch_latency_s;
     /* the state in locals: a draw may call out, and m's fields would then be read again */
     double *host = m->host, *prev_end = m->prev_end, *arrival = m->arrival, *ring = m->ring;
+    double *cost = m->cost;
     engine_step *acc = m->acc;
-    dist_rng *rng = m->rng;
     unsigned ev = 0;
     for (size_t i = 0; i < n; i++) {
         const mp_op *o = &m->ops[i];
         double latest = 0;
+        mp_draw(m, o, cost);
         for (size_t r = 0; r < k; r++) {
             double h = host[r];
-            if (o->entry == MP_EAGER) {
-                const dist *d = engine_launch_dist(&c->host[r], o->coll);
-                h = mp_spend(h, dist_sample(d, &rng[r]), &acc[r], &ev);
-                if (depth && i >= depth) /* the op i - depth places back holds the slot */
+            if (o->entry != MP_GRAPH_NODE) {
+                h = mp_spend(h, cost[r], &acc[r], &ev);
+                if (o->entry == MP_EAGER && depth && i >= depth) /* op i - depth holds the slot */
                     h = engine_queue_admit(h, ring[r * depth + (i - depth) % depth]);
-            } else if (o->entry == MP_GRAPH_OPEN) {
-                h = mp_spend(h, dist_sample(&c->graph_launch, &rng[r]), &acc[r], &ev);
             }
             host[r] = h;
             /* stream_kick: at max(enqueue, previous end); an event if the op is not ready */
