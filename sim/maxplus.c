@@ -58,6 +58,7 @@ typedef struct mp {
     const engine_config *c;
     size_t k, n, depth;
     mp_op *ops;
+    int lognormal[2]; /* every rank's launch (0) or collective (1) cost is a lognormal */
     double *host, *prev_end, *arrival, *ring, *cost;
     engine_step *acc;
     dist_rng *rng;
@@ -100,7 +101,13 @@ static int mp_init(mp *m, const engine_config *c)
                           : i == 0 || !p->ops[i - 1].graphable ? MP_GRAPH_OPEN
                                                                 : MP_GRAPH_NODE;
     }
-    for (size_t r = 0; r < k; r++) dist_rng_seed(&m->rng[r], c->seed, (uint64_t)r);
+    m->lognormal[0] = m->lognormal[1] = 1;
+    for (size_t r = 0; r < k; r++) {
+        dist_rng_seed(&m->rng[r], c->seed, (uint64_t)r);
+        for (int coll = 0; coll < 2; coll++)
+            m->lognormal[coll] &=
+                engine_launch_dist(&c->host[r], coll)->draw == DIST_DRAW_LOGNORMAL;
+    }
     return 0;
 }
 
@@ -136,16 +143,21 @@ static inline unsigned mp_step_begin(const mp *m)
  * run; a later node of a graph draws nothing), drawn in one pass before the recursion visits
  * the ranks: a rank draws from its own stream in its own program order, so this order of
  * the draws gives each rank the same values as the event engine, and the recursion's pass
- * over the ranks makes no call. */
+ * over the ranks makes no call. Where every rank's cost is a lognormal, the pass draws the
+ * exponents and one dist_exp_n takes their exps (dist_sample's values, dist.h). */
 static inline void mp_draw(const mp *m, const mp_op *o, double *cost)
 {
     const engine_config *c = m->c;
     dist_rng *rng = m->rng;
-    if (o->entry == MP_EAGER)
-        for (size_t r = 0; r < m->k; r++)
-            cost[r] = dist_sample(engine_launch_dist(&c->host[r], o->coll), &rng[r]);
-    else if (o->entry == MP_GRAPH_OPEN)
-        for (size_t r = 0; r < m->k; r++) cost[r] = dist_sample(&c->graph_launch, &rng[r]);
+    if (o->entry == MP_GRAPH_NODE) return;
+    const int eager = o->entry == MP_EAGER;
+    const int lognormal =
+        eager ? m->lognormal[o->coll] : c->graph_launch.draw == DIST_DRAW_LOGNORMAL;
+    for (size_t r = 0; r < m->k; r++) {
+        const dist *d = eager ? engine_launch_dist(&c->host[r], o->coll) : &c->graph_launch;
+        cost[r] = lognormal ? dist_lognormal_exponent(d, &rng[r]) : dist_sample(d, &rng[r]);
+    }
+    if (lognormal) dist_exp_n(cost, m->k);
 }
 
 /* The step's ops, each on every rank in rank order: its launch (PH_LAUNCH, then PH_ENQUEUE,
