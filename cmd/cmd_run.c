@@ -390,7 +390,7 @@ static void run_print_text(const scenario *s, const run_summary *r)
     printf("\n");
     printf("engine     %s: %s\n",
            r->method == ENGINE_MAXPLUS ? "max-plus recursion (sim/maxplus.c)"
-                                       : "event engine (sim/engine.c)",
+                                       : "event engine (sim/engine_events.c)",
            r->method_why ? r->method_why : "");
     printf("memory     %.1f GB weights + %.2f GB KV cache per rank of %.0f GB HBM%s\n",
            r->weight_bytes / 1e9, r->kv_bytes / 1e9, s->hw.hbm_bytes / 1e9,

@@ -18,9 +18,9 @@
  * gpu_idle = the step's duration (idle is the remainder). Time is a double in SECONDS.
  * Each rank draws from its own PCG32 stream (seed, stream = rank), so adding a rank does
  * not shift another rank's draws. All memory is allocated before the event loop.
- * Two back ends compute this: the event engine (engine.c, engine_events.h: the reference
+ * Two back ends compute this: the event engine (engine_events.c, engine_events.h: the reference
  * semantics, and the only one that traces) and maxplus.h's recursion, bit-identical on every
- * config it accepts and an order of magnitude faster. engine_run (engine_run.c) is the one
+ * config it accepts and an order of magnitude faster. engine_run (engine.c) is the one
  * caller that chooses between them (ENGINE_AUTO: the recursion whenever it applies); neither
  * back end calls the other or the dispatcher. The decisions both make (step accounting, host
  * costs and phases, queue-full blocking, op and collective start) are written once, in
@@ -72,7 +72,7 @@ typedef enum engine_method {
 
 /* engine_config's fields, one X(type, name) each: the struct below is generated from this
  * list. Each back end lists the fields it honours (engine_rules.h ENGINE_BACKEND_FIELDS: the
- * event engine in engine.c, the recursion in maxplus.c, which may instead refuse a field in
+ * event engine in engine_events.c, the recursion in maxplus.c, which may instead refuse a field in
  * maxplus_refusal); a field added here that a back end neither honours nor refuses is a build
  * error in that back end ("'engine_field_listed_NAME' undeclared"), so no back end ignores
  * one silently. method, on_step and on_step_ctx are honoured once for both
@@ -146,7 +146,7 @@ typedef struct engine_result {
 
 /* Checks cfg, sets up out and runs the back end cfg->method asks for (ENGINE_AUTO: the
  * recursion where maxplus_refusal has no objection, else the event engine); on error out is
- * left empty. Defined in engine_run.c. */
+ * left empty. Defined in engine.c. */
 int engine_run(const engine_config *cfg, engine_result *out, tp_err *err);
 void engine_result_free(engine_result *r);
 static inline const engine_step *engine_at(const engine_result *r, long step, long rank)

@@ -1,6 +1,6 @@
 /* engine_rules.h: the decisions both engine back ends make, written once (engine.h's model).
  *
- * Contract: the event engine (engine.c) and the max-plus recursion (maxplus.c) include this
+ * Contract: the event engine (engine_events.c) and the max-plus recursion (maxplus.c) include this
  * header and take every decision below from it rather than restating it, so the two stay
  * bit-identical by construction: the same draws in the same order per rank, the same
  * floating-point operations in the same order. Each function is static inline (no call in the

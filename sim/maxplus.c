@@ -1,5 +1,5 @@
 /* maxplus.c: see maxplus.h. Every rule that moves a clock or fills an account comes from
- * engine_rules.h, shared with engine.c's state machines; the comments name the event
+ * engine_rules.h, shared with engine_events.c's state machines; the comments name the event
  * engine's phase or function each step of the recursion stands for. */
 #include "maxplus.h"
 
@@ -111,7 +111,7 @@ static int mp_init(mp *m, const engine_config *c)
     return 0;
 }
 
-/* engine.c host_spend: a positive cost is host time and one event. The event count is a
+/* engine_events.c host_spend: a positive cost is host time and one event. The event count is a
  * local the caller adds up (its address never escapes, so it stays in a register across
  * the draws' calls). */
 static inline double mp_spend(double now, double cost, engine_step *acc, unsigned *events)

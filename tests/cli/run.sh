@@ -115,7 +115,7 @@ check "step-work-bound" python3 -c 'import json,sys; d=json.load(open(sys.argv[1
 
 # --- the trace opens as Chrome trace-event JSON: a process per rank, host + stream threads
 expect_ok "trace" "$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --set host.launch.mean_us=5 --trace "$TMP/t.json"
-check "a trace runs the event engine, and says so" grep -q "^engine     event engine (sim/engine.c): a trace was asked for" "$TMP/out"
+check "a trace runs the event engine, and says so" grep -q "^engine     event engine (sim/engine_events.c): a trace was asked for" "$TMP/out"
 "$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --trace "$TMP/t2.json" --format json >"$TMP/tj.json"
 check "json: engine events, why the trace" python3 -c '
 import json, sys
