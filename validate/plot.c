@@ -1,5 +1,7 @@
-/* plot.c: see plot.h. The driver of both figure sets (validation and scan); the files
- * and gnuplot runs are in plot_files.c, the figure scripts in plot_mvp.c and plot_bars.c.
+/* plot.c: see plot.h. The driver of the validation and scan figure sets, on top of the
+ * plotter: the figure sets' life, files and gnuplot runs are plot_files.c (which uses no
+ * other part of it), the figures plot_mvp.c, plot_bars.c and plot_plan.c (which use only
+ * plot_files.c).
  *
  * Everything is drawn in a private staging directory DIR/.plot.XXXXXX: the .dat files, the
  * .gp scripts (which name their data and images relative to the directory they sit in, so
@@ -30,48 +32,6 @@
 
 /* ------------------------------------------------------------- driver ------------- */
 
-int plot_check(const char *dir, tp_err *err)
-{
-    char gnuplot[PLOT_PATH_MAX];
-    if (!dir || !dir[0]) return tp_err_set(err, "plot: empty output directory name");
-    if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
-    /* the deepest part of DIR that exists must be a folder this run may write in */
-    char p[PLOT_PATH_MAX];
-    snprintf(p, sizeof p, "%s", dir);
-    int missing = 0; /* the levels to make */
-    for (;;) {
-        struct stat sb;
-        if (stat(p, &sb) == 0) {
-            if (!S_ISDIR(sb.st_mode) && !strcmp(p, dir))
-                return tp_err_set(err, "plot: %s: not a directory, expected a folder for the "
-                                       "figures", dir);
-            if (!S_ISDIR(sb.st_mode))
-                return tp_err_set(err, "plot: %s: %s is not a directory, expected a folder "
-                                       "for the figures", dir, p);
-            if (access(p, W_OK | X_OK) != 0)
-                return tp_err_set(err, "plot: %s: cannot write in %s: %s", dir, p,
-                                  strerror(errno));
-            break;
-        }
-        if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(p, ".") || !strcmp(p, "/"))
-            return tp_err_set(err, "plot: %s: %s", dir, strerror(errno));
-        char *slash = strrchr(p, '/');
-        const char *leaf = slash ? slash + 1 : p;
-        if (leaf[0] && strcmp(leaf, ".") && strcmp(leaf, "..")) missing++;
-        while (slash && slash > p && slash[-1] == '/') slash--;
-        if (!slash) snprintf(p, sizeof p, ".");
-        else if (slash == p) p[1] = '\0';
-        else *slash = '\0';
-    }
-    if (missing > PLOT_MAX_MADE)
-        return tp_err_set(err, "plot: %s: would create %d new folders, at most %d; expected an "
-                               "output folder nearer an existing one", dir, missing,
-                          PLOT_MAX_MADE);
-    if (plot_find_gnuplot(gnuplot, sizeof gnuplot))
-        return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
-    return 0;
-}
-
 int plot_validation_stage(const val_report *r, const char *dir, plot_stage **out, tp_err *err)
 {
     *out = NULL;
@@ -100,32 +60,6 @@ int plot_validation_stage(const val_report *r, const char *dir, plot_stage **out
         if (plot_run_gnuplot(c, gnuplot, plot_figures[i])) return plot_stage_fail(c);
     *out = c;
     return 0;
-}
-
-int plot_commit_with(plot_stage **sets, int n, int rc, int (*also)(void *), void *arg)
-{
-    for (int i = 0; i < n && !rc; i++)
-        if (sets[i] && plot_set_check(sets[i])) rc = -1;
-    /* from here to the last end a signal waits: `also` and the moves happen together */
-    sigset_t before;
-    ofile_signals_hold(&before);
-    if (!rc && also && also(arg)) rc = -1;
-    for (int i = 0; i < n && !rc; i++)
-        if (sets[i] && plot_set_move(sets[i])) rc = -1;
-    /* in reverse: each set's end gives back the signal mask its move found */
-    for (int i = n - 1; i >= 0; i--) {
-        if (!sets[i]) continue;
-        plot_set_end(sets[i], rc);
-        free(sets[i]);
-        sets[i] = NULL;
-    }
-    ofile_signals_restore(&before);
-    return rc;
-}
-
-int plot_commit(plot_stage **sets, int n, int rc)
-{
-    return plot_commit_with(sets, n, rc, NULL, NULL);
 }
 
 int plot_validation(const val_report *r, const char *dir, tp_err *err)

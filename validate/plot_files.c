@@ -1,5 +1,6 @@
-/* plot_files.c: the strings, files, staging directory and gnuplot runs the figures share;
- * see plot_impl.h. */
+/* plot_files.c: the bottom of the plotter: the strings, gnuplot script head and tail, files,
+ * figure sets (staging directory, checks, install) and gnuplot runs the figures and drivers
+ * share; see plot_impl.h and plot.h. It calls no other part of the plotter. */
 #include "plot.h"
 
 #include "ofile.h"
@@ -435,3 +436,110 @@ int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig)
                       msg[0] ? msg : "no message");
 }
 
+/* ------------------------------------------------------------- scripts ------------ */
+
+/* The head every gnuplot script of ours starts with; cmd is the command that wrote it
+ * ("validate", "plan"), named in the script so a reader knows how to remake it. */
+void plot_gp_head(FILE *f, const char *cmd, const char *fig, const char *about, int w, int h)
+{
+    fprintf(f,
+            "# %s.gp: %s\n"
+            "# Written by tpsim %s --plot with %s.dat. Re-draw or restyle in this "
+            "directory:\n"
+            "#   gnuplot %s.gp\n"
+            "set encoding utf8\n"
+            "W = %d; H = %d\n"
+            "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+            "    set terminal pngcairo size W,H noenhanced font \"DejaVu Sans,11\" "
+            "background rgb \"white\"\n"
+            "} else {\n"
+            "    set terminal png size W,H noenhanced background rgb \"white\"\n"
+            "}\n"
+            "set output \"%s.png\"\n"
+            "set border lw 1.2\n"
+            "set grid back lt 1 lc rgb \"#e3e3e3\" lw 1\n"
+            "set tics nomirror out\n",
+            fig, about, cmd, fig, fig, w, h, fig);
+}
+
+void plot_gp_tail(FILE *f, const char *fig)
+{
+    fprintf(f,
+            "set output\n"
+            "set terminal svg size W,H dynamic noenhanced font \"DejaVu Sans,11\" "
+            "background rgb \"white\"\n"
+            "set output \"%s.svg\"\n"
+            "replot\n"
+            "set output\n",
+            fig);
+}
+
+/* ---------------------------------------------------------------- checks, commits ---- */
+
+int plot_check(const char *dir, tp_err *err)
+{
+    char gnuplot[PLOT_PATH_MAX];
+    if (!dir || !dir[0]) return tp_err_set(err, "plot: empty output directory name");
+    if (strlen(dir) > PLOT_PATH_MAX - 64) return tp_err_set(err, "plot: %s: path too long", dir);
+    /* the deepest part of DIR that exists must be a folder this run may write in */
+    char p[PLOT_PATH_MAX];
+    snprintf(p, sizeof p, "%s", dir);
+    int missing = 0; /* the levels to make */
+    for (;;) {
+        struct stat sb;
+        if (stat(p, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode) && !strcmp(p, dir))
+                return tp_err_set(err, "plot: %s: not a directory, expected a folder for the "
+                                       "figures", dir);
+            if (!S_ISDIR(sb.st_mode))
+                return tp_err_set(err, "plot: %s: %s is not a directory, expected a folder "
+                                       "for the figures", dir, p);
+            if (access(p, W_OK | X_OK) != 0)
+                return tp_err_set(err, "plot: %s: cannot write in %s: %s", dir, p,
+                                  strerror(errno));
+            break;
+        }
+        if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(p, ".") || !strcmp(p, "/"))
+            return tp_err_set(err, "plot: %s: %s", dir, strerror(errno));
+        char *slash = strrchr(p, '/');
+        const char *leaf = slash ? slash + 1 : p;
+        if (leaf[0] && strcmp(leaf, ".") && strcmp(leaf, "..")) missing++;
+        while (slash && slash > p && slash[-1] == '/') slash--;
+        if (!slash) snprintf(p, sizeof p, ".");
+        else if (slash == p) p[1] = '\0';
+        else *slash = '\0';
+    }
+    if (missing > PLOT_MAX_MADE)
+        return tp_err_set(err, "plot: %s: would create %d new folders, at most %d; expected an "
+                               "output folder nearer an existing one", dir, missing,
+                          PLOT_MAX_MADE);
+    if (plot_find_gnuplot(gnuplot, sizeof gnuplot))
+        return tp_err_set(err, "plot: gnuplot not found on PATH; install gnuplot-nox");
+    return 0;
+}
+
+int plot_commit_with(plot_stage **sets, int n, int rc, int (*also)(void *), void *arg)
+{
+    for (int i = 0; i < n && !rc; i++)
+        if (sets[i] && plot_set_check(sets[i])) rc = -1;
+    /* from here to the last end a signal waits: `also` and the moves happen together */
+    sigset_t before;
+    ofile_signals_hold(&before);
+    if (!rc && also && also(arg)) rc = -1;
+    for (int i = 0; i < n && !rc; i++)
+        if (sets[i] && plot_set_move(sets[i])) rc = -1;
+    /* in reverse: each set's end gives back the signal mask its move found */
+    for (int i = n - 1; i >= 0; i--) {
+        if (!sets[i]) continue;
+        plot_set_end(sets[i], rc);
+        free(sets[i]);
+        sets[i] = NULL;
+    }
+    ofile_signals_restore(&before);
+    return rc;
+}
+
+int plot_commit(plot_stage **sets, int n, int rc)
+{
+    return plot_commit_with(sets, n, rc, NULL, NULL);
+}

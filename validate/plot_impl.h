@@ -1,5 +1,7 @@
-/* plot_impl.h: what the parts of the plotter (plot.c, plot_files.c, plot_mvp.c,
- * plot_bars.c, plot_plan.c) share; not for use outside validate/.
+/* plot_impl.h: what the parts of the plotter share; not for use outside validate/. The parts,
+ * bottom to top: plot_files.c (sets, files, gnuplot; calls no other part), the figures
+ * plot_mvp.c, plot_bars.c and plot_plan.c (each calls only plot_files.c), and plot.c, the
+ * validation and scan drivers.
  *
  * Contract: plot_ctx is one figure set being drawn into its staging directory (see plot.c);
  * each figure function writes NAME.dat and NAME.gp there and fails with one tp_err line.
@@ -94,9 +96,12 @@ void plot_qs(FILE *f, const char *s);
 int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig);
 FILE *plot_open(plot_ctx *c, const char *name);
 
-/* plot_mvp.c */
+/* plot_files.c: the head every gnuplot script of ours starts with (cmd: the command that
+ * wrote it, "validate", "plan") and its tail (the SVG) */
 void plot_gp_head(FILE *f, const char *cmd, const char *fig, const char *about, int w, int h);
 void plot_gp_tail(FILE *f, const char *fig);
+
+/* plot_mvp.c */
 int plot_measured_vs_predicted(plot_ctx *c);
 
 /* plot_bars.c */

@@ -1,5 +1,4 @@
-/* plot_mvp.c: the gnuplot script head and tail, and the measured-vs-predicted figure;
- * see plot_impl.h. */
+/* plot_mvp.c: the measured-vs-predicted figure; see plot_impl.h. */
 #include "plot.h"
 
 #include "ofile.h"
@@ -19,43 +18,6 @@
 #include <unistd.h>
 #include "plot_impl.h"
 
-/* ------------------------------------------------------------- scripts ------------ */
-
-/* The head every gnuplot script of ours starts with; cmd is the command that wrote it
- * ("validate", "plan"), named in the script so a reader knows how to remake it. */
-void plot_gp_head(FILE *f, const char *cmd, const char *fig, const char *about, int w, int h)
-{
-    fprintf(f,
-            "# %s.gp: %s\n"
-            "# Written by tpsim %s --plot with %s.dat. Re-draw or restyle in this "
-            "directory:\n"
-            "#   gnuplot %s.gp\n"
-            "set encoding utf8\n"
-            "W = %d; H = %d\n"
-            "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-            "    set terminal pngcairo size W,H noenhanced font \"DejaVu Sans,11\" "
-            "background rgb \"white\"\n"
-            "} else {\n"
-            "    set terminal png size W,H noenhanced background rgb \"white\"\n"
-            "}\n"
-            "set output \"%s.png\"\n"
-            "set border lw 1.2\n"
-            "set grid back lt 1 lc rgb \"#e3e3e3\" lw 1\n"
-            "set tics nomirror out\n",
-            fig, about, cmd, fig, fig, w, h, fig);
-}
-
-void plot_gp_tail(FILE *f, const char *fig)
-{
-    fprintf(f,
-            "set output\n"
-            "set terminal svg size W,H dynamic noenhanced font \"DejaVu Sans,11\" "
-            "background rgb \"white\"\n"
-            "set output \"%s.svg\"\n"
-            "replot\n"
-            "set output\n",
-            fig);
-}
 
 
 static void plot_cell_short(const plot_ctx *c, const grid_cell *g, char *out, size_t n)
