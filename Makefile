@@ -156,6 +156,12 @@ predictions: deps
 	@$(MAKE) --no-print-directory all
 	scripts/predictions.sh $(BUILD)/tpsim docs/predictions.csv
 
+# The golden outputs (tests/data/golden/README.md): rewrite them from this build, for a change
+# meant to change run, sweep, validate or plan output (its commit says which and why).
+.PHONY: golden
+golden: all
+	scripts/golden.sh $(BUILD)/tpsim tests/data/golden
+
 # The what-if atlas (scripts/atlas.sh): every cell that fits in HBM, CSV and figure.
 atlas: deps
 	@$(MAKE) --no-print-directory all
