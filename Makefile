@@ -175,7 +175,7 @@ NPROC ?= $(shell nproc 2>/dev/null || echo 2)
 CHK := $(BUILD)/check
 CLI_TESTS := $(patsubst tests/cli/%.sh,%,$(filter-out tests/cli/lib.sh,$(sort $(wildcard tests/cli/*.sh))))
 # CLI tests that never run tpsim (source, build and history checks): once, in check only
-CLI_NOBIN := calibrate_tools commits design engine_fields layers style
+CLI_NOBIN := calibrate_tools commits design engine_fields install layers style
 CLI_BIN := $(filter-out $(CLI_NOBIN),$(CLI_TESTS))
 CHECK_RUNS := $(addprefix $(CHK)/unit/,$(TESTS)) $(addprefix $(CHK)/cli/,$(CLI_TESTS))
 SAN_RUNS := $(addprefix $(CHK)/san-unit/,$(TESTS)) $(addprefix $(CHK)/san-cli/,$(CLI_BIN))

@@ -55,4 +55,21 @@ else
     check "no temp files" bash -c "! ls -A '$TMP' | grep -q tmp"
 fi
 
+# --- the GPU tools take flags the same way (argument errors come before any CUDA call) ----------
+if [ -x build/tpsim-nccl-sweep ] && [ -x build/tpsim-probe ]; then
+    expect_fail2 "nccl-sweep --gpus=1" "^tpsim-nccl-sweep: --gpus '1'" build/tpsim-nccl-sweep --gpus=1
+    expect_fail2 "nccl-sweep --min=32Q" "^tpsim-nccl-sweep: --min '32Q' is not a size" build/tpsim-nccl-sweep --min=32Q
+    expect_fail2 "nccl-sweep a unique prefix" "^tpsim-nccl-sweep: --iters '0'" build/tpsim-nccl-sweep --it 0
+    expect_fail2 "nccl-sweep missing value" "^tpsim-nccl-sweep: --dtype: missing value$" build/tpsim-nccl-sweep --dtype
+    expect_fail2 "nccl-sweep unknown flag" "^tpsim-nccl-sweep: unknown option '--gpu-count'" build/tpsim-nccl-sweep --gpu-count=2
+    expect_fail2 "probe an operand" "^tpsim-probe: unexpected argument 'x'" build/tpsim-probe x
+    expect_fail2 "probe after --" "^tpsim-probe: unexpected argument '--bytes'" build/tpsim-probe -- --bytes
+    expect_fail2 "probe --bytes=512M" "^tpsim-probe: --bytes must be at least 1G" build/tpsim-probe --bytes=512M
+    (cd "$TMP" && "$OLDPWD/build/tpsim-probe" -o - >"$TMP/out" 2>"$TMP/err"); rc=$?
+    if [ "$rc" -ne 0 ]; then  # no GPU here: it fails before writing, and never a file named -
+        check "probe -o - without a GPU: one line" test "$(wc -l <"$TMP/err")" -eq 1
+    fi
+    check "probe -o -: no file named -" test ! -e "$TMP/-"
+fi
+
 finish
