@@ -11,15 +11,14 @@
 # upward ALLOWED_FOLDERS... : every quoted include of the files given on stdin resolves in one
 # of the allowed folders (or beside the file); prints FILE:LINE: include "X" for each that does not
 upward() {
-    local f n h dir ok d
-    while read -r f; do
-        dir=$(dirname "$f")
-        while IFS=: read -r n h; do
-            ok=0
-            for d in "$dir" "$@"; do [ -f "$d/$h" ] && ok=1; done
-            [ $ok -eq 1 ] || echo "$f:$n: include \"$h\""
-        done < <(grep -n '^#include "' "$f" | sed 's/^\([0-9]*\):#include "\([^"]*\)".*/\1:\2/')
-    done
+    local f n h ok d
+    while IFS=: read -r f n h; do
+        h=${h#*\"}
+        h=${h%%\"*}
+        ok=0
+        for d in "${f%/*}" "$@"; do [ -f "$d/$h" ] && { ok=1; break; }; done
+        [ $ok -eq 1 ] || echo "$f:$n: include \"$h\""
+    done < <(xargs -r grep -Hn '^#include "')
 }
 
 # layer FOLDER BELOW...: FOLDER's sources include only FOLDER's headers and BELOW's, and the
