@@ -120,7 +120,8 @@ static void vcmd_print_folds(const val_report *r)
         }
         if (!fd->n_cal) printf(" nothing");
         if (r->n_fit)
-            printf(" (%d evaluations of the objective, %.3g)", fd->evaluations, fd->objective);
+            printf(" (%d evaluations of the objective, %.3g; %s)", fd->evaluations, fd->objective,
+                   fit_stop_rule(fd->stop));
         printf("\n");
         if (fd->cal_all_of_from)
             printf("  fit.cells names none of these: every cell of the degrees fitted on "

@@ -47,6 +47,7 @@ static void vjson_folds(jw *w, const val_report *r)
         jw_end_obj(w);
         jw_knum(w, "objective", fd->objective);
         jw_kint(w, "evaluations", fd->evaluations);
+        jw_kstr(w, "stop", fit_stop_name(fd->stop));
         jw_knum(w, "calibration_max_error_pct", fd->cal_max_err_pct);
         jw_kbool(w, "misfit", fd->misfit);
         jw_key(w, "at_bound"); /* per fitted key: "min", "max" or null */
@@ -235,6 +236,7 @@ void vjson_print(const val_report *r)
     for (int i = 0; i < r->n_fit; i++) jw_knum(&w, s->fit_params[i].key, r->fitted[i]);
     jw_end_obj(&w);
     jw_kint(&w, "fit_evaluations", r->fit_evaluations);
+    jw_kstr(&w, "fit_stop", fit_stop_name(r->fit_stop_reason));
     vjson_folds(&w, r);
     vjson_cells(&w, r);
     vjson_configs(&w, r);

@@ -28,7 +28,7 @@ static int val_fit_fold(val_ctx *c, val_fold *fd, tp_err *err)
     /* with threads, the search evaluates ahead (fit.h): the same points read, the same fit */
     return fit_minimize_many(spec->n_fit_params, lo, hi, val_objective_many, c,
                              par_team_size(c->team), fd->fitted, &fd->objective,
-                             &fd->evaluations);
+                             &fd->evaluations, &fd->stop);
 }
 
 /* ----------------------------------------------------------- baselines ------------ */
@@ -461,6 +461,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     for (int i = 0; i < out->n_fit; i++) out->fitted[i] = out->folds[0].fitted[i];
     out->fit_objective = out->folds[0].objective;
     out->fit_evaluations = out->folds[0].evaluations;
+    out->fit_stop_reason = out->folds[0].stop;
     val_baselines(out, base);
     if (val_intervals(&ctx, &band, preds, err)) goto out;
     if (vo->sensitivity && val_sensitivity(&ctx, preds, err)) goto out;

@@ -47,6 +47,7 @@
 #ifndef TPSIM_VALIDATE_H
 #define TPSIM_VALIDATE_H
 
+#include "fit.h"
 #include "scnopt.h"
 #include "grid.h"
 #include "run.h"
@@ -154,6 +155,7 @@ typedef struct val_fold {
     double fitted[SCN_MAX_FIT];
     double objective;         /* sum of squared relative errors on the calibration cells */
     int evaluations;
+    fit_stop stop;            /* the rule that stopped the search (fit.h); NONE: no fit */
     double cal_max_err_pct;   /* the fit's worst miss of its own calibration cells */
     int misfit;
     double r0_ms;             /* the additive baseline's fitted R0 */
@@ -210,6 +212,7 @@ typedef struct val_report {
     double fitted[SCN_MAX_FIT]; /* fold 0's */
     double fit_objective;
     int fit_evaluations;
+    fit_stop fit_stop_reason; /* fold 0's */
     val_fold *folds;
     int n_folds;
     val_cell *cells;          /* one per grid cell, grid order */
