@@ -25,10 +25,13 @@ static int val_fit_fold(val_ctx *c, val_fold *fd, tp_err *err)
     for (int i = 0; i < spec->n_fit_params; i++)
         lo[i] = spec->fit_params[i].lo, hi[i] = spec->fit_params[i].hi;
     c->fold = fd;
-    /* with threads, the search evaluates ahead (fit.h): the same points read, the same fit */
-    return fit_minimize_many(spec->n_fit_params, lo, hi, val_objective_many, c,
-                             par_team_size(c->team), fd->fitted, &fd->objective,
-                             &fd->evaluations, &fd->stop);
+    /* with more threads than a point has cells, the search evaluates ahead (fit.h): the
+     * same points read, the same fit; with fewer, one point's cells already keep every
+     * thread busy, and a point evaluated ahead is CPU time spent for nothing */
+    int team = par_team_size(c->team), cells = fd->n_cal > 0 ? fd->n_cal : 1;
+    int ahead = team > cells ? team / cells : 1;
+    return fit_minimize_many(spec->n_fit_params, lo, hi, val_objective_many, c, ahead,
+                             fd->fitted, &fd->objective, &fd->evaluations, &fd->stop);
 }
 
 /* ----------------------------------------------------------- baselines ------------ */
