@@ -10,7 +10,7 @@
 #                   jitter (fast path and event engine), peak RSS at 10^6 steps; trace writer
 #                   speed (before/after) and trace import MB/s; validate --jobs 1 vs 2 on
 #                   eager-straggler (scripts/bench-jobs.sh); the CPU seconds of make run
-#                   (budget 5 s); tpsim plan's full default search on one core (budget 10 s;
+#                   (budget 3 s); tpsim plan's full default search on one core (budget 10 s;
 #                   make bench-plan runs that line alone)
 #   make test-slurm scripts/slurm-sweep.sh on a real single-node Slurm (root; installs it)
 #   make test-viewer a tpsim trace in a real trace viewer: speedscope (npm) in Debian's
@@ -282,7 +282,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	scripts/bench-jobs.sh $(BUILD)/tpsim
 	@# CPU seconds, not wall: on shared cores the wall time is mostly the wait for a core
-	@scripts/cpu-seconds.sh make_run_cpu_s 5 $(BUILD)/bench-run.log $(MAKE) --no-print-directory run
+	@scripts/cpu-seconds.sh make_run_cpu_s 3 $(BUILD)/bench-run.log $(MAKE) --no-print-directory run
 	@$(MAKE) --no-print-directory bench-plan
 
 # tpsim plan's full default search on one core (issue 20's budget: under 10 s): 3 GPUs x TP
