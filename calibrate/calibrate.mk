@@ -27,10 +27,13 @@ CAL_NCCL_LIBDIR := $(patsubst %/,%,$(dir $(CAL_NCCL_SO)))
 # A pip wheel ships only libnccl.so.2 (no development link): name the file itself then.
 CAL_NCCL_LINK := $(if $(filter %/libnccl.so,$(CAL_NCCL_SO)),-L$(CAL_NCCL_LIBDIR) -lnccl,$(CAL_NCCL_SO))
 
-# cuBLAS for the probe's GEMV measurements (as vLLM's linear layers call it), linked dynamically
+# cuBLAS for the probe's GEMV measurements (as vLLM's linear layers call it), opened at run time
 CAL_CUBLAS_SO := $(firstword $(wildcard $(CAL_CUDA_HOME)/lib64/libcublas.so $(CAL_CUDA_HOME)/lib/libcublas.so \
                                         $(CAL_CUDA_HOME)/targets/x86_64-linux/lib/libcublas.so))
 CAL_CUBLAS_LIBDIR := $(patsubst %/,%,$(dir $(CAL_CUBLAS_SO)))
+# opened at run time by its soname (probe_gemv.c says why), not linked
+CAL_CUBLAS_SONAME := $(if $(CAL_CUBLAS_SO),$(shell objdump -p $(CAL_CUBLAS_SO) 2>/dev/null | \
+                       sed -n 's/^ *SONAME *//p'))
 
 CAL_MISSING := $(strip \
     $(if $(CAL_NVCC),,nvcc (looked for $(CAL_CUDA_HOME)/bin/nvcc; set CUDA_HOME);) \
@@ -38,7 +41,8 @@ CAL_MISSING := $(strip \
     $(if $(CAL_CUDART),,libcudart_static.a under $(CAL_CUDA_HOME)/lib64 or lib;) \
     $(if $(CAL_NCCL_H),,nccl.h (looked in $(CAL_NCCL_INCS); set NCCL_HOME);) \
     $(if $(CAL_NCCL_SO),,libnccl.so (looked in $(CAL_NCCL_DIRS); set NCCL_HOME);) \
-    $(if $(CAL_CUBLAS_SO),,libcublas.so under $(CAL_CUDA_HOME)/lib64 or lib;))
+    $(if $(CAL_CUBLAS_SO),,libcublas.so under $(CAL_CUDA_HOME)/lib64 or lib;) \
+    $(if $(CAL_CUBLAS_SO),$(if $(CAL_CUBLAS_SONAME),,the soname of $(CAL_CUBLAS_SO) (objdump -p);)))
 
 # Hopper (H100/H200) and Ampere machine code, plus PTX the driver can compile for newer GPUs.
 CAL_NVCC_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
@@ -93,7 +97,8 @@ $(CAL_OBJ)/probe.o: calibrate/probe.c calibrate/cal_common.h calibrate/probe_ker
 	$(CC) $(CAL_CFLAGS) -Ibase -c $< -o $@
 
 $(CAL_OBJ)/probe_gemv.o: calibrate/probe_gemv.c calibrate/probe_gemv.h calibrate/cal_common.h base/cli.h | $(CAL_OBJ)
-	$(CC) $(CAL_CFLAGS) -Ibase -c $< -o $@
+	$(CC) $(CAL_CFLAGS) -Ibase -DCAL_CUBLAS_SONAME='"$(CAL_CUBLAS_SONAME)"' \
+	  -DCAL_CUBLAS_DIR='"$(CAL_CUBLAS_LIBDIR)"' -c $< -o $@
 
 $(CAL_OBJ)/probe_kernels.o: calibrate/probe_kernels.cu calibrate/probe_kernels.h | $(CAL_OBJ)
 	$(CAL_NVCC) $(CAL_NVCCFLAGS) -c $< -o $@
@@ -102,4 +107,4 @@ $(CAL_SWEEP): $(CAL_OBJ)/nccl_sweep.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $
 	$(CC) -o $@ $^ $(CAL_NCCL_LINK) -Wl,-rpath,$(CAL_NCCL_LIBDIR) $(CAL_LDLIBS)
 
 $(CAL_PROBE): $(CAL_OBJ)/probe.o $(CAL_OBJ)/probe_gemv.o $(CAL_OBJ)/probe_kernels.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o
-	$(CC) -o $@ $^ -L$(CAL_CUBLAS_LIBDIR) -lcublas -Wl,-rpath,$(CAL_CUBLAS_LIBDIR) $(CAL_LDLIBS) -lstdc++
+	$(CC) -o $@ $^ $(CAL_LDLIBS) -lstdc++

@@ -4,6 +4,7 @@
 #endif
 #include "probe_gemv.h"
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -35,18 +36,55 @@ static void gemv_check(cublasStatus_t st, const char *what)
     if (st != CUBLAS_STATUS_SUCCESS) cal_fail("%s: cuBLAS status %d", what, (int)st);
 }
 
+/* cuBLAS is opened when the first GEMV is set up, not linked: cuBLAS and cuBLASLt are about
+ * 500 MB, and loading them cost every start of the tool 0.45 s of CPU, --help and a refused
+ * flag included. CAL_CUBLAS_DIR and CAL_CUBLAS_SONAME are the library the build found
+ * (calibrate.mk), tried by its path first (as the rpath it replaces was), then by its name. */
+#ifndef CAL_CUBLAS_SONAME
+#error "CAL_CUBLAS_SONAME and CAL_CUBLAS_DIR are set by calibrate/calibrate.mk"
+#endif
+static struct {
+    __typeof__(cublasCreate_v2) *create;
+    __typeof__(cublasSetStream_v2) *set_stream;
+    __typeof__(cublasDestroy_v2) *destroy;
+    __typeof__(cublasGemmEx) *gemm_ex;
+} gemv_blas;
+
+static void *gemv_sym(void *so, const char *name)
+{
+    void *f = dlsym(so, name);
+    if (!f) cal_fail("%s: no %s in it (%s)", CAL_CUBLAS_SONAME, name, dlerror());
+    return f;
+}
+
+static void gemv_open_blas(void)
+{
+    if (gemv_blas.create) return;
+    void *so = dlopen(CAL_CUBLAS_DIR "/" CAL_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!so) so = dlopen(CAL_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!so)
+        cal_fail("cannot open cuBLAS (%s, built against %s/%s): %s", CAL_CUBLAS_SONAME,
+                 CAL_CUBLAS_DIR, CAL_CUBLAS_SONAME, dlerror());
+    /* POSIX: a function pointer from dlsym's void * (dlsym's own contract) */
+    *(void **)&gemv_blas.create = gemv_sym(so, "cublasCreate_v2");
+    *(void **)&gemv_blas.set_stream = gemv_sym(so, "cublasSetStream_v2");
+    *(void **)&gemv_blas.destroy = gemv_sym(so, "cublasDestroy_v2");
+    *(void **)&gemv_blas.gemm_ex = gemv_sym(so, "cublasGemmEx");
+}
+
 void probe_gemv_init(probe_gemv *g, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1,
                      double timeout_s)
 {
+    gemv_open_blas();
     cublasHandle_t h;
-    gemv_check(cublasCreate(&h), "cublasCreate");
-    gemv_check(cublasSetStream(h, s), "cublasSetStream");
+    gemv_check(gemv_blas.create(&h), "cublasCreate");
+    gemv_check(gemv_blas.set_stream(h, s), "cublasSetStream");
     *g = (probe_gemv){h, s, e0, e1, timeout_s};
 }
 
 void probe_gemv_free(probe_gemv *g)
 {
-    if (g->handle) cublasDestroy((cublasHandle_t)g->handle);
+    if (g->handle) gemv_blas.destroy((cublasHandle_t)g->handle);
     g->handle = NULL;
 }
 
@@ -56,10 +94,10 @@ static void gemv_call(probe_gemv *g, const void *w, const void *x, void *y, long
     const float alpha = 1.0f, beta = 0.0f;
     /* row-major y[B,out] = x[B,in] W[out,in]^T is, column-major, y' = W'^T x' ("TN"), as
      * PyTorch's addmm/linear calls it */
-    gemv_check(cublasGemmEx((cublasHandle_t)g->handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)out, batch,
-                            (int)in, &alpha, w, CUDA_R_16BF, (int)in, x, CUDA_R_16BF, (int)in,
-                            &beta, y, CUDA_R_16BF, (int)out, CUBLAS_COMPUTE_32F,
-                            CUBLAS_GEMM_DEFAULT),
+    gemv_check(gemv_blas.gemm_ex((cublasHandle_t)g->handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)out,
+                                 batch, (int)in, &alpha, w, CUDA_R_16BF, (int)in, x, CUDA_R_16BF,
+                                 (int)in, &beta, y, CUDA_R_16BF, (int)out, CUBLAS_COMPUTE_32F,
+                                 CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx (bf16)");
 }
 
