@@ -113,7 +113,7 @@ static int w_fn(void *ctx, size_t i, int worker, tp_err *err)
     }
     if (__atomic_add_fetch(&j->busy[worker], 1, __ATOMIC_SEQ_CST) != 1) j->clash = 1;
     volatile double x = 0;
-    for (int k = 0; k < 2000; k++) x += k * 1e-9; /* long enough to overlap */
+    for (int k = 0; k < 2000; k++) x = x + k * 1e-9; /* long enough to overlap */
     __atomic_sub_fetch(&j->busy[worker], 1, __ATOMIC_SEQ_CST);
     j->runs[i]++;
     return 0;
