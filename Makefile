@@ -199,11 +199,11 @@ san-runs: $(SAN_RUNS)
 
 check: deps
 	@scripts/cpu-seconds.sh --tee "make check" 90 $(CHK)/check.log \
-	  $(MAKE) --no-print-directory -j$(NPROC) check-runs
+	  $(MAKE) --no-print-directory -k -j$(NPROC) check-runs
 
 test: deps san-deps
 	@scripts/cpu-seconds.sh --tee "make test" 600 $(CHK)/test.log \
-	  $(MAKE) --no-print-directory -j$(NPROC) check-runs san-runs
+	  $(MAKE) --no-print-directory -k -j$(NPROC) check-runs san-runs
 
 # One sanitizer build, clang's: AddressSanitizer, UndefinedBehaviorSanitizer and
 # float-cast-overflow, which only clang has (a double converted to an integer type it does not

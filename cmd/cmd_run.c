@@ -392,8 +392,9 @@ static void run_print_text(const scenario *s, const run_summary *r)
            r->method == ENGINE_MAXPLUS ? "max-plus recursion (sim/maxplus.c)"
                                        : "event engine (sim/engine_events.c)",
            r->method_why ? r->method_why : "");
-    printf("memory     %.1f GB weights + %.2f GB KV cache per rank of %.0f GB HBM%s\n",
-           r->weight_bytes / 1e9, r->kv_bytes / 1e9, s->hw.hbm_bytes / 1e9,
+    printf("memory     %.1f GB weights + %.2f GB KV cache per rank of %.1f GB HBM less %.2f GiB "
+           "reserve%s\n",
+           r->weight_bytes / 1e9, r->kv_bytes / 1e9, s->hw.hbm_bytes / 1e9, RUN_RESERVE_GIB,
            r->fits_in_hbm ? "" : "  ** DOES NOT FIT: this cell cannot run as configured **");
     if (s->graphs)
         printf("graphs     one cudaGraphLaunch per step (%.1f us host) + %.2f us GPU per node\n",
@@ -572,8 +573,10 @@ int tpsim_cmd_run(int argc, char **argv)
     if (!sum.fits_in_hbm) { /* a result, not bad input: the report is whole, the status says it */
         fflush(stdout);
         fprintf(stderr, "tpsim: run: the configuration does not fit in HBM: %.1f GB weights + "
-                        "%.2f GB KV cache per rank > %.0f GB (exit status 1)\n",
-                sum.weight_bytes / 1e9, sum.kv_bytes / 1e9, s->hw.hbm_bytes / 1e9);
+                        "%.2f GB KV cache per rank > %.1f GB HBM less %.2f GiB reserve (exit "
+                        "status 1)\n",
+                sum.weight_bytes / 1e9, sum.kv_bytes / 1e9, s->hw.hbm_bytes / 1e9,
+                RUN_RESERVE_GIB);
         status = RUN_EXIT_NO_FIT;
     }
 out:

@@ -21,8 +21,9 @@ static const char sweep_usage[] = "usage: tpsim sweep SCENARIO [flags]\n";
 static const char sweep_help_text[] =
     "  one row per cell (CSV with a header, or a JSON array of objects), each with the\n"
     "  scenario, model, hardware, mode, the cell, step times and breakdown in ms, and\n"
-    "  fits_in_hbm (true/false: weights + KV cache within the GPU's HBM). A cell that does\n"
-    "  not fit is still simulated and reported; the exit status stays 0.\n"
+    "  fits_in_hbm (true/false: weights + KV cache + vLLM's 4.84 GiB reserve within the\n"
+    "  capacity the GPU reports). A cell that does not fit is still simulated and reported;\n"
+    "  the exit status stays 0.\n"
     "  SCENARIO and GRID are files or names (scenarios/NAME.yaml, validate/NAME.csv).\n"
     "  --fit GRID first fits the scenario's declared parameters on its declared cells of GRID\n"
     "  (as tpsim validate does) and sweeps with the fitted values.\n"

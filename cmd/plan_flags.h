@@ -21,13 +21,10 @@
 #define PLAN_MAX_TP 16
 #define PLAN_MAX_CTX 64
 #define PLAN_GIB (1024.0 * 1024.0 * 1024.0)
-/* The activation/workspace reserve per GPU (docs/sources.md#vllm-memory-profile): vLLM's memory
- * profile of a TP-2 instance on an 80 GB GPU (vllm-project/vllm PR #10511) reserves non-torch
- * memory 3.58 GiB (CUDA context, NCCL and custom all-reduce buffers) + PyTorch activation peak
- * 1.26 GiB before the KV cache: 4.84 GiB. That log is Llama-3-8B; for a 70B it is ASSUMED of
- * the same order (the activation peak scales with hidden size / TP): --reserve-gib. */
-#define PLAN_RESERVE_GIB 4.84
-#define PLAN_MEM_UTIL 0.90 /* vLLM's default gpu_memory_utilization (same source) */
+/* vLLM's memory defaults, as run applies them (run.h): --gpu-memory-utilization and
+ * --reserve-gib take their place */
+#define PLAN_RESERVE_GIB RUN_RESERVE_GIB
+#define PLAN_MEM_UTIL RUN_MEM_UTIL
 
 /* --hardware NAME: its models/hw file (the id, or the path given) and the models/allreduce
  * calibrations measured on it (hardware: one of its names), one per TP degree */

@@ -14,8 +14,10 @@ static const char *const hw_keys[] = {
     "kind",         "name",          "sms",          "hbm_gb",          "hbm_gbps",
     "bf16_tflops",  "fp8_tflops",    "pcie_gbps",     "kernel_fixed_us", "launch_latency_us",
     "hbm_efficiency", "flops_efficiency", "measured", "source", "aliases", "assumed",
-    "compute_capability", NULL};
+    "compute_capability", "hbm_bytes", NULL};
 
+/* one file's keys, read and checked in the order the file lists them: long because each key
+ * is two lines of reading and a split would scatter the one list of what a hardware file is */
 int hw_load(const char *path, hw_spec *out, tp_err *err)
 {
     cfg_doc *doc = cfg_load(path, err);
@@ -26,12 +28,13 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
     int kind = 0, rc = -1;
     static const char *const kinds[] = {"hardware", NULL};
     double hbm_gb = 0, hbm_gbps = 0, tflops = 0, fp8_tflops = 0, pcie = 0, fixed_us = 0, lat_us = 0;
-    double cc = 0;
+    double cc = 0, hbm_bytes = 0;
     cfg_node *kn = cfg_need(r, "kind", err);
     if (cfg_expect_map(r, hw_keys, err) || !kn || cfg_as_choice(kn, kinds, &kind, err) ||
         cfg_string_fits(r, "name", 1, sizeof h.name, &name, err) ||
         cfg_long(r, "sms", 1, 1, 100000, &h.sms, err) ||
         cfg_double(r, "hbm_gb", 1, 0.001, 1e6, &hbm_gb, err) ||
+        cfg_double(r, "hbm_bytes", 0, 1e6, 1e15, &hbm_bytes, err) ||
         cfg_double(r, "hbm_gbps", 1, 1, 1e6, &hbm_gbps, err) ||
         cfg_double(r, "bf16_tflops", 1, 0.001, 1e6, &tflops, err) ||
         cfg_double(r, "fp8_tflops", 0, 0.001, 1e6, &fp8_tflops, err) ||
@@ -79,7 +82,17 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
         }
     }
     snprintf(h.name, sizeof h.name, "%s", name);
-    h.hbm_bytes = hbm_gb * 1e9;
+    /* the capacity the GPU reports (cudaMemGetInfo's total, nvidia-smi's MiB), which vLLM's
+     * gpu_memory_utilization multiplies; the datasheet's rounded GB where the file has none */
+    h.hbm_bytes = hbm_bytes > 0 ? hbm_bytes : hbm_gb * 1e9;
+    h.hbm_reported = hbm_bytes > 0;
+    if (hbm_bytes > 0 && (hbm_bytes < 0.95 * hbm_gb * 1e9 || hbm_bytes > 1.15 * hbm_gb * 1e9)) {
+        cfg_error(cfg_get(r, "hbm_bytes"), err,
+                  "hbm_bytes: %.0f is %.1f GB, far from the datasheet's hbm_gb %g; expected the "
+                  "capacity the GPU reports, within 0.95 to 1.15 times hbm_gb",
+                  hbm_bytes, hbm_bytes / 1e9, hbm_gb);
+        goto out;
+    }
     h.hbm_bw = hbm_gbps * 1e9;
     h.peak_flops = tflops * 1e12;
     h.fp8_peak_flops = fp8_tflops * 1e12;

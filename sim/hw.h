@@ -24,7 +24,8 @@
 typedef struct hw_spec {
     char name[64];
     long sms;
-    double hbm_bytes;         /* capacity */
+    double hbm_bytes;         /* capacity as the GPU reports it (hbm_bytes:), else hbm_gb x 1e9 */
+    int hbm_reported;         /* 1 when hbm_bytes came from the file's hbm_bytes: key */
     double hbm_bw;            /* bytes/s, nominal */
     double peak_flops;        /* BF16 dense FLOP/s */
     double fp8_peak_flops;    /* FP8 dense FLOP/s, 0 if the GPU has no FP8 tensor cores */

@@ -295,7 +295,7 @@ static void run_fill(const scenario *s, const prog *p, const engine_result *r, r
     out->collectives_per_step = p->n_collectives;
     out->weight_bytes = p->weight_bytes;
     out->kv_bytes = p->kv_bytes;
-    out->fits_in_hbm = p->weight_bytes + p->kv_bytes <= s->hw.hbm_bytes;
+    out->fits_in_hbm = p->weight_bytes + p->kv_bytes + RUN_RESERVE_BYTES <= s->hw.hbm_bytes;
 }
 
 void run_idle_split(const run_summary *r, double *step_work_s, double *launch_wait_s)

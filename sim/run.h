@@ -22,6 +22,19 @@
 #include "prog.h"
 #include "scenario.h"
 
+/* vLLM's memory figures: the activation/workspace reserve per GPU, from vLLM's memory profile
+ * of a TP-2 instance on an 80 GB GPU (vllm-project/vllm PR #10511,
+ * docs/sources.md#vllm-memory-profile): non-torch memory 3.58 GiB (CUDA context, NCCL and
+ * custom all-reduce buffers) + PyTorch activation peak 1.26 GiB before the KV cache = 4.84 GiB.
+ * That log is Llama-3-8B; for a 70B it is ASSUMED of the same order (the activation peak scales
+ * with hidden size / TP). run's fit test is physical: weights + KV cache + that reserve within
+ * the capacity the GPU reports (hw.h hbm_bytes), whatever gpu_memory_utilization a server sets;
+ * plan sizes KV caches as vLLM does by default, RUN_MEM_UTIL of the capacity less the reserve
+ * (--gpu-memory-utilization and --reserve-gib take their place). */
+#define RUN_MEM_UTIL 0.90
+#define RUN_RESERVE_GIB 4.84
+#define RUN_RESERVE_BYTES (RUN_RESERVE_GIB * 1024.0 * 1024.0 * 1024.0)
+
 typedef struct run_request {
     long tp, batch, ctx, steps, warmup;
     uint64_t seed;
@@ -43,7 +56,8 @@ typedef struct run_summary {
     run_breakdown breakdown;
     cost_totals analytic; /* sum of op GPU times per step */
     double weight_bytes, kv_bytes; /* per rank */
-    int fits_in_hbm;               /* weights + KV cache within the GPU's HBM */
+    int fits_in_hbm;               /* weights + KV cache + RUN_RESERVE_BYTES within the
+                                    * capacity the GPU reports */
     const arcal *calibration;      /* the all-reduce calibration used (NULL at k = 1) */
     const char *calibration_borrowed; /* NULL, "calibration_from" or "--allow-foreign-calib" */
     coll_cost allreduce_call;      /* one layer all-reduce (batch x hidden) at this cell */

@@ -605,6 +605,8 @@ typedef struct datasheet {
     const char *file;
     double hbm_gb, hbm_tbps, bf16_dense_tflops, fp8_dense_tflops, pcie_one_way_gbps;
     long sms;
+    double reported_mib; /* nvidia-smi's total (docs/sources.md#gpu-memory); 0: bytes below */
+    double reported_bytes;
 } datasheet;
 
 static void test_hardware_datasheets(void **state)
@@ -613,25 +615,33 @@ static void test_hardware_datasheets(void **state)
     const datasheet want[] = {
         /* H100 SXM datasheet: 80 GB HBM3, 3.35 TB/s, BF16 1,979 and FP8 3,958 TFLOPS with
          * sparsity (dense: half), PCIe Gen5 128 GB/s; 132 SMs (docs/sources.md#gpu-datasheets) */
-        {"models/hw/h100-sxm.yaml", 80, 3.35, 1979.0 / 2, 3958.0 / 2, 128.0 / 2, 132},
+        {"models/hw/h100-sxm.yaml", 80, 3.35, 1979.0 / 2, 3958.0 / 2, 128.0 / 2, 132, 81559, 0},
         /* H200 SXM page: 141 GB HBM3e, 4.8 TB/s, BF16 1,979 / FP8 3,958 with sparsity */
-        {"models/hw/h200.yaml", 141, 4.8, 1979.0 / 2, 3958.0 / 2, 128.0 / 2, 132},
+        {"models/hw/h200.yaml", 141, 4.8, 1979.0 / 2, 3958.0 / 2, 128.0 / 2, 132, 143771, 0},
         /* A100 80GB SXM datasheet: 80 GB HBM2e, 2,039 GB/s, BF16 312 (624 sparse), no FP8,
          * PCIe Gen4 64 GB/s; 108 SMs (Ampere whitepaper) */
-        {"models/hw/a100-sxm4-80gb.yaml", 80, 2.039, 624.0 / 2, 0, 64.0 / 2, 108},
+        {"models/hw/a100-sxm4-80gb.yaml", 80, 2.039, 624.0 / 2, 0, 64.0 / 2, 108, 81920, 0},
         /* HGX B200, per GPU: 180 GB HBM3e, 7.7 TB/s, FP16/BF16 4.5 PFLOPS and FP8 9 PFLOPS
-         * with sparsity, PCIe Gen5 128 GB/s; 148 SMs (numSms in the bundled B200 trace) */
-        {"models/hw/b200.yaml", 180, 7.7, 4500.0 / 2, 9000.0 / 2, 128.0 / 2, 148},
+         * with sparsity, PCIe Gen5 128 GB/s; 148 SMs and totalGlobalMem 191,503,138,816 B
+         * (numSms and totalGlobalMem in the bundled B200 trace) */
+        {"models/hw/b200.yaml", 180, 7.7, 4500.0 / 2, 9000.0 / 2, 128.0 / 2, 148, 0,
+         191503138816.0},
         /* L40S datasheet: 48 GB GDDR6, 864 GB/s, BF16 Tensor Core 362.05 dense (733 with
          * sparsity), FP8 1,466 with sparsity, PCIe Gen4 x16 64 GB/s bidirectional; 142 SMs
          * (142 RT cores, one per SM) */
-        {"models/hw/l40s.yaml", 48, 0.864, 362.05, 1466.0 / 2, 64.0 / 2, 142},
+        {"models/hw/l40s.yaml", 48, 0.864, 362.05, 1466.0 / 2, 64.0 / 2, 142, 46068, 0},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         hw_spec h;
         tp_err err;
         if (hw_load(want[i].file, &h, &err)) fail_msg("%s", err.msg);
-        mtu_assert_near(h.hbm_bytes, want[i].hbm_gb * 1e9);
+        /* capacity as the GPU reports it: MiB x 2^20, within 15% above the datasheet's GB */
+        double reported = want[i].reported_mib ? want[i].reported_mib * 1048576.0
+                                               : want[i].reported_bytes;
+        assert_true(h.hbm_bytes == reported);
+        assert_int_equal(h.hbm_reported, 1);
+        assert_true(h.hbm_bytes > want[i].hbm_gb * 1e9);
+        assert_true(h.hbm_bytes < 1.15 * want[i].hbm_gb * 1e9);
         mtu_assert_near(h.hbm_bw, want[i].hbm_tbps * 1e12);
         /* the files round peaks to whole TFLOP/s (H100's 1,979/2 = 989.5 is written 989) */
         assert_true(fabs(h.peak_flops - want[i].bf16_dense_tflops * 1e12) <= 0.5e12);

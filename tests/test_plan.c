@@ -40,12 +40,13 @@ static void test_bytes_by_hand(void **state)
     free(s);
 }
 
-/* Two cells by hand: KV room = 0.9 * 80e9 - weights - 4.84 GiB, max batch = floor(room /
- * one sequence):
- *   TP-4 ctx 2048: 72e9 - 35,276,193,792 - 5,196,910,428.16 = 31,526,895,779.84 B,
- *                  / 167,772,160 = 187.9 -> 187
- *   TP-8 ctx 2048: 72e9 - 17,638,096,896 - 5,196,910,428.16 = 49,164,992,675.84 B,
- *                  / 83,886,080 = 586.1 -> 586, capped at batch_max 600 -> 586
+/* Two cells by hand: KV room = 0.9 * HBM - weights - 4.84 GiB, max batch = floor(room /
+ * one sequence), HBM as an H100 reports it, 81,559 MiB = 85,520,809,984 B
+ * (docs/sources.md#gpu-memory), so 0.9 x HBM = 76,968,728,985.6 B:
+ *   TP-4 ctx 2048: 76,968,728,985.6 - 35,276,193,792 - 5,196,910,428.16 = 36,495,624,765.44 B,
+ *                  / 167,772,160 = 217.5 -> 217
+ *   TP-8 ctx 2048: 76,968,728,985.6 - 17,638,096,896 - 5,196,910,428.16 = 54,133,721,661.44 B,
+ *                  / 83,886,080 = 645.3 -> 645, capped at batch_max 600 -> 600
  * and each row's tokens/s per GPU = batch / (step * tp), total = (8 / tp) * batch / step. */
 static void test_capacity_and_throughput(void **state)
 {
@@ -70,14 +71,14 @@ static void test_capacity_and_throughput(void **state)
     plan_result r;
     assert_int_equal(plan_search(&sp, &r, &err), 0);
     assert_int_equal(r.n_cfgs, 2);
-    assert_true(fabs(r.cfgs[0].kv_free_bytes - 31526895779.84) < 1.0);
-    assert_int_equal(r.cfgs[0].max_batch, 187);
-    assert_true(fabs(r.cfgs[1].kv_free_bytes - 49164992675.84) < 1.0);
-    assert_int_equal(r.cfgs[1].max_batch, 586);
-    assert_int_equal(r.n_cells, 187 + 586);
-    assert_int_equal(r.n_rows, 187 + 586);
-    /* rows in cell order: TP-4 batch 1..187, then TP-8 batch 1..586 */
-    const plan_row *a = &r.rows[9], *b = &r.rows[187 + 99];
+    assert_true(fabs(r.cfgs[0].kv_free_bytes - 36495624765.44) < 1.0);
+    assert_int_equal(r.cfgs[0].max_batch, 217);
+    assert_true(fabs(r.cfgs[1].kv_free_bytes - 54133721661.44) < 1.0);
+    assert_int_equal(r.cfgs[1].max_batch, 600);
+    assert_int_equal(r.n_cells, 217 + 600);
+    assert_int_equal(r.n_rows, 217 + 600);
+    /* rows in cell order: TP-4 batch 1..217, then TP-8 batch 1..600 */
+    const plan_row *a = &r.rows[9], *b = &r.rows[217 + 99];
     assert_int_equal(a->sum.req.tp, 4);
     assert_int_equal(a->sum.req.batch, 10);
     assert_int_equal(b->sum.req.tp, 8);
@@ -101,7 +102,7 @@ static void test_capacity_and_throughput(void **state)
     sp.shard = 1, sp.n_shards = 3;
     assert_int_equal(plan_search(&sp, &part, &err), 0);
     assert_int_equal(part.n_cells, r.n_cells);
-    assert_int_equal(part.n_rows, (187 + 586 + 1) / 3);
+    assert_int_equal(part.n_rows, (217 + 600 + 1) / 3);
     for (size_t i = 0; i < part.n_rows; i++) {
         assert_int_equal(part.rows[i].cell, 1 + 3 * i);
         assert_true(part.rows[i].sum.step_mean == r.rows[1 + 3 * i].sum.step_mean);

@@ -79,7 +79,8 @@ printf '{\n  "architectures": ["GPT2LMHeadModel"],\n  "n_embd": 768\n}\n' >"$TMP
 expect_fail2 "unsupported architecture" \
     "^tpsim: $TMP/gpt2\.json:2:3: architectures: 'GPT2LMHeadModel' is not supported, expected one of LlamaForCausalLM" \
     "$TPSIM" run $S --set "model=$TMP/gpt2.json"
-# DeepSeek-V3 (MLA + 256 experts, FP8 weights): 8 x H200 holds it, 8 x H100 does not (exit 1)
+# DeepSeek-V3 (MLA + 256 experts, FP8 weights): 8 x H200 holds it, 8 x H100 does not (exit 1):
+# 85.2 GB of weights a rank + 4.84 GiB reserve > H100's 85.5 GB (it would pass the capacity alone)
 expect_ok "DeepSeek-V3 on 8 x H200" "$TPSIM" run scenarios/atlas-h200.yaml --tp 8 --format json \
     --set "model=$PWD/models/hf/DeepSeek-V3.json"
 check "DeepSeek-V3 fits on H200" grep -q '"fits_in_hbm": true' "$TMP/out"
@@ -108,14 +109,17 @@ expect_ok "L40S TP-4" "$TPSIM" run scenarios/atlas-h100.yaml --tp 4 --set hardwa
     --set collective.allreduce=nccl-fit --calib models/allreduce/l40s-pcie-tp4.yaml --format json
 check "L40S: 70B fits in 4 x 48 GB" grep -q '"fits_in_hbm": true' "$TMP/out"
 
-# the atlas: 16 of the 4 x 3 x 4 model/GPU/TP cells do not fit, by BF16 weights alone:
-# on each 80 GB GPU (H100, A100) 70B (141 GB) and Mixtral (93 GB) at TP-1 and 405B (810 GB,
-# 101 GB a rank even at TP-8) at every TP = 6 each; on H200 (141 GB) 70B at TP-1 (141.1 GB)
-# and 405B at TP-1, 2, 4 = 4. So 2 modes x (48 - 16) = 64 rows.
+# the atlas: 15 of the 4 x 3 x 4 model/GPU/TP cells do not fit, by BF16 weights alone, in the
+# capacity the GPU reports less vLLM's 4.84 GiB reserve (docs/sources.md#gpu-memory: H100
+# 80.3 GB, A100 80.7 GB, H200 145.6 GB): on H100 and A100 70B (141 GB) and Mixtral (93 GB) at
+# TP-1 and 405B (810 GB, 101 GB a rank even at TP-8) at every TP = 6 each; on H200 405B at
+# TP-1, 2, 4 = 3 (70B at TP-1, 141.1 GB + 0.7 GB of KV cache, fits its 145.6). So
+# 2 modes x (48 - 15) = 66 rows.
 expect_ok "atlas" scripts/atlas.sh "$TPSIM" "$TMP/atlas"
-check "atlas: 64 rows + header" test "$(wc -l <"$TMP/atlas/atlas.csv")" -eq 65
+check "atlas: 66 rows + header" test "$(wc -l <"$TMP/atlas/atlas.csv")" -eq 67
 check "atlas: no 405B on H100" test "$(grep -c '^405B,H100' "$TMP/atlas/atlas.csv")" -eq 0
 check "atlas: 405B on H200 at TP-8 only" test "$(grep -c '^405B,H200,[a-z]*,8,' "$TMP/atlas/atlas.csv")" -eq 2
+check "atlas: 70B on one H200 (141.1 + 0.7 GB within 145.6)" test "$(grep -c '^70B,H200,[a-z]*,1,' "$TMP/atlas/atlas.csv")" -eq 2
 check "atlas: a figure" test -s "$TMP/atlas/atlas.png"
 # --- compute capability is the hardware file's key (vLLM's size limits depend on it) --------
 grep -v '^compute_capability' models/hw/h100-sxm.yaml > "$TMP/h100-nocc.yaml"
@@ -126,7 +130,7 @@ expect_fail2 "auto without compute_capability" \
 expect_ok "nccl-fit needs no compute_capability" "$TPSIM" run scenarios/eager-host-dispatch.yaml \
     --tp 2 --set hardware="$TMP/h100-nocc.yaml" --set collective.allreduce=nccl-fit
 sed 's/^compute_capability: 9.0/compute_capability: 0.5/' models/hw/h100-sxm.yaml > "$TMP/h100-badcc.yaml"
-expect_fail2 "compute_capability out of range" "h100-badcc.yaml:16:21: .*" \
+expect_fail2 "compute_capability out of range" "h100-badcc.yaml:17:21: .*" \
     "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --set hardware="$TMP/h100-badcc.yaml"
 
 finish

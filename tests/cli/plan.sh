@@ -6,13 +6,15 @@ source tests/cli/lib.sh
 SCN=scenarios/eager-host-dispatch.yaml
 FAST=(--steps 2 --warmup 0 --quiet)
 
-# --- by construction: on 8 H100s with a 50.35 GiB reserve per GPU, the KV cache has
-# 0.9 * 80e9 - 17,638,096,896 (TP-8 weights, tests/test_plan.c) - 50.35 * 2^30 = 299,375,820.8 B
-# per GPU, room for floor(299,375,820.8 / 83,886,080) = 3 sequences of 2048 tokens; TP-4's
+# --- by construction: on 8 H100s (85,520,809,984 B of HBM as the GPU reports it,
+# docs/sources.md#gpu-memory) with a 54.98 GiB reserve per GPU, the KV cache has
+# 0.9 * 85,520,809,984 - 17,638,096,896 (TP-8 weights, tests/test_plan.c) - 54.98 * 2^30
+# = 296,306,606.08 B per GPU, room for floor(296,306,606.08 / 83,886,080) = 3 sequences of
+# 2048 tokens; TP-4's
 # 35.3 GB of weights leave it none. With a 1000 ms target the only configuration is TP-8
 # eager at batch 3, memory-capped.
 expect_ok "plan by construction" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4,8 --mode eager \
-    --reserve-gib 50.35 "${FAST[@]}"
+    --reserve-gib 54.98 "${FAST[@]}"
 check "one of two configurations meets" grep -q "1 of 2 configurations meet 1000.00 ms" "$TMP/out"
 check "the winner is TP-8 eager batch 3" grep -q "winner:    H100 SXM TP-8 eager batch 3: " "$TMP/out"
 check "memory-capped at 3 sequences" grep -q "memory-capped: 3 sequences of 2048 tokens" "$TMP/out"
@@ -127,9 +129,12 @@ PY
     check "$f.svg is a whole SVG" test "$(tail -c 12 "$TMP/fig/$f.svg" | tr -d '\n' | tail -c 6)" = "</svg>"
 done
 check "no staging folder left" test -z "$(ls -A "$TMP/fig" | grep '^\.plot')"
-# every simulated cell is a point: the CSV's rows (TP-4 and TP-8 x 2 modes x 24 batches)
+# every simulated cell is a point: the CSV's rows (TP-2, TP-4 and TP-8 x 2 modes x the batches
+# that fit). TP-2 fits: 70,552,387,584 B of weights per GPU (tests/test_plan.c's TP-4 figure x 2)
+# < 0.9 x 85,520,809,984 - 4.84 GiB = 71,771,818,557 B, room for 3 sequences of 2048 tokens
+# (335,544,320 B each at TP-2).
 check "pareto data: one point per cell" test "$(grep -c '^[0-9]' "$TMP/fig/pareto-ctx2048.dat")" -eq "$(($(wc -l <"$TMP/fig.csv") - 1))"
-check "pareto data: one block per configuration" test "$(grep -c '^# "' "$TMP/fig/pareto-ctx2048.dat")" -eq 4
+check "pareto data: one block per configuration" test "$(grep -c '^# "' "$TMP/fig/pareto-ctx2048.dat")" -eq 6
 check "breakdown: winner and runner-up" test "$(grep -c '^"[12]: H100 SXM TP-' "$TMP/fig/breakdown-ctx2048.dat")" -eq 2
 check "target drawn" grep -q 'set arrow 1 from 30.000000, graph 0' "$TMP/fig/pareto-ctx2048.gp"
 check "choice marked" grep -q 'set label 2 "chosen: H100 SXM TP-' "$TMP/fig/pareto-ctx2048.gp"

@@ -128,9 +128,9 @@ scn use_m_src 14 "model: $TMP/m_src.yaml"
 expect_fail2 "model without source" "^tpsim: $TMP/m_src\.yaml:2:1: missing required key 'source'" \
     "$TPSIM" run "$TMP/use_m_src.yaml"
 
-edit models/hw/h100-sxm.yaml "$TMP/hw_bw.yaml" 6 'hbm_gbps: fast'
+edit models/hw/h100-sxm.yaml "$TMP/hw_bw.yaml" 7 'hbm_gbps: fast'
 scn use_hw_bw 15 "hardware: $TMP/hw_bw.yaml"
-expect_fail2 "hardware hbm_gbps garbage" "^tpsim: $TMP/hw_bw\.yaml:6:11: hbm_gbps: 'fast' is not a number" \
+expect_fail2 "hardware hbm_gbps garbage" "^tpsim: $TMP/hw_bw\.yaml:7:11: hbm_gbps: 'fast' is not a number" \
     "$TPSIM" run "$TMP/use_hw_bw.yaml"
 edit models/hw/h100-sxm.yaml "$TMP/hw_kind.yaml" 2 'kind: model'
 scn use_hw_kind 15 "hardware: $TMP/hw_kind.yaml"

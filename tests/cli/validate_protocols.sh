@@ -377,11 +377,15 @@ sed -e '/^kernels: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0
     -e 's/^assumed:$/&\n  - {key: gpu.hbm_efficiency, why: test}\n  - {key: gpu.flops_efficiency, why: test}/' \
     "$TMP/hw9-k.yaml" >"$TMP/hw9-scn.yaml"
 expect_ok "hardware file's assumed number" "$TPSIM" validate "$TMP/hw9-scn.yaml" --format json &&
-check "its kernel_fixed_us 9 is an assumption with a sensitivity row naming the file" python3 - "$TMP/out" "$TMP/hw9.yaml" <<'PY'
+# (its line: the value's, found as the reader would)
+at=$(grep -n '^kernel_fixed_us:' "$TMP/hw9.yaml" | cut -d: -f1)
+check "its kernel_fixed_us 9 is an assumption with a sensitivity row naming the file (line $at)" \
+    python3 - "$TMP/out" "$TMP/hw9.yaml" "$at" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = [x for x in d["sensitivity"] if x["key"] == "gpu.kernel_fixed_us"]
-assert len(s) == 1 and s[0]["value"] == 9 and s[0]["why"].startswith(sys.argv[2] + ":12:"), s
+assert len(s) == 1 and s[0]["value"] == 9 and s[0]["why"].startswith(
+    "%s:%s:" % (sys.argv[2], sys.argv[3])), s
 assert any(abs(c["plus_ms"] / c["predicted_ms"] - 1) > 1e-3 for c in s[0]["cells"]), s
 PY
 expect_ok "hardware file's number under kernels:" "$TPSIM" validate "$TMP/hw9-k.yaml" --format json &&
