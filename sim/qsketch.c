@@ -70,12 +70,19 @@ int qsketch_add(qsketch *q, double x)
             if (qs_sketch(q, q->exact[i])) return -1;
         free(q->exact);
         q->exact = NULL;
+        q->cap = 0;
         q->sketching = 1;
     }
     if (q->sketching) {
         if (qs_sketch(q, x)) return -1;
     } else {
-        if (!q->exact && !(q->exact = malloc(QSKETCH_EXACT * sizeof *q->exact))) return -1;
+        if (q->n == q->cap) { /* doubling: a 10-step run keeps 64 values, not 65,536 */
+            size_t cap = q->cap ? 2 * q->cap : 64;
+            double *grown = realloc(q->exact, cap * sizeof *grown);
+            if (!grown) return -1;
+            q->exact = grown;
+            q->cap = cap;
+        }
         q->exact[q->n] = x;
     }
     if (q->n == 0 || x < q->min) q->min = x;

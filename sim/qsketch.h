@@ -10,7 +10,8 @@
  * long as the values have one sign. The buckets span at most QSKETCH_MAX_BUCKETS per sign
  * (a value range of e^21 at a = 1e-5); beyond that the smallest magnitudes are folded into
  * the lowest bucket kept, as DDSketch does, and only quantiles inside the folded range
- * lose the bound. Memory: 512 KB of values, then 8 bytes per bucket spanned. Count, min
+ * lose the bound. Memory: 8 bytes a value kept (grown by doubling from 64, so a short run
+ * holds little), at most 512 KB, then 8 bytes per bucket spanned. Count, min
  * and max are always exact. The caller owns the value; free it with qsketch_free.
  */
 #ifndef TPSIM_QSKETCH_H
@@ -31,6 +32,7 @@ typedef struct qsketch_store { /* counts of buckets lo .. lo + len - 1 */
 
 typedef struct qsketch {
     double *exact; /* the first values, while n <= QSKETCH_EXACT */
+    size_t cap;    /* exact's room, a power of two up to QSKETCH_EXACT */
     uint64_t n, zeros;
     double min, max;
     qsketch_store pos, neg; /* neg holds -x for x < 0 */
