@@ -151,19 +151,11 @@ static int plot_scan_files(plot_ctx *c, const plot_scan_data *d)
             "# %s.gp: the fit's objective (sum of squared relative errors on the calibration "
             "cells)\n"
             "# over its free parameters. Written by tpsim validate --scan with %s.csv. Re-draw:\n"
-            "#   gnuplot %s.gp\n"
-            "set encoding utf8\n"
-            "W = 900; H = 640\n"
-            "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-            "    set terminal pngcairo size W,H noenhanced font \"DejaVu Sans,11\" "
-            "background rgb \"white\"\n"
-            "} else {\n"
-            "    set terminal png size W,H noenhanced background rgb \"white\"\n"
-            "}\n"
-            "set output \"%s.png\"\n"
-            "set datafile separator \",\"\n"
-            "set tics nomirror out\n",
-            d->name, d->name, d->name, d->name);
+            "#   gnuplot %s.gp\n",
+            d->name, d->name, d->name);
+    plot_gp_png(f, d->name, 900, 640);
+    fprintf(f, "set datafile separator \",\"\n"
+               "set tics nomirror out\n");
     fprintf(f, "set title ");
     plot_qs(f, d->title);
     fprintf(f, "\nset xlabel ");

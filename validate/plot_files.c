@@ -440,13 +440,9 @@ int plot_run_gnuplot(plot_ctx *c, const char *gnuplot, const char *fig)
 
 /* The head every gnuplot script of ours starts with; cmd is the command that wrote it
  * ("validate", "plan"), named in the script so a reader knows how to remake it. */
-void plot_gp_head(FILE *f, const char *cmd, const char *fig, const char *about, int w, int h)
+void plot_gp_png(FILE *f, const char *fig, int w, int h)
 {
     fprintf(f,
-            "# %s.gp: %s\n"
-            "# Written by tpsim %s --plot with %s.dat. Re-draw or restyle in this "
-            "directory:\n"
-            "#   gnuplot %s.gp\n"
             "set encoding utf8\n"
             "W = %d; H = %d\n"
             "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
@@ -455,11 +451,22 @@ void plot_gp_head(FILE *f, const char *cmd, const char *fig, const char *about, 
             "} else {\n"
             "    set terminal png size W,H noenhanced background rgb \"white\"\n"
             "}\n"
-            "set output \"%s.png\"\n"
-            "set border lw 1.2\n"
-            "set grid back lt 1 lc rgb \"#e3e3e3\" lw 1\n"
-            "set tics nomirror out\n",
-            fig, about, cmd, fig, fig, w, h, fig);
+            "set output \"%s.png\"\n",
+            w, h, fig);
+}
+
+void plot_gp_head(FILE *f, const char *cmd, const char *fig, const char *about, int w, int h)
+{
+    fprintf(f,
+            "# %s.gp: %s\n"
+            "# Written by tpsim %s --plot with %s.dat. Re-draw or restyle in this "
+            "directory:\n"
+            "#   gnuplot %s.gp\n",
+            fig, about, cmd, fig, fig);
+    plot_gp_png(f, fig, w, h);
+    fprintf(f, "set border lw 1.2\n"
+               "set grid back lt 1 lc rgb \"#e3e3e3\" lw 1\n"
+               "set tics nomirror out\n");
 }
 
 void plot_gp_tail(FILE *f, const char *fig)

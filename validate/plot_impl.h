@@ -99,6 +99,8 @@ FILE *plot_open(plot_ctx *c, const char *name);
 /* plot_files.c: the head every gnuplot script of ours starts with (cmd: the command that
  * wrote it, "validate", "plan") and its tail (the SVG) */
 void plot_gp_head(FILE *f, const char *cmd, const char *fig, const char *about, int w, int h);
+/* the PNG terminal of size w x h writing fig.png, which every head (and the scan's) sets */
+void plot_gp_png(FILE *f, const char *fig, int w, int h);
 void plot_gp_tail(FILE *f, const char *fig);
 
 /* plot_mvp.c */
