@@ -399,10 +399,14 @@ int arfit_write_calibration(FILE *f, const arfit_sweep *s, const arfit_opts *o,
     fprintf(f, ".\n");
     char where[ARFIT_NAME_MAX];
     arfit_copy_plain(where, sizeof where, s->file);
-    fprintf(f, "  where: %s (%s%s)\n", where,
-            s->format == ARFIT_FORMAT_CSV ? "tpsim-nccl-sweep CSV"
-                                          : "nccl-tests all_reduce_perf output, ",
-            s->format == ARFIT_FORMAT_CSV ? "" : arfit_column_name(o->column));
+    if (s->format == ARFIT_FORMAT_AIC)
+        fprintf(f, "  where: %s (AIConfigurator all-reduce table, nccl_perf rows, nccl-tests "
+                "all_reduce_perf, half, out-of-place)\n", where);
+    else
+        fprintf(f, "  where: %s (%s%s)\n", where,
+                s->format == ARFIT_FORMAT_CSV ? "tpsim-nccl-sweep CSV"
+                                              : "nccl-tests all_reduce_perf output, ",
+                s->format == ARFIT_FORMAT_CSV ? "" : arfit_column_name(o->column));
     return ferror(f) ? -1 : 0;
 }
 

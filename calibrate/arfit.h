@@ -47,7 +47,12 @@
  * about this much, so a misfit below it is noise, not a protocol change. */
 #define ARFIT_TIME_RESOLUTION 0.01
 
-typedef enum arfit_format { ARFIT_FORMAT_NCCL_TESTS, ARFIT_FORMAT_CSV } arfit_format;
+/* ARFIT_FORMAT_AIC: the NCCL rows of AIConfigurator's all-reduce table (araic.h) */
+typedef enum arfit_format {
+    ARFIT_FORMAT_NCCL_TESTS,
+    ARFIT_FORMAT_CSV,
+    ARFIT_FORMAT_AIC
+} arfit_format;
 typedef enum arfit_weight { ARFIT_WEIGHT_ABS, ARFIT_WEIGHT_REL } arfit_weight;
 
 typedef struct arfit_point {

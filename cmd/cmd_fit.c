@@ -5,7 +5,9 @@
  * on stdout, exit 2, and no output file (ofile.h: written whole, committed only after the
  * report reached stdout).
  */
+#include "araic.h"
 #include "arfit.h"
+#include "coll.h"
 #include "cli.h"
 #include "num.h"
 #include "ofile.h"
@@ -31,7 +33,11 @@ static const char HELP_TEXT[] =
     "(channels, bandwidth per channel, a per-call overhead) for that NCCL version with the\n"
     "algorithms the run allowed (default ring: NCCL_ALGO of the sweep) and writes its block;\n"
     "with --tuning-log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING output, the sweep's own\n"
-    "stdout will do) channels, bandwidth and algorithms are read from NCCL's table instead.\n";
+    "stdout will do) channels, bandwidth and algorithms are read from NCCL's table instead.\n"
+    "--aic GPU reads FILE as AIConfigurator's all-reduce table (gpu column GPU, --tp K rows,\n"
+    "NCCL rows of --nccl DIR, vLLM rows of --vllm DIR; --hardware names the GPU, whose SM\n"
+    "sets vLLM's rule): NCCL's rows fitted as above, and vLLM's one-stage, two-stage and\n"
+    "symm-mem lines and eager dispatch written as the calibration's custom block.\n";
 
 typedef struct fit_args {
     const char *file;
@@ -46,6 +52,7 @@ typedef struct fit_args {
     int json;
     int tp;
     arfit_opts opts;
+    araic_sel aic; /* aic.gpu: the file is AIConfigurator's table (--aic) */
 } fit_args;
 
 static int parse_tp(const char *v, int *tp, tp_err *err)
@@ -97,6 +104,18 @@ static int parse_column(const char *v, arfit_column *column, tp_err *err)
 static int check_args(const fit_args *a, tp_err *err)
 {
     if (!a->file) return tp_err_set(err, "fit-allreduce: no sweep file given (see --help)");
+    if ((a->aic.vllm_dir || a->aic.nccl_dir) && !a->aic.gpu)
+        return tp_err_set(err, "fit-allreduce: --vllm and --nccl select rows of --aic GPU's "
+                          "table, expected --aic");
+    if (a->aic.gpu && (!a->aic.vllm_dir || !a->aic.nccl_dir || !a->tp || !a->hardware))
+        return tp_err_set(err, "fit-allreduce: --aic needs --vllm DIR, --nccl DIR, --tp K and "
+                          "--hardware NAME (its SM sets vLLM's rule)");
+    if (a->aic.gpu && !coll_sm_of(a->hardware))
+        return tp_err_set(err, "fit-allreduce: --hardware '%s' has no known compute capability "
+                          "(vLLM's rule depends on it), expected e.g. H100 SXM or H200 SXM",
+                          a->hardware);
+    if (a->aic.gpu && a->tuner)
+        return tp_err_set(err, "fit-allreduce: --tuner fits nccl-tests logs, not --aic tables");
     if (a->opts.min_bytes > a->opts.max_bytes)
         return tp_err_set(err, "fit-allreduce: --min is above --max");
     if (a->tuning_log && !a->tuner)
@@ -126,13 +145,16 @@ static const cli_flag fit_flags[] = {
     {"nvls-busbw", 0, 1, "GBPS", "NVLS bus bandwidth for the tuner fit"},
     {"tuning-log", 0, 1, "NCCL_LOG", "read channels, bandwidth and algorithms from NCCL's\n"
                                      "NCCL_DEBUG=INFO tuning table"},
+    {"aic", 0, 1, "GPU", "FILE is AIConfigurator's all-reduce table; its gpu column"},
+    {"vllm", 0, 1, "DIR", "--aic: the dir_version of the vLLM rows (e.g. 0.19.0)"},
+    {"nccl", 0, 1, "DIR", "--aic: the dir_version of the NCCL rows (e.g. 2.29.2)"},
     CLI_END};
 
 /* Returns 1 when help was asked for, 0 when args are complete, -1 on error. */
 static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
 {
     enum { F_HELP, F_TP, F_WEIGHT, F_MIN, F_MAX, F_FIT, F_FORMAT, F_HARDWARE, F_OUT, F_COLUMN,
-           F_TUNER, F_ALGOS, F_NVLS, F_TUNING_LOG };
+           F_TUNER, F_ALGOS, F_NVLS, F_TUNING_LOG, F_AIC, F_VLLM, F_NCCL };
     *a = (fit_args){.opts = arfit_default_opts(), .algos = NT_ALGO_BIT(NT_RING)};
     cli_args ca;
     const char *v;
@@ -181,6 +203,12 @@ static int parse_args(int argc, char **argv, fit_args *a, tp_err *err)
             break;
         case F_TUNING_LOG:
             a->tuning_log = v;
+            break;
+        case F_AIC:
+        case F_VLLM:
+        case F_NCCL:
+            if (!*v) return tp_err_set(err, "fit-allreduce: %s needs a value", ca.shown);
+            *(f == F_AIC ? &a->aic.gpu : f == F_VLLM ? &a->aic.vllm_dir : &a->aic.nccl_dir) = v;
             break;
         case F_NVLS:
             if (cli_double("fit-allreduce: --nvls-busbw", v, 1e-3, 1e5, &a->nvls_busbw, err))
@@ -253,6 +281,54 @@ static int fit_tuner_model(const fit_args *a, const arfit_sweep *s, fit_tuner *t
     return 0;
 }
 
+/* --aic: the table read, vLLM's lines fitted; the NCCL rows become the sweep *s (owned by
+ * x->table: araic_free, not arfit_sweep_free). */
+typedef struct fit_aic {
+    int valid, sm;
+    araic_table table;
+    araic_fit fit;
+} fit_aic;
+
+static int read_sweep(fit_args *a, arfit_sweep *s, fit_aic *x, tp_err *err)
+{
+    memset(x, 0, sizeof *x);
+    if (!a->aic.gpu) return arfit_parse_file(a->file, a->tp, s, err);
+    a->aic.tp = a->tp;
+    x->sm = coll_sm_of(a->hardware);
+    if (araic_read_file(a->file, &a->aic, &x->table, err)) return -1;
+    if (araic_fit_lines(&x->table, x->sm, &x->fit, err)) {
+        araic_free(&x->table);
+        return -1;
+    }
+    x->valid = 1;
+    *s = x->table.nccl; /* a view: x->table owns the points */
+    return 0;
+}
+
+static void print_aic(const fit_aic *x)
+{
+    static const char *const names[] = {"one-stage", "two-stage", "symm-mem"};
+    if (!x->valid) return;
+    printf("vLLM %s in a CUDA graph (%zu sizes, %d rows read), t = latency + b/bw:\n",
+           x->table.vllm_version, x->table.n_vllm, x->table.rows);
+    for (int i = 0; i < 3; i++) {
+        const araic_line *l = &x->fit.line[i];
+        char lo[32], hi[32];
+        arfit_format_size(l->first_bytes, lo, sizeof lo);
+        arfit_format_size(l->last_bytes, hi, sizeof hi);
+        if (l->valid)
+            printf("  %-10s %8.3f us %9.2f GB/s  %s..%s (%d sizes, max |error| %.1f%%)\n",
+                   names[i], l->latency_us, l->gbps, lo, hi, l->n, l->max_err_pct);
+        else
+            printf("  %-10s not fitted (vLLM's rule runs it at fewer than %d sizes)\n", names[i],
+                   ARFIT_MIN_POINTS);
+    }
+    for (int i = 0; i < 2; i++)
+        if (x->fit.dispatch_us[i] >= 0)
+            printf("  eager dispatch (%s path, host per call) %.2f us (%d sizes)\n",
+                   i ? "symm-mem" : "custom", x->fit.dispatch_us[i], x->fit.dispatch_n[i]);
+}
+
 /* A path as a plain YAML scalar: characters YAML would read as syntax become spaces. */
 static void plain_path(char *dst, size_t len, const char *src)
 {
@@ -265,9 +341,11 @@ static void plain_path(char *dst, size_t len, const char *src)
 /* The calibration file: the fits, then the tuner block when fitted. */
 static int write_calibration(FILE *f, const fit_args *a, const arfit_sweep *s,
                              const arfit_linear_fit *lin, const arfit_piecewise_fit *pw,
-                             const fit_tuner *t)
+                             const fit_tuner *t, const fit_aic *x)
 {
     if (arfit_write_calibration(f, s, &a->opts, lin, pw, a->fit, a->hardware)) return -1;
+    if (x->valid)
+        return araic_write_custom(f, &x->table, &x->fit, a->file, &a->aic, x->sm);
     if (!t->valid) return 0;
     static const char *const names[] = {"tree", "ring", "nvls"};
     fprintf(f, "# NCCL's own cost model (tpsim allreduce, collective.allreduce: nccl-tuner)\n");
@@ -308,7 +386,9 @@ static int write_calibration(FILE *f, const fit_args *a, const arfit_sweep *s,
 
 static const char *format_name(arfit_format f)
 {
-    return f == ARFIT_FORMAT_CSV ? "tpsim-nccl-sweep CSV" : "nccl-tests all_reduce_perf";
+    return f == ARFIT_FORMAT_CSV   ? "tpsim-nccl-sweep CSV"
+           : f == ARFIT_FORMAT_AIC ? "AIConfigurator all-reduce table"
+                                   : "nccl-tests all_reduce_perf";
 }
 
 static void text_bias(const arfit_quality *q, char *buf, size_t len)
@@ -388,7 +468,8 @@ static void print_json(const fit_args *a, const arfit_sweep *s, const arfit_line
     printf("{\"file\":");
     json_string(a->file);
     printf(",\"format\":\"%s\",\"tp\":%d,\"weight\":\"%s\",\"min_bytes\":%.0f,\"max_bytes\":%.0f,",
-           s->format == ARFIT_FORMAT_CSV ? "csv" : "nccl-tests", s->k,
+           s->format == ARFIT_FORMAT_CSV ? "csv" : s->format == ARFIT_FORMAT_AIC ? "aic"
+                                                                           : "nccl-tests", s->k,
            a->opts.weight == ARFIT_WEIGHT_REL ? "rel" : "abs", a->opts.min_bytes,
            a->opts.max_bytes);
     printf("\"n_points\":%d,\"lambda_us\":%.6g,\"beta_gbps\":%.6g,\"r2\":%.8f,", lin->n_points,
@@ -457,10 +538,11 @@ int tpsim_cmd_fit_allreduce(int argc, char **argv)
     arfit_linear_fit lin;
     arfit_piecewise_fit pw;
     fit_tuner tu;
+    fit_aic aic;
     /* The calibration file goes through ofile (whole or not at all) and is committed only once
      * the report has reached stdout: a failed run leaves no file. */
     ofile of = {0};
-    int ok = r == 0 && arfit_parse_file(a.file, a.tp, &s, &err) == 0;
+    int ok = r == 0 && read_sweep(&a, &s, &aic, &err) == 0;
     if (ok) {
         ok = arfit_select_column(&s, a.opts.column, &err) == 0 &&
              arfit_fit_linear(&s, &a.opts, &lin, &err) == 0 &&
@@ -474,23 +556,25 @@ int tpsim_cmd_fit_allreduce(int argc, char **argv)
         int to_stdout = a.out && cli_is_stdout(a.out);
         if (ok && a.out && !to_stdout) {
             ok = ofile_open(&of, a.out, &err) == 0;
-            if (ok && write_calibration(of.f, &a, &s, &lin, &pw, &tu) != 0)
+            if (ok && write_calibration(of.f, &a, &s, &lin, &pw, &tu, &aic) != 0)
                 ok = tp_err_set(&err, "%s: cannot write the calibration", a.out) == 0;
         }
         if (ok && to_stdout) {
             /* -o -: the calibration file is the output; the report is not printed */
-            ok = write_calibration(stdout, &a, &s, &lin, &pw, &tu) == 0;
+            ok = write_calibration(stdout, &a, &s, &lin, &pw, &tu, &aic) == 0;
             if (!ok) tp_err_set(&err, "fit-allreduce: writing to stdout failed");
         } else if (ok) {
             if (a.json) print_json(&a, &s, &lin, &pw, &tu);
             else print_text(&a, &s, &lin, &pw, &tu);
+            if (!a.json) print_aic(&aic);
             if (fflush(stdout) != 0 || ferror(stdout))
                 ok = tp_err_set(&err, "fit-allreduce: cannot write to stdout: %s",
                                 strerror(errno)) == 0;
         }
         if (ok && a.out && !to_stdout) ok = ofile_commit(&of, &err) == 0;
         ofile_abort(&of);
-        arfit_sweep_free(&s);
+        if (aic.valid) araic_free(&aic.table);
+        else arfit_sweep_free(&s);
     }
     if (!ok) {
         fprintf(stderr, "tpsim: %s\n", err.msg);

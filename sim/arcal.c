@@ -19,7 +19,14 @@ static const char *const graph_keys[] = {"lambda_us", "source", NULL};
 static const char *const tuner_keys[] = {"nccl_version", "algorithms", "channels",
                                          "bw_per_channel_gbps", "nvls_busbw_gbps", "launch_us",
                                          "graph_launch_us", "source", NULL};
-static const char *const custom_keys[] = {"vllm", "one_stage", "two_stage", "source", NULL};
+static const char *const custom_keys[] = {"vllm",
+                                          "one_stage",
+                                          "two_stage",
+                                          "symm_mem",
+                                          "eager_dispatch_us",
+                                          "symm_mem_eager_dispatch_us",
+                                          "source",
+                                          NULL};
 static const char *const line_keys[] = {"latency_us", "gbps", NULL};
 
 static int arcal_read_graph(const cfg_node *g, arcal *c, tp_err *err)
@@ -90,12 +97,20 @@ static int arcal_read_line(const cfg_node *m, const char *key, arcal_line *out, 
 static int arcal_read_custom(const cfg_node *m, arcal *c, tp_err *err)
 {
     const char *ver;
+    double ed = -1, sed = -1;
     if (cfg_expect_map(m, custom_keys, err) || cfg_string(m, "vllm", 1, &ver, err) ||
         arcal_read_line(m, "one_stage", &c->custom[0], err) ||
-        arcal_read_line(m, "two_stage", &c->custom[1], err) || cfg_source(m, 1, err))
+        arcal_read_line(m, "two_stage", &c->custom[1], err) ||
+        arcal_read_line(m, "symm_mem", &c->custom[2], err) ||
+        cfg_double(m, "eager_dispatch_us", 0, 0, 1e6, &ed, err) ||
+        cfg_double(m, "symm_mem_eager_dispatch_us", 0, 0, 1e6, &sed, err) ||
+        cfg_source(m, 1, err))
         return -1;
-    if (!c->custom[0].valid && !c->custom[1].valid)
-        return cfg_error(m, err, "expected one_stage and/or two_stage {latency_us, gbps}");
+    if (!c->custom[0].valid && !c->custom[1].valid && !c->custom[2].valid)
+        return cfg_error(m, err,
+                         "expected one_stage, two_stage and/or symm_mem {latency_us, gbps}");
+    c->eager_dispatch_s = ed < 0 ? -1 : ed * 1e-6;
+    c->symm_eager_dispatch_s = sed < 0 ? -1 : sed * 1e-6;
     snprintf(c->custom_vllm, sizeof c->custom_vllm, "%s", ver);
     return 0;
 }
@@ -135,6 +150,7 @@ int arcal_load(const char *path, arcal *out, tp_err *err)
     static const char *const kinds[] = {"allreduce-calibration", NULL};
     static const char *const fits[] = {"linear", "piecewise", NULL};
     arcal c = {0};
+    c.eager_dispatch_s = c.symm_eager_dispatch_s = -1;
     const char *hw = NULL;
     int kind = 0, rc = -1;
     double lam = -1, beta = -1, ignored;

@@ -9,8 +9,13 @@
  *   graph:  {lambda_us}   nccl-fit's lambda when the all-reduce is replayed from a CUDA graph
  *   tuner:  {nccl_version, algorithms, channels, bw_per_channel_gbps, nvls_busbw_gbps,
  *            launch_us, graph_launch_us}   nccl-tuner's inputs (sim/nccltune.h)
- *   custom: {vllm, one_stage: {latency_us, gbps}, two_stage: {...}}   vLLM's custom
- *            all-reduce kernel, t = latency + b / bandwidth per stage
+ *   custom: {vllm, one_stage: {latency_us, gbps}, two_stage: {...}, symm_mem: {...},
+ *            eager_dispatch_us, symm_mem_eager_dispatch_us}   vLLM's custom all-reduce
+ *            kernel, t = latency + b / bandwidth per stage; symm_mem the torch
+ *            symmetric-memory all-reduce vLLM runs between the custom cap and its own (copies
+ *            in and out included); eager_dispatch_us the measured eager-minus-graph time of
+ *            one call on the custom path (symm_mem_...: on the symm-mem path): HOST work per
+ *            call, reported, never added to GPU time
  * `hardware:` and `tp:` say what was measured: a scenario on other hardware must borrow it
  * explicitly (scenario.h). Values are caller-owned; times in seconds, bandwidths in bytes/s.
  */
@@ -58,7 +63,9 @@ typedef struct arcal {
     double graph_lambda_s;
     arcal_tuner tuner;
     char custom_vllm[48];        /* the vLLM version whose kernel was measured */
-    arcal_line custom[2];        /* [0] one-stage, [1] two-stage */
+    arcal_line custom[3];        /* [0] one-stage, [1] two-stage, [2] torch symm-mem */
+    double eager_dispatch_s;     /* host time per eager call, custom path; < 0: none */
+    double symm_eager_dispatch_s; /* the same on the symm-mem path; < 0: none */
     decl_list assumed; /* the file's assumed: numbers (decl.h); its source: sources the rest */
 } arcal;
 

@@ -10,10 +10,13 @@
  *                else two-stage; eager copies the input into the registered buffer first
  *                (its own op, copy_in); none under graphs; b >= 8 MiB (max_size) or b % 16
  *                goes to NCCL (the tuner when calibrated, else the fit)
- *   auto         what that vLLM picks: custom all-reduce for k in {2,4,6,8} below
- *                min(8 MiB, CUSTOM_ALL_REDUCE_MAX_SIZES[GPU][k]) (the cap applies where
- *                torch symmetric memory exists, SM 9.0/10.0/10.3), NCCL otherwise; the
- *                symm-mem all-reduce vLLM would run between the two caps is priced as NCCL.
+ *   auto         what that vLLM picks with its defaults (VLLM_ALLREDUCE_USE_SYMM_MEM=1,
+ *                bf16): custom all-reduce for k in {2,4,6,8} below min(8 MiB,
+ *                CUSTOM_ALL_REDUCE_MAX_SIZES[GPU][k]) (the cap applies where torch symmetric
+ *                memory exists, SM 9.0/10.0/10.3); then torch's symm-mem all-reduce (multimem,
+ *                or two-shot at k 2) up to SYMM_MEM_ALL_REDUCE_MAX_SIZES[GPU][k] inclusive,
+ *                priced by the calibration's custom symm_mem line (measured in vLLM); NCCL
+ *                above (docs/sources.md#vllm-ar-dispatch).
  * Completion is the engine's: the latest arrival + total_s (both custom stages and NCCL
  * begin with a cross-rank barrier). Contract: coll_check once per (model, calibration),
  * then coll_allreduce is a pure function of (bytes, mode), cheap enough per op.
@@ -79,9 +82,21 @@ int coll_sm_of(const char *hardware);
 int coll_check(const coll_setup *s, tp_err *err);
 coll_cost coll_allreduce(const coll_setup *s, double bytes, int graphs);
 
-/* vLLM's rules on their own (bytes, k, sm): the custom all-reduce's size cap, and whether
- * it runs one stage. */
+/* vLLM's rules on their own (bytes, k, sm): the custom all-reduce's size cap, whether it
+ * runs one stage, the symm-mem all-reduce's cap (0: none at (k, sm)), and what runs. */
 double coll_vllm_custom_max(long k, int sm, int with_symm_mem_cap);
 int coll_vllm_one_stage(long k, double bytes);
+double coll_vllm_symm_max(long k, int sm);
+
+typedef enum coll_path {
+    COLL_PATH_ONE_STAGE,
+    COLL_PATH_TWO_STAGE,
+    COLL_PATH_SYMM_MULTIMEM,
+    COLL_PATH_SYMM_TWO_SHOT,
+    COLL_PATH_NCCL
+} coll_path;
+/* What vLLM's CudaCommunicator.all_reduce runs for b bytes at k ranks on SM sm: custom
+ * all-reduce, then (symm_mem: its symm-mem communicator on) torch symm-mem, then NCCL. */
+coll_path coll_vllm_path(long k, int sm, double bytes, int symm_mem);
 
 #endif

@@ -42,6 +42,7 @@ static arcal test_cal(long k)
     c.beta = 300e9;
     c.custom[0] = (arcal_line){1, 6e-6, 100e9};
     c.custom[1] = (arcal_line){1, 12e-6, 150e9};
+    c.custom[2] = (arcal_line){1, 9e-6, 200e9}; /* symm-mem 9 us + b / 200 GB/s */
     return c;
 }
 
@@ -116,28 +117,86 @@ static void test_vllm_custom_by_hand(void **state)
     assert_int_equal(coll_vllm_one_stage(8, 256 * KIB), 0);
 }
 
+/* vLLM's dispatch (docs/sources.md#vllm-ar-sizes, #vllm-ar-dispatch), typed from vLLM's
+ * tables, not from coll.c: per SM and world size the custom cap min(8 MiB,
+ * CUSTOM_ALL_REDUCE_MAX_SIZES) (custom below it), the symm-mem cap SYMM_MEM_ALL_REDUCE_MAX_SIZES
+ * (symm-mem up to it inclusive; multimem on 9.0 at 4, 6, 8 and on 10.x at 6, 8), NCCL above. */
+static const struct {
+    int sm;
+    long k;
+    double ca, symm; /* symm 0: no symm-mem communicator at (sm, k) */
+    const char *symm_algo;
+} auto_rules[] = {
+    {90, 2, 8 * MIB, 64 * MIB, "symm-mem-two-shot"},
+    {90, 4, 8 * MIB, 32 * MIB, "symm-mem-multimem"},
+    {90, 6, 512 * KIB, 64 * MIB, "symm-mem-multimem"},
+    {90, 8, 256 * KIB, 64 * MIB, "symm-mem-multimem"},
+    {100, 2, 2 * MIB, 8 * MIB, "symm-mem-two-shot"},
+    {100, 4, 2 * MIB, 32 * MIB, "symm-mem-two-shot"},
+    {100, 6, 1 * MIB, 128 * MIB, "symm-mem-multimem"},
+    {100, 8, 1 * MIB, 128 * MIB, "symm-mem-multimem"},
+    {103, 2, 4 * MIB, 4 * MIB, "symm-mem-two-shot"},
+    {103, 4, 4 * MIB, 32 * MIB, "symm-mem-two-shot"},
+    {103, 6, 8 * MIB, 32 * MIB, "symm-mem-multimem"},
+    {103, 8, 4 * MIB, 64 * MIB, "symm-mem-multimem"},
+    {80, 2, 8 * MIB, 0, NULL},
+    {80, 4, 8 * MIB, 0, NULL},
+    {80, 8, 8 * MIB, 0, NULL},
+};
+
+/* one-stage below 512 KiB at k <= 4 and below 256 KiB at k 6, 8; always at k 2 */
+static const char *expect_stage(long k, double b)
+{
+    return k == 2 || b < (k <= 4 ? 512 * KIB : 256 * KIB) ? "one-stage" : "two-stage";
+}
+
+static void expect_algo(coll_setup *s, double b, const char *algo)
+{
+    coll_cost e = coll_allreduce(s, b, 0);
+    if (strcmp(e.algo, algo))
+        fail_msg("sm %d k %ld at %.0f bytes: %s, want %s", s->sm, s->cal->tp, b, e.algo, algo);
+}
+
 static void test_auto_rules(void **state)
 {
     (void)state;
     arcal c = test_cal(8);
     coll_setup s = {COLL_AUTO, &c, 90};
-    /* Hopper TP-8 with symmetric memory: custom only below 256 KiB (all_reduce_utils.py) */
-    assert_string_equal(coll_allreduce(&s, 256 * KIB - 16, 0).model, "vllm-custom");
-    assert_string_equal(coll_allreduce(&s, 256 * KIB, 0).model, "nccl-fit");
-    s.model = COLL_VLLM_CUSTOM; /* the custom all-reduce on its own goes to 8 MiB */
-    assert_string_equal(coll_allreduce(&s, 256 * KIB, 0).algo, "two-stage");
+    for (size_t i = 0; i < sizeof auto_rules / sizeof auto_rules[0]; i++) {
+        c.tp = auto_rules[i].k;
+        s.sm = auto_rules[i].sm;
+        double ca = auto_rules[i].ca, sy = auto_rules[i].symm;
+        assert_int_equal(coll_check(&s, NULL), 0);
+        expect_algo(&s, ca - 16, expect_stage(c.tp, ca - 16)); /* just below the custom cap */
+        expect_algo(&s, ca, sy > 0 ? auto_rules[i].symm_algo : "ring-fit");
+        if (sy > 0) {
+            expect_algo(&s, sy, auto_rules[i].symm_algo); /* the symm cap is inclusive */
+            expect_algo(&s, sy + 16, "ring-fit");
+            expect_algo(&s, 16 * KIB + 4, auto_rules[i].symm_algo); /* % 16 != 0, % 4 == 0 */
+        }
+        expect_algo(&s, 16 * KIB + 2, "ring-fit"); /* % 4 != 0: NCCL */
+        /* the stage switch, where the custom cap lets it happen */
+        double st = c.tp <= 4 ? 512 * KIB : 256 * KIB;
+        if (c.tp > 2 && st < ca) {
+            expect_algo(&s, st - 16, "one-stage");
+            expect_algo(&s, st, "two-stage");
+        }
+    }
+    /* symm-mem is priced by its line, without the eager copy: 9 + 262144 / 200e3 us */
+    c.tp = 8;
+    s.sm = 90;
+    coll_cost e = coll_allreduce(&s, 256 * KIB, 0);
+    assert_near(e.total_s * 1e6, 9 + 262144 / 200e3, 1e-9);
+    assert_int_equal(e.copy_in, 0);
+    assert_string_equal(e.model, "vllm-custom");
+    s.model = COLL_VLLM_CUSTOM; /* the custom all-reduce on its own (symm-mem off): to 8 MiB */
+    expect_algo(&s, 256 * KIB, "two-stage");
+    expect_algo(&s, 8 * MIB - 16, "two-stage");
+    expect_algo(&s, 8 * MIB, "ring-fit");
     s.model = COLL_AUTO;
-    c.tp = 6; /* 512 KiB cap at TP-6 */
-    assert_string_equal(coll_allreduce(&s, 512 * KIB - 16, 0).model, "vllm-custom");
-    assert_string_equal(coll_allreduce(&s, 512 * KIB, 0).model, "nccl-fit");
-    c.tp = 4; /* 32 MiB cap, but max_size 8 MiB binds */
     assert_near(coll_vllm_custom_max(4, 90, 1), 8 * MIB, 0);
-    assert_string_equal(coll_allreduce(&s, 8 * MIB - 16, 0).model, "vllm-custom");
-    s.sm = 100; /* Blackwell TP-4: 2 MiB */
-    assert_near(coll_vllm_custom_max(4, 100, 1), 2 * MIB, 0);
-    assert_string_equal(coll_allreduce(&s, 2 * MIB, 0).model, "nccl-fit");
-    s.sm = 80; /* Ampere: no symm-mem table, 8 MiB */
-    assert_near(coll_vllm_custom_max(8, 80, 1), 8 * MIB, 0);
+    assert_near(coll_vllm_symm_max(8, 90), 64 * MIB, 0);
+    assert_near(coll_vllm_symm_max(3, 90), 0, 0);
     c.tp = 3; /* vLLM's custom all-reduce runs at 2, 4, 6, 8 only */
     assert_int_equal(coll_check(&s, NULL), 0);
     assert_string_equal(coll_allreduce(&s, 16384, 0).model, "nccl-fit");
@@ -165,6 +224,14 @@ static void test_check_needs_blocks(void **state)
     assert_int_equal(coll_check(&s, &err), -1);
     assert_non_null(strstr(err.msg, "no custom two_stage"));
     c.tp = 2; /* TP-2 never runs two-stage */
+    assert_int_equal(coll_check(&s, &err), 0);
+    c.tp = 8; /* Hopper TP-8 under auto: no two-stage (custom cap 256 KiB), symm-mem needed */
+    assert_int_equal(coll_check(&s, &err), 0);
+    c.custom[2].valid = 0;
+    assert_int_equal(coll_check(&s, &err), -1);
+    assert_non_null(strstr(err.msg, "no custom symm_mem"));
+    s.sm = 80; /* Ampere: no symm-mem, custom to 8 MiB: two-stage needed, symm-mem not */
+    c.custom[1].valid = 1;
     assert_int_equal(coll_check(&s, &err), 0);
 }
 

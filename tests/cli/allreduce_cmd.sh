@@ -50,14 +50,31 @@ for r in d["rows"]:
     assert "measured_us" not in r
 PY
 
-# --- auto on Hopper TP-8: vLLM's custom all-reduce below 256 KiB, NCCL (here the tuner) above
-expect_ok "auto tp8" "$TPSIM" allreduce --tp 8 --sizes 128K,256K --format json &&
-check "auto switches at 256 KiB" python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))["rows"]
+# --- auto on Hopper TP-8 (vLLM's defaults, docs/sources.md#vllm-ar-dispatch): its custom
+# all-reduce below 256 KiB (CUSTOM_ALL_REDUCE_MAX_SIZES), torch symm-mem (multimem) from 256 KiB
+# up to 64 MiB inclusive (SYMM_MEM_ALL_REDUCE_MAX_SIZES), NCCL (here the tuner) above. The
+# symm-mem time is the file's line, read here with python: latency + b / gbps.
+expect_ok "auto tp8" "$TPSIM" allreduce --tp 8 --sizes 128K,256K,64M,128M --format json &&
+check "auto: custom, symm-mem, NCCL at TP-8" python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1])); r = d["rows"]
+m = re.search(r"symm_mem: \{latency_us: ([0-9.]+), gbps: ([0-9.]+)\}", open(sys.argv[2]).read())
+lat, gbps = float(m.group(1)), float(m.group(2))
 assert (r[0]["priced_by"], r[0]["algo"]) == ("vllm-custom", "one-stage"), r[0]
-assert r[1]["priced_by"] == "nccl-tuner" and r[1]["algo"] == "Ring" and r[1]["proto"] in ("LL", "LL128", "Simple"), r[1]
-' "$TMP/out"
+for row, b in ((r[1], 262144), (r[2], 64 << 20)):
+    assert row["algo"] == "symm-mem-multimem" and not row["copy_in"], row
+    assert abs(row["us"] - (lat + b / (gbps * 1e3))) < 1e-6 * row["us"], row
+assert r[3]["priced_by"] == "nccl-tuner" and r[3]["algo"] == "Ring" and r[3]["proto"] in ("LL", "LL128", "Simple"), r[3]
+ed = float(re.search(r"\n  eager_dispatch_us: ([0-9.]+)", open(sys.argv[2]).read()).group(1))
+assert d["eager_dispatch_us"] == ed, d["eager_dispatch_us"]
+' "$TMP/out" models/allreduce/h100-sxm-tp8.yaml
+# eager dispatch is host work: shown, and the GPU time is the line alone in both modes
+expect_ok "auto tp8 eager text" "$TPSIM" allreduce --tp 8 --sizes 256K
+ED=$(sed -n 's/^  eager_dispatch_us: //p' models/allreduce/h100-sxm-tp8.yaml)
+SED=$(sed -n 's/^  symm_mem_eager_dispatch_us: //p' models/allreduce/h100-sxm-tp8.yaml)
+check "eager dispatch shown" grep -q "(host, not GPU time): custom $ED us, symm-mem $SED us" "$TMP/out"
+# 9.455 + 262144 B / 205.12 GB/s = 10.733 us, the line alone (by hand from the file)
+check "not in the GPU time" grep -Eq "256K +262144 +vllm-custom symm-mem-multimem +- +10.73$" "$TMP/out"
 
 # --- graphs: nccl-fit uses the calibration's graph lambda (TP-2: 7 us); vllm-custom drops the copy
 expect_ok "graphs tp2" "$TPSIM" allreduce --tp 2 --sizes 16K --model nccl-fit --mode graphs --format json &&
@@ -108,7 +125,7 @@ expect_fail2 "tuner nvls bandwidth" "t2.yaml:8:.*nvls needs nvls_busbw_gbps" \
 expect_fail2 "tuner channels whole" "t3.yaml:8:.*8.5, expected a whole number of channels" \
     "$TPSIM" allreduce --tp 8 --sizes 16K --calib "$TMP/t3.yaml"
 { base; printf 'custom: {vllm: x, source: t}\n'; } >"$TMP/c1.yaml"
-expect_fail2 "custom without stages" "c1.yaml:8:.*expected one_stage and/or two_stage" \
+expect_fail2 "custom without stages" "c1.yaml:8:.*expected one_stage, two_stage and/or symm_mem" \
     "$TPSIM" allreduce --tp 8 --sizes 16K --calib "$TMP/c1.yaml"
 { base; printf 'graph: {lambda_us: 5}\n'; } >"$TMP/g1.yaml"
 expect_fail2 "graph block needs its source" "g1.yaml:8:.*source" \

@@ -192,7 +192,9 @@ expect_fail2 "TP above N" "--tp: TP-8 needs more than the 4 GPUs" "$TPSIM" "${P[
 expect_fail2 "nothing fits" "no configuration fits: the roomiest, H100 SXM TP-8 at ctx 2048" \
     "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --reserve-gib 70 -o "$TMP/none.txt"
 check "nothing fits: no output file" test ! -e "$TMP/none.txt"
-expect_fail2 "no calibration for the GPU" "the tp 2 all-reduce calibration was measured on H100 SXM, the scenario runs on H200 SXM" \
+# H200 finds its own all-reduce calibrations (models/allreduce/h200-sxm-tpK.yaml, hardware
+# H200 SXM); its kernels are still H100's, refused unless borrowed
+expect_fail2 "no kernel calibration for the GPU" "the kernel calibration was measured on H100 SXM, the scenario runs on H200 SXM" \
     "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h200
 # other GPUs: the scenario runs `auto`, whose custom all-reduce A100's bundled calibrations never
 # measured, so A100 runs nccl-fit and says so; H200 borrows H100's kernel and all-reduce
@@ -209,6 +211,9 @@ assert set(by) == {"H100 SXM", "H200 SXM", "A100 SXM4 80GB"}, set(by)
 assert all("all-reduce nccl-fit: A100 SXM4 80GB's calibrations have no custom all-reduce data" in m
            for m in by["A100 SXM4 80GB"]), by["A100 SXM4 80GB"]
 assert all("GPU kernels from H100 SXM (--allow-foreign-calib)" in m for m in by["H200 SXM"]), by["H200 SXM"]
+h200 = [r for r in rows if r["hardware"] == "H200 SXM"]
+assert all(r["calibration"] == "models/allreduce/h200-sxm-tp4.yaml" and not r["calibration_borrowed"]
+           for r in h200), [(r["calibration"], r["calibration_borrowed"]) for r in h200]
 assert all("GPU kernels from" not in m and "nccl-fit" not in m for m in by["H100 SXM"]), by["H100 SXM"]
 PY
 expect_fail2 "no calibration for a TP degree" "no all-reduce calibration for tp 16" \
