@@ -486,6 +486,10 @@ cfg_node *cfg_find(const cfg_node *root, const char *dotted)
 {
     char part[128];
     const cfg_node *cur = root;
+    size_t n = strlen(dotted);
+    /* "a.b." would otherwise name a.b: a second spelling of one number, which let a file
+     * declare the same number twice */
+    if (n && dotted[n - 1] == '.') return NULL;
     for (const char *p = dotted; cur && *p;) {
         const char *dot = strchr(p, '.');
         size_t len = dot ? (size_t)(dot - p) : strlen(p);

@@ -55,7 +55,8 @@ int cfg_set(cfg_doc *doc, const char *assignment, int index, tp_err *err);
 /* The same, with the value's position given: messages about it then read "src:line:col". */
 int cfg_set_at(cfg_doc *doc, const char *assignment, const char *src, int line, int col,
                tp_err *err);
-/* The node at a dotted path (sequence items by number), or NULL. */
+/* The node at a dotted path (sequence items by number), or NULL; an empty part or a trailing
+ * "." names nothing, so each number has one spelling. */
 cfg_node *cfg_find(const cfg_node *root, const char *dotted);
 
 /* Lookup; NULL if absent (map must be a CFG_MAP). */

@@ -75,6 +75,9 @@ static int pf_decls(const cfg_node *root, int assumed, phase_file *out, tp_err *
     const cfg_node *list = cfg_get(root, assumed ? "assumed" : "sourced");
     if (!list) return 0;
     if (list->kind != CFG_SEQ) return cfg_error(list, err, "expected a list of {key, %s}", field);
+    if (out->n_decls + list->n > PHASE_FILE_ITEMS) /* each names one of the numbers, once */
+        return cfg_error(list, err, "%zu declarations, expected at most %d in all (one per number "
+                         "under phases)", out->n_decls + list->n, PHASE_FILE_ITEMS);
     for (size_t i = 0; i < list->n; i++) {
         const cfg_node *e = list->vals[i], *kn;
         const char *key, *note;

@@ -659,10 +659,30 @@ static void test_set_list_index(void **state)
     cfg_free(d);
 }
 
+/* A dotted path names one node by one spelling: "a.b." and "a..b" name nothing (before, "a.b."
+ * named a.b, so a file could declare one number twice under two keys). */
+static void test_find_one_spelling(void **state)
+{
+    (void)state;
+    tp_err err;
+    const char *text = "a: {b: 1, c: [5, 6]}\n";
+    cfg_doc *d = cfg_load_string("t.yaml", text, strlen(text), &err);
+    assert_non_null(d);
+    cfg_node *r = cfg_root(d);
+    assert_non_null(cfg_find(r, "a.b"));
+    assert_non_null(cfg_find(r, "a.c.1"));
+    assert_null(cfg_find(r, "a.b."));
+    assert_null(cfg_find(r, "a..b"));
+    assert_null(cfg_find(r, ".a.b"));
+    assert_null(cfg_find(r, "a.c.1."));
+    cfg_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_happy_values),
+        cmocka_unit_test(test_find_one_spelling),
         cmocka_unit_test(test_source_field),
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_reader_error_position),

@@ -81,6 +81,21 @@ sed "s|^phases: .*|phases: $TMP/p-undecl.yaml|; s|\.\./models|$PWD/models|g" "$S
 line=$(grep -n "^  broadcast:" "$TMP/p-undecl.yaml" | cut -d: -f1)
 expect_fail2 "phase file: an undeclared number" "p-undecl.yaml:$line:[0-9]+: phases.broadcast.mean_us: a number neither sourced nor assumed" \
     "$TPSIM" run "$TMP/s-undecl.yaml"
+# one number declared twice through a second spelling (a trailing dot) is refused, as is a
+# list longer than the numbers it can name (it overflowed a fixed array before: a crash)
+sed 's/^  - {key: phases.broadcast.mean_us, why: /  - {key: phases.schedule.mean_us., why: /' "$P" \
+    >"$TMP/p-dot.yaml"
+sed "s|^phases: .*|phases: $TMP/p-dot.yaml|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-dot.yaml"
+expect_fail2 "phase file: a key with a trailing dot names no number" \
+    "p-dot.yaml:[0-9]+:[0-9]+: assumed.1.key: 'phases.schedule.mean_us.' names no number" \
+    "$TPSIM" run "$TMP/s-dot.yaml"
+{ sed '/^assumed:/,$d' "$P"; echo "assumed:"
+  for i in $(seq 1 30); do echo "  - {key: phases.schedule.mean_us, why: \"copy $i\"}"; done; } \
+    >"$TMP/p-many.yaml"
+sed "s|^phases: .*|phases: $TMP/p-many.yaml|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-many.yaml"
+expect_fail2 "phase file: 30 assumed entries, refused at the list, no crash" \
+    "p-many.yaml:[0-9]+:[0-9]+: assumed: 34 declarations, expected at most 20 in all" \
+    "$TPSIM" run "$TMP/s-many.yaml"
 sed 's/^kind: host-phases/kind: hardware/' "$P" >"$TMP/p-kind.yaml"
 sed "s|^phases: .*|phases: $TMP/p-kind.yaml|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-kind.yaml"
 expect_fail2 "phase file: another kind" "p-kind.yaml:[0-9]+:[0-9]+: kind: 'hardware', expected host-phases" \
