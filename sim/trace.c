@@ -165,7 +165,15 @@ static char *tw_str(char *p, const char *s, size_t cap)
 }
 
 /* Seconds to ticks of 2^-10 us (0.98 ns), the grid every time is written on. */
-static int64_t tw_tick(double s) { return (int64_t)llround(s * 1e6 * 1024.0); }
+static int64_t tw_tick(trace_writer *w, double s)
+{
+    double t = s * 1e6 * 1024.0;
+    if (!(fabs(t) <= TRACE_MAX_TICKS)) { /* NaN too */
+        if (w->out_of_range_s == 0) w->out_of_range_s = s != 0 ? s : 1;
+        return 0;
+    }
+    return (int64_t)llround(t);
+}
 /* Ticks to integer ns (for wait_peers_ns). */
 static int64_t tw_tick_ns(int64_t t) { return (int64_t)llround((double)t * (1000.0 / 1024.0)); }
 
@@ -331,7 +339,7 @@ void trace_slice(void *ctx, const engine_slice *s)
     if ((long)s->step < w->warmup || (long)s->rank >= w->tp) return;
     trace_rank *tr = &w->ranks[s->rank];
     uint64_t step = (uint64_t)((long)s->step - w->warmup);
-    int64_t start = tw_tick(s->start), end = tw_tick(s->start + s->dur);
+    int64_t start = tw_tick(w, s->start), end = tw_tick(w, s->start + s->dur);
     const prog_op *op = s->op >= 0 && (size_t)s->op < w->p->n ? &w->p->ops[s->op] : NULL;
     /* unique in the file across ranks, and the ac2g flow's id as in Kineto (flow id =
      * correlation id), so viewers that bind flows by id across the file pair each right */
@@ -417,7 +425,14 @@ int trace_end(trace_writer *w, tp_err *err)
     w->len = (size_t)(p - w->buf);
     tw_write(w, 1);
     int failed = w->failed || ferror(w->f);
+    double far = w->out_of_range_s;
     trace_abort(w);
+    if (far != 0)
+        return tp_err_set(err,
+                          "--trace: a simulated time of %g s is beyond what a trace holds "
+                          "exactly (2^53 ticks of 2^-10 us, 8.8e6 s); expected times of a step "
+                          "(check the kernel calibration's rates and the host costs)",
+                          far);
     return failed ? tp_err_set(err, "--trace: write failed") : 0;
 }
 

@@ -38,6 +38,11 @@
 #include "coll.h"
 #include "engine.h"
 #include "err.h"
+
+/* The largest time a trace holds: 2^53 ticks of 2^-10 us (8.8e6 s, about 100 days), the last
+ * integer a viewer's double holds exactly; beyond it (a calibration pricing a kernel at
+ * 10^290 s) the writer writes nothing wrong: trace_end refuses the file. */
+#define TRACE_MAX_TICKS 9007199254740992.0
 #include "prog.h"
 
 #define TRACE_BUF 65536
@@ -64,6 +69,7 @@ typedef struct trace_writer {
     int gzip;              /* 1: deflate into f as gzip (trace_gzip) */
     z_stream z;
     int failed;
+    double out_of_range_s; /* the first time beyond TRACE_MAX_TICKS, 0 if none (trace_end) */
     size_t len;
     char buf[TRACE_BUF];
 } trace_writer;

@@ -128,4 +128,11 @@ for i, n in enumerate(names):
         assert names[i + 1] == "all_reduce_copy_out", names[i - 1:i + 2]  # the copy-in is the collective model's
 PY
 expect_fail2 "compare: one file" "expected REAL SIM" "$TPSIM" trace compare "$TMP/eager.json"
+# a time past what a trace holds exactly (2^53 ticks of 2^-10 us = 8.8e6 s) is refused, not
+# written rounded or wrapped: 1,141 launches of 1,000 s each make a step of 1.14e6 s, and the
+# eighth step ends past 8.8e6 s (host.launch.mean_us's own bound is 1e9 us)
+expect_fail2 "a time beyond the trace's range" "^tpsim: --trace: a simulated time of .* s is beyond what a trace holds exactly" \
+    "$TPSIM" run $SCN --tp 2 --steps 10 --warmup 0 --set host.launch.mean_us=1e9 --trace "$TMP/far.json"
+check "beyond the range: no trace file" test ! -e "$TMP/far.json"
+
 finish
