@@ -60,6 +60,21 @@ static void test_each_dimension_marked(void **state)
     char buf[1024];
     domain_join(&r, buf, sizeof buf);
     assert_non_null(strstr(buf, "{2, 4}; graph mode was never validated; batch 16"));
+    /* the context range's both ends: above it is outside as below it is; a range's ends are
+     * inside (512..4096: 512 and 4096 in, 511 and 4097 out) */
+    domain_cell longer = {4, 1, 4096, 0, "H100 SXM", "Llama-3.1-70B"};
+    domain_check(s, &longer, &r);
+    assert_int_equal(r.n_marks, 1);
+    assert_string_equal(r.marks[0], "context 4096 is outside the validated context 2048..2048");
+    s->domain.ctx_lo = 512, s->domain.ctx_hi = 4096;
+    const long ctxs[] = {511, 512, 4096, 4097};
+    const int marks[] = {1, 0, 0, 1};
+    for (int i = 0; i < 4; i++) {
+        domain_cell at = {4, 1, ctxs[i], 0, "H100 SXM", "Llama-3.1-70B"};
+        domain_check(s, &at, &r);
+        assert_int_equal(r.n_marks, marks[i]);
+    }
+    s->domain.ctx_lo = 2048, s->domain.ctx_hi = 2048;
     /* one dimension at a time: only its mark */
     domain_cell one = {4, 9, 2048, 0, "H100 SXM", "Llama-3.1-70B"};
     domain_check(s, &one, &r);

@@ -187,6 +187,13 @@ static void test_hf_mistral_sliding_window(void **state)
     assert_int_equal(prog_build(&p, &m, &o, 1, 1, 8192, &err), 0);
     mtu_assert_near(p.kv_bytes, 32.0 * 2 * 4096 * 8 * 128 * 2);
     mtu_assert_near(mtu_find_op(&p, OPN_ATTENTION, 0)->flops, 4.0 * 32 * 128 * 4096);
+    /* its bytes: the window's K and V (2 x 4096 x 8 heads x 128 x 2 B = 16,777,216), plus the
+     * query read and the output written (2 x 1 token x 32 heads x 128 x 2 B = 16,384) */
+    mtu_assert_near(mtu_find_op(&p, OPN_ATTENTION, 0)->bytes, 16777216.0 + 16384.0);
+    prog_free(&p);
+    /* batch 4: four sequences' windows (67,108,864) and four tokens' q and out (65,536) */
+    assert_int_equal(prog_build(&p, &m, &o, 1, 4, 8192, &err), 0);
+    mtu_assert_near(mtu_find_op(&p, OPN_ATTENTION, 0)->bytes, 67108864.0 + 65536.0);
     prog_free(&p);
     assert_int_equal(prog_build(&p, &m, &o, 1, 1, 1000, &err), 0);
     mtu_assert_near(p.kv_bytes, 32.0 * 2 * 1000 * 8 * 128 * 2);

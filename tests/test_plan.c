@@ -197,6 +197,15 @@ static void test_bound_and_cap(void **state)
         /* the offset is not step: host 9.6 of the simulated 10 is saturated (of 12 it is not,
          * and the stream's 6 would win) */
         {12, 2, 5, 1, 0, 4, 1, 9.6, RUN_BOUND_HOST, 1, 3},
+        /* the two thresholds pinned from both sides (a 0.9 or 0.97 for the host's 95%, a 0.04
+         * or 0.06 for the GPU's 5% flips one of these): host 94% has slack, so the stream's 5
+         * beats the wait 3; host 96% has none (and the idle 40% is over 5%), so the wait wins */
+        {10, 0, 5, 0, 0, 4, 1, 9.4, RUN_BOUND_GPU, 1, 3},
+        {10, 0, 5, 0, 0, 4, 1, 9.6, RUN_BOUND_HOST, 1, 3},
+        /* host saturated (99%): a GPU idle of 4.5% keeps the stream's 9.5 on the path, one of
+         * 5.5% takes it off and the wait (all the idle, no step work) wins */
+        {10, 0, 9.5, 0, 0, 0.45, 0, 9.9, RUN_BOUND_GPU, 0, 0.45},
+        {10, 0, 9.4, 0, 0, 0.55, 0, 9.9, RUN_BOUND_HOST, 0, 0.55},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run_summary s;
