@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -125,8 +126,23 @@ static int name_distance(const char *a, const char *b)
     return row[m] > 9 ? 9 : row[m];
 }
 
+int locate_closest(const char *ref, const char *const *names, int n)
+{
+    size_t len = strlen(ref);
+    int prefixed = -1, n_prefixed = 0;
+    for (int i = 0; i < n && len; i++)
+        if (!strncasecmp(names[i], ref, len)) prefixed = i, n_prefixed++;
+    if (n_prefixed == 1) return prefixed; /* "a100": a100-sxm4-80gb, not b200 two edits off */
+    int best = -1, best_d = 9, limit = (int)len / 4 > 2 ? (int)len / 4 : 2;
+    for (int i = 0; i < n; i++) {
+        int d = name_distance(ref, names[i]);
+        if (d < best_d) best_d = d, best = i;
+    }
+    return best >= 0 && best_d <= limit ? best : -1;
+}
+
 /* "; did you mean h200? (there: a100, b200, h200)" for a name not found: the closest existing
- * name (within 2 edits, or 1 per 4 characters, ignoring case), and every name that exists. */
+ * name (locate_closest), and every name that exists. */
 static void names_hint(const places *p, const char *kind, const char *ext, const char *ref,
                        char *buf, size_t cap)
 {
@@ -139,14 +155,11 @@ static void names_hint(const places *p, const char *kind, const char *ext, const
         if (w > 0 && (size_t)w < sizeof dir) names_add_dir(dir, ext, names, &n);
     }
     if (!n) return;
-    int best = -1, best_d = 9, limit = (int)strlen(ref) / 4 > 2 ? (int)strlen(ref) / 4 : 2;
-    for (int i = 0; i < n; i++) {
-        int d = name_distance(ref, names[i]);
-        if (d < best_d) best_d = d, best = i;
-    }
+    const char *ptrs[LOCATE_MAX_NAMES] = {0};
+    for (int i = 0; i < n; i++) ptrs[i] = names[i];
+    int best = locate_closest(ref, ptrs, n);
     size_t used = 0;
-    int w =
-        best >= 0 && best_d <= limit ? snprintf(buf, cap, "; did you mean %s?", names[best]) : 0;
+    int w = best >= 0 ? snprintf(buf, cap, "; did you mean %s?", names[best]) : 0;
     if (w > 0) used = (size_t)w < cap ? (size_t)w : cap - 1;
     w = snprintf(buf + used, cap - used, " (%s there: ", kind);
     for (int i = 0; i < n && w > 0 && (used += (size_t)w) < cap; i++)

@@ -32,6 +32,10 @@ int locate_is_name(const char *ref, const char *ext);
 int locate_file(const char *kind, const char *ext, const char *ref, const char *from, char *out,
                 size_t cap, tp_err *err);
 
+/* The index in names[0..n) a mistyped ref most likely meant, or -1: the one name ref begins
+ * (ignoring case), else the nearest by edit distance on the name alone, within 2 edits or 1 per
+ * 4 characters of ref. */
+int locate_closest(const char *ref, const char *const *names, int n);
 /* The names (files KIND/NAME.EXT, without folder and ext) in the current folder, $TPSIM_PATH
  * and the share folder, sorted, each once, at most LOCATE_MAX_NAMES; returns how many. */
 int locate_names(const char *kind, const char *ext, char names[][LOCATE_NAME_MAX]);

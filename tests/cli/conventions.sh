@@ -293,4 +293,30 @@ expect_ok "help trace import" "$TPSIM" help trace import
 check "help trace import is trace import --help" bash -c "'$TPSIM' trace import --help | cmp -s - '$TMP/out'"
 expect_fail2 "help: too many words" "help: COMMAND \[SUBCOMMAND\], got also 'x'" "$TPSIM" help trace import x
 
+# --- the top-level help lists every command of the dispatch table; help help, -V, version;
+# an unknown command names the closest one
+expect_ok "tpsim --help" "$TPSIM" --help
+for c in $("$TPSIM" help --list); do
+    check "tpsim --help lists $c" grep -qE "^  $c( |$)" "$TMP/out"
+done
+expect_ok "help help" "$TPSIM" help help
+check "help help is the usage" grep -q "^usage: tpsim COMMAND" "$TMP/out"
+for v in -V --version version; do
+    expect_ok "$v" "$TPSIM" $v
+    check "$v prints the version" grep -qE "^tpsim [0-9]+\.[0-9]+\.[0-9]+$" "$TMP/out"
+done
+expect_fail2 "version takes no arguments" "^tpsim: version takes no arguments, got 'x'$" \
+    "$TPSIM" version x
+expect_fail2 "a mistyped command: the closest named" \
+    "^tpsim: unknown command 'valdiate'; did you mean validate\? \(see tpsim --help\)$" \
+    "$TPSIM" valdiate
+expect_fail2 "a prefix names its command" "did you mean fit-kernels\?" "$TPSIM" fit-k
+expect_fail2 "nothing close: no guess" "^tpsim: unknown command 'zzzzzz' \(see tpsim --help\)$" \
+    "$TPSIM" zzzzzz
+expect_fail2 "help of a mistyped command" "^tpsim: help: unknown command 'plna'; did you mean plan\?" \
+    "$TPSIM" help plna
+# a hardware name by prefix: a100 means a100-sxm4-80gb, not b200 (two edits away)
+expect_fail2 "hardware hint by prefix" "did you mean a100-sxm4-80gb\?" \
+    "$TPSIM" run "$S" --set hardware=a100
+
 finish
