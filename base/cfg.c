@@ -292,6 +292,11 @@ static int cfg_yaml_error(const cfg_doc *doc, const yaml_parser_t *p, const char
         for (size_t i = 0; i < p->problem_offset && i < len; i++, col++)
             if (text[i] == '\n') line++, col = 0;
     }
+    size_t at = p->problem_mark.index;
+    if (p->error != YAML_READER_ERROR && at < len && text[at] == '\t')
+        /* libyaml's words for it ("cannot start any token") never say tab */
+        return tp_err_at(err, doc->file, line, col,
+                         "a tab: YAML indents with spaces only, expected spaces here");
     return tp_err_at(err, doc->file, line, col, "YAML syntax error: %s%s%s",
                      p->problem ? p->problem : "unknown", p->context ? " " : "",
                      p->context ? p->context : "");

@@ -82,7 +82,7 @@ scn syntax 31 '  launch: {dist: constant, mean_us: 0'
 expect_fail2 "YAML syntax error" "^tpsim: $TMP/syntax\.yaml:32:[0-9]+: YAML syntax error" \
     "$TPSIM" run "$TMP/syntax.yaml"
 scn tab 31 $'\tlaunch: {dist: constant, mean_us: 0}'
-expect_fail2 "tab indentation" "^tpsim: $TMP/tab\.yaml:31:1: YAML syntax error" \
+expect_fail2 "tab indentation, named as a tab" "^tpsim: $TMP/tab\.yaml:31:1: a tab: YAML indents with spaces only, expected spaces here$" \
     "$TPSIM" run "$TMP/tab.yaml"
 scn badutf 12 $'description: caf\xe9'
 expect_fail2 "bad UTF-8 at its line" "^tpsim: $TMP/badutf\.yaml:12:[0-9]+: YAML syntax error: .*UTF-8" \
