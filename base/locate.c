@@ -60,13 +60,50 @@ static void places_fill(places *p, const char *from)
     places_add(p, locate_share(), strlen(locate_share()));
 }
 
-/* dir/rel into out if it fits and exists. */
+/* path without its "./" parts and "NAME/.." pairs, in place, when that names the same file
+ * (the same device and inode: a NAME that is a symbolic link keeps its ".."), so a bundled
+ * scenario's "../models/x.yaml" prints as "models/x.yaml", not "scenarios/../models/x.yaml" */
+static void tidy_path(char *path, const struct stat *same)
+{
+    char t[4096];
+    size_t n = 0;
+    int abs = path[0] == '/';
+    const char *p = path;
+    size_t starts[256];
+    int depth = 0, ups = 0; /* parts kept, and leading ".." kept */
+    while (*p) {
+        while (*p == '/') p++;
+        size_t len = strcspn(p, "/");
+        if (!len) break;
+        if (len == 1 && p[0] == '.') {
+        } else if (len == 2 && p[0] == '.' && p[1] == '.' && depth > ups) {
+            n = starts[--depth];
+        } else {
+            if (depth == 256 || n + len + 2 >= sizeof t) return;
+            if (len == 2 && p[0] == '.' && p[1] == '.') ups++;
+            starts[depth++] = n;
+            if (n || abs) t[n++] = '/';
+            memcpy(t + n, p, len);
+            n += len;
+        }
+        p += len;
+    }
+    if (!n) t[n++] = abs ? '/' : '.';
+    t[n] = '\0';
+    struct stat st;
+    if (stat(t, &st) == 0 && st.st_dev == same->st_dev && st.st_ino == same->st_ino)
+        memcpy(path, t, n + 1);
+}
+
+/* dir/rel into out if it fits and exists (tidied: tidy_path). */
 static int try_path(const char *dir, size_t dir_len, const char *rel, char *out, size_t cap)
 {
     int w = dir_len ? snprintf(out, cap, "%.*s/%s", (int)dir_len, dir, rel)
                     : snprintf(out, cap, "%s", rel);
     struct stat st;
-    return w > 0 && (size_t)w < cap && stat(out, &st) == 0;
+    if (!(w > 0 && (size_t)w < cap && stat(out, &st) == 0)) return 0;
+    tidy_path(out, &st);
+    return 1;
 }
 
 /* "A, B, C" for the message, from place `first` on. */

@@ -162,7 +162,7 @@ static void test_syntax_error(void **state)
 {
     (void)state;
     LOAD_FAILS("a: 1\nb: [1, 2\nc: 3\n", "t.yaml:3:2: ", "YAML syntax error", "']'");
-    LOAD_FAILS("a: 1\nb:\n\tc: 2\n", "t.yaml:3:1: ", "YAML syntax error");
+    LOAD_FAILS("a: 1\nb:\n\tc: 2\n", "t.yaml:3:1: ", "a tab: YAML indents with spaces only");
     LOAD_FAILS("a: 1\n  b: 2\n", "t.yaml:2:4: ", "YAML syntax error");
     LOAD_FAILS("a: *nope\n", "t.yaml:1:4: ", "YAML syntax error", "undefined alias");
 }

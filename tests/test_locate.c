@@ -136,6 +136,38 @@ static void test_absolute_as_is(void **state)
     assert_string_equal(out, "/no/such.yaml"); /* its loader says it cannot open it */
 }
 
+/* A found path is printed without "./" and "NAME/.." (the bundled scenarios name
+ * "../models/x.yaml": it prints as models/x.yaml), unless NAME is a symbolic link, where the
+ * lexical path would be another file: then the ".." stays. */
+static void test_tidy_paths(void **state)
+{
+    (void)state;
+    char from[256], out[512], want[512], link[256], target[256];
+    tp_err err;
+    unsetenv("TPSIM_PATH");
+    snprintf(from, sizeof from, "%s/scn", root);
+    touch("models/tidy.yaml");
+    assert_int_equal(locate_file("models", ".yaml", "../models/tidy.yaml", from, out,
+                                 sizeof out, &err), 0);
+    snprintf(want, sizeof want, "%s/models/tidy.yaml", root);
+    assert_string_equal(out, want);
+    assert_int_equal(locate_file("models", ".yaml", "./../scn/./mine.yaml", from, out,
+                                 sizeof out, &err), 0);
+    snprintf(want, sizeof want, "%s/scn/mine.yaml", root);
+    assert_string_equal(out, want);
+    /* lnk -> deep/er: lnk/../x.yaml is deep/x.yaml, not the x.yaml beside lnk */
+    touch("deep/er/keep");
+    touch("deep/x.yaml");
+    touch("x.yaml");
+    snprintf(link, sizeof link, "%s/lnk", root);
+    snprintf(target, sizeof target, "%s/deep/er", root);
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(locate_file("models", ".yaml", "lnk/../x.yaml", root, out, sizeof out,
+                                 &err), 0);
+    snprintf(want, sizeof want, "%s/lnk/../x.yaml", root);
+    assert_string_equal(out, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_not_found),
         cmocka_unit_test(test_absolute_as_is),
+        cmocka_unit_test(test_tidy_paths),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -28,9 +28,9 @@ mkdir -p "$TMP/elsewhere"
     >"$TMP/out" 2>"$TMP/err"); rc=$?
 check "installed tpsim runs a scenario by name (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
 check "installed: the same step" test "$(step_of "$TMP/out")" = "$(step_of "$TMP/ref.json")"
-check "installed: its calibration from share/tpsim" grep -q "\"$P/share/tpsim/scenarios/\.\./models/allreduce/h100-sxm-tp4.yaml\"" "$TMP/out"
+check "installed: its calibration from share/tpsim" grep -q "\"$P/share/tpsim/models/allreduce/h100-sxm-tp4.yaml\"" "$TMP/out"
 (cd "$TMP/elsewhere" && env -u TPSIM_PATH "$P/bin/tpsim" validate paper-additive --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
-check "installed: validate finds its default grid (exit $rc)" grep -q "\"grid\": *\"$P/share/tpsim/scenarios/../validate/h100-ctx2048.csv\"" "$TMP/out"
+check "installed: validate finds its default grid (exit $rc)" grep -q "\"grid\": *\"$P/share/tpsim/validate/h100-ctx2048.csv\"" "$TMP/out"
 check "installed: tpsim help run" bash -c "'$P/bin/tpsim' help run | grep -q 'usage: tpsim run'"
 if make -s uninstall PREFIX="$P" >"$TMP/make.out" 2>&1; then ok; else bad "make uninstall: $(tail -c 400 "$TMP/make.out")"; fi
 check "uninstall leaves nothing ($(find "$P" -mindepth 1 2>/dev/null | head -3 | tr '\n' ' '))" \

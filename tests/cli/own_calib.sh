@@ -56,7 +56,7 @@ check "sweep rows: each row's calibration, none borrowed" python3 - "$TMP/out" "
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert [r["tp"] for r in rows] == ["4", "8"], rows
-assert rows[0]["calibration"] == "scenarios/../models/allreduce/h100-sxm-tp4.yaml", rows[0]
+assert rows[0]["calibration"] == "models/allreduce/h100-sxm-tp4.yaml", rows[0]
 assert rows[1]["calibration"] == sys.argv[2], rows[1]
 assert [r["calibration_borrowed"] for r in rows] == ["", ""], rows
 PY
