@@ -345,7 +345,9 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
     static const int op_laws[] = {KL_CONST, KL_LINEAR, KL_ROW, KL_ROOFLINE, KL_SUM, KL_FLOOR, -1};
     static const int gemm_laws[] = {KL_CONST, KL_LINEAR, KL_ROW, KL_ROOFLINE, KL_SUM, KL_SMOOTH,
                                     KL_TILED, -1};
-    const int *cand = cls == KC_ATTENTION ? attn_laws : cls == KC_GEMM ? gemm_laws : op_laws;
+    const int *cand = cls == KC_ATTENTION                     ? attn_laws
+                     : cls == KC_GEMM || cls == KC_GEMM_FP8 ? gemm_laws
+                                                            : op_laws;
     int best = -1;
     double best_score = INFINITY;
     for (int k = 0; k < KL_COUNT; k++) {

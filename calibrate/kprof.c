@@ -18,10 +18,10 @@
 
 const char *const kp_op_names[KP_N_OPS] = {
     "emb", "input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj",
-    "post_attention_layernorm", "mlp_up_proj", "mlp_act", "mlp_down_proj", "add", "attention"};
-static const int kp_op_class[KP_N_OPS] = {KC_EMBEDDING, KC_NORM, KC_GEMM, KC_ROPE, KC_GEMM,
-                                          KC_NORM, KC_GEMM, KC_ACTIVATION, KC_GEMM, KC_ADD,
-                                          KC_ATTENTION};
+    "post_attention_layernorm", "mlp_up_proj", "mlp_act", "mlp_down_proj", "add", "attention",
+    "gemm", "generation_attention", "context_attention"};
+static const int kp_op_class[10] = {KC_EMBEDDING, KC_NORM, KC_GEMM, KC_ROPE, KC_GEMM,
+                                    KC_NORM, KC_GEMM, KC_ACTIVATION, KC_GEMM, KC_ADD};
 
 static int kp_push(kp_set *set, kp_sample s)
 {
@@ -148,6 +148,9 @@ static int kp_vidur(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err
         double by[10], fl[10];
         by[0] = KP_ACT * 2.0 * b * h, fl[0] = 0;                          /* embedding */
         by[1] = by[5] = KP_ACT * (4.0 * b * h + h), fl[1] = fl[5] = 5.0 * b * h; /* norms */
+        /* the GEMMs' y[B, out] = x[B, in] W, their grid axes n, k, m (0: not a GEMM) */
+        double ins[10] = {0, 0, h, 0, qh * hd, 0, h, 0, I, 0};
+        double outs[10] = {0, 0, (qh + 2.0 * kvh) * hd, 0, h, 0, gated ? 2.0 * I : I, 0, h, 0};
         kp_linear(b, h, (qh + 2.0 * kvh) * hd, &by[2], &fl[2]);
         by[3] = KP_ACT * 2.0 * b * (qh + kvh) * hd, fl[3] = 3.0 * b * (qh + kvh) * hd;
         kp_linear(b, qh * hd, h, &by[4], &fl[4]);
@@ -161,7 +164,7 @@ static int kp_vidur(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err
             snprintf(name, sizeof name, "time_stats.%s.median (ms)", kp_op_names[o]);
             if (kp_num(&r, tcol[o], name, 1e-6, 1e6, &ms, err)) return -1;
             kp_sample s = {kp_op_class[o], o, (int)k, k, B, by[o], fl[o], b,
-                           ms * 1e3, 1.0, lines[0]};
+                           ms * 1e3, 1.0, lines[0], {outs[o], ins[o], outs[o] > 0 ? b : 0}};
             if (kp_push(set, s)) return tp_err_set(err, "%s: out of memory", rd->path);
         }
         rows++;
@@ -221,7 +224,7 @@ static int kp_attention(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err 
         double b = (double)B, c = (double)ctx, q = (double)qh, kvn = (double)kvh, d = (double)hd;
         double bytes = (double)kvb * 2.0 * b * c * kvn * d + KP_ACT * 2.0 * b * q * d;
         kp_sample s = {KC_ATTENTION, 10, 1000 + src, 0, B, bytes, 4.0 * b * q * d * c, b, us,
-                       1.0, lines[0]};
+                       1.0, lines[0], {(double)kvb, d, kvn, q, c, b}};
         if (kp_push(set, s)) return tp_err_set(err, "%s: out of memory", rd->path);
         rows++;
     }
@@ -288,7 +291,7 @@ static int kp_probe(const char *path, kp_set *set, tp_err *err)
         double bytes, flops;
         kp_linear((double)b, in[L], outw[L], &bytes, &flops);
         kp_sample s = {KC_GEMM, ops[L], tp, tp, b, bytes, flops, (double)b,
-                       bytes / (gbps * 1e9) * 1e6, 1.0, m->vals[i]->line};
+                       bytes / (gbps * 1e9) * 1e6, 1.0, m->vals[i]->line, {outw[L], in[L], b}};
         if (kp_push(set, s)) {
             tp_err_set(err, "%s: out of memory", path);
             goto out;
@@ -395,7 +398,7 @@ static int kp_trace(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err
         if (!(us > 0))
             return tp_err_at(err, rd->path, lines[3], 0, "dur_us %s, expected a duration > 0 "
                              "(a relative error needs one)", f[3]);
-        kp_sample s = {cls, -1, 2000 + (int)rank, 0, 0, bytes, 0, 0, us, 1.0, lines[0]};
+        kp_sample s = {cls, -1, 2000 + (int)rank, 0, 0, bytes, 0, 0, us, 1.0, lines[0], {0}};
         if (kp_push(set, s)) return tp_err_set(err, "%s: out of memory", rd->path);
         set->trace_rows++;
     }
@@ -403,6 +406,177 @@ static int kp_trace(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err *err
     if (!rows) return tp_err_at(err, rd->path, rd->line, 0, "no data rows, expected one per "
                                 "GPU activity");
     return 0;
+}
+
+/* ------------------------------------------ NVIDIA AIConfigurator's tables (ms) ------- */
+
+int kp_shape_fold(const double *gx, int dims)
+{
+    unsigned long h = 2166136261u; /* FNV-1a over the shape's whole numbers */
+    for (int i = 0; i < dims; i++) {
+        unsigned long v = (unsigned long)gx[i];
+        for (int b = 0; b < 4; b++) h = ((h ^ ((v >> (8 * b)) & 0xff)) * 16777619u) & 0xffffffffu;
+    }
+    return 3000 + (int)(h % KP_SHAPE_FOLDS);
+}
+
+enum { KP_AIC_GEMM, KP_AIC_GEN, KP_AIC_CTX };
+static const char *const kp_aic_cols[3][8] = {
+    {"gemm_dtype", "m", "n", "k", "latency_ms", NULL},
+    {"batch_size", "num_heads", "num_key_value_heads", "head_dim", "kv_cache_dtype", "step",
+     "window_size", "latency_ms"},
+    {"batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "kv_cache_dtype",
+     "window_size", "latency_ms"}};
+static const char *const kp_aic_names[3] = {"GEMM", "generation-attention",
+                                            "context-attention"};
+
+/* The header's columns by name: each of the layout's exactly once, `version` allowed. */
+static int kp_aic_header(const char *path, char **hdr, const int *hl, int nh, int lay, int *col,
+                         tp_err *err)
+{
+    const char *const *want = kp_aic_cols[lay];
+    int nw = lay == KP_AIC_GEMM ? 5 : 8;
+    char list[200] = "";
+    for (int w = 0; w < nw; w++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", w ? "," : "", want[w]);
+    for (int i = 0; i < nh; i++) {
+        for (int j = 0; j < i; j++)
+            if (!strcmp(hdr[i], hdr[j]))
+                return tp_err_at(err, path, hl[i], 0, "column '%s' twice, expected each column "
+                                 "once", hdr[i]);
+        int known = !strcmp(hdr[i], "version");
+        for (int w = 0; w < nw; w++) known |= !strcmp(hdr[i], want[w]);
+        if (!known)
+            return tp_err_at(err, path, hl[i], 0, "column '%s', expected AIConfigurator's %s "
+                             "columns %s (and version)", hdr[i], kp_aic_names[lay], list);
+    }
+    for (int w = 0; w < nw; w++) {
+        col[w] = kp_col(hdr, nh, want[w]);
+        if (col[w] < 0)
+            return tp_err_at(err, path, hl[0], 0, "no %s column, expected AIConfigurator's %s "
+                             "columns %s (times in ms)", want[w], kp_aic_names[lay], list);
+    }
+    return 0;
+}
+
+/* kv_cache_dtype as bytes per value. */
+static int kp_kv_bytes(const kp_row *r, int col, long *out, tp_err *err)
+{
+    const char *v = r->f[col];
+    if (!strcmp(v, "bfloat16") || !strcmp(v, "float16")) *out = 2;
+    else if (!strcmp(v, "fp8")) *out = 1;
+    else
+        return tp_err_at(err, r->path, r->lines[col], 0, "kv_cache_dtype '%s', expected "
+                         "bfloat16, float16 or fp8", v);
+    return 0;
+}
+
+/* One GEMM row: y[m, n] = x[m, k] W^T, as prog_linear counts it (FP8: W8A8, the output in
+ * bf16, one float32 weight scale). */
+static int kp_aic_gemm_row(const kp_row *r, const int *col, kp_set *set, tp_err *err)
+{
+    long m, n, k;
+    double ms;
+    const char *dt = r->f[col[0]];
+    int fp8 = !strcmp(dt, "fp8"), block = !strcmp(dt, "fp8_block");
+    if (!fp8 && !block && strcmp(dt, "bfloat16"))
+        return tp_err_at(err, r->path, r->lines[col[0]], 0, "gemm_dtype '%s', expected "
+                         "bfloat16, fp8 or fp8_block", dt);
+    if (kp_whole(r, col[1], "m", 1, 1 << 24, &m, err) ||
+        kp_whole(r, col[2], "n", 1, 1 << 24, &n, err) ||
+        kp_whole(r, col[3], "k", 1, 1 << 24, &k, err) ||
+        kp_num(r, col[4], "latency_ms", 1e-6, 1e6, &ms, err))
+        return -1;
+    if (block) return set->aic_skipped++, 0;
+    double M = (double)m, N = (double)n, K = (double)k, x = fp8 ? 1.0 : KP_ACT;
+    double w = fp8 ? N * K + 4.0 : KP_ACT * N * K;
+    kp_sample s = {fp8 ? KC_GEMM_FP8 : KC_GEMM, 11, 0, 0, m, w + M * (K * x + N * KP_ACT),
+                   2.0 * M * N * K, M, ms * 1e3, 1.0, r->lines[0], {N, K, M}};
+    s.fold = kp_shape_fold(s.gx, 2);
+    return kp_push(set, s) ? tp_err_set(err, "%s: out of memory", r->path) : 0;
+}
+
+/* One attention row. Decode: step cached tokens, prog's attention op (K and V of the context
+ * read, q in, out out). Prefill: isl new tokens each, causal (isl (isl + 1) / 2 scores a
+ * head), q k v read, out written, K and V written to the cache. */
+static int kp_aic_attn_row(const kp_row *r, const int *col, int lay, kp_set *set, tp_err *err)
+{
+    int gen = lay == KP_AIC_GEN, c_b = 0, c_len = gen ? 5 : 1, c_q = gen ? 1 : 2;
+    int c_kv = c_q + 1, c_hd = c_q + 2, c_dt = gen ? 4 : 5, c_win = 6;
+    long B, len, qh, kvh, hd, kvb = 2, win;
+    double ms;
+    if (kp_whole(r, col[c_b], "batch_size", 1, 1 << 20, &B, err) ||
+        kp_whole(r, col[c_len], gen ? "step" : "isl", 1, 1 << 24, &len, err) ||
+        kp_whole(r, col[c_q], "num_heads", 1, 1 << 16, &qh, err) ||
+        kp_whole(r, col[c_kv], "num_key_value_heads", 1, 1 << 16, &kvh, err) ||
+        kp_whole(r, col[c_hd], "head_dim", 1, 1 << 12, &hd, err) ||
+        kp_kv_bytes(r, col[c_dt], &kvb, err) ||
+        kp_whole(r, col[c_win], "window_size", 0, 1 << 24, &win, err) ||
+        kp_num(r, col[7], "latency_ms", 1e-6, 1e6, &ms, err))
+        return -1;
+    if (qh % kvh)
+        return tp_err_at(err, r->path, r->lines[col[c_kv]], 0, "num_key_value_heads %ld does "
+                         "not divide num_heads %ld, expected grouped-query heads", kvh, qh);
+    if (win) return set->aic_skipped++, 0;
+    double b = (double)B, L = (double)len, q = (double)qh, kv = (double)kvh, d = (double)hd;
+    double bytes, flops;
+    if (gen) {
+        bytes = (double)kvb * 2.0 * b * L * kv * d + KP_ACT * 2.0 * b * q * d;
+        flops = 4.0 * d * b * q * L;
+    } else {
+        bytes = KP_ACT * b * L * d * (2.0 * q + 2.0 * kv) + (double)kvb * 2.0 * b * L * kv * d;
+        flops = 4.0 * d * b * q * L * (L + 1.0) / 2.0;
+    }
+    kp_sample s = {gen ? KC_ATTENTION : KC_PREFILL_ATTN, gen ? 12 : 13, 0, 0,
+                   gen ? B : B * len, bytes, flops, b, ms * 1e3, 1.0, r->lines[0],
+                   {(double)kvb, d, kv, q, L, b}};
+    s.fold = kp_shape_fold(s.gx, 4);
+    return kp_push(set, s) ? tp_err_set(err, "%s: out of memory", r->path) : 0;
+}
+
+static int kp_aic(csv_reader *rd, char **hdr, const int *hl, int nh, int lay, kp_set *set,
+                  tp_err *err)
+{
+    int col[8];
+    if (kp_aic_header(rd->path, hdr, hl, nh, lay, col, err)) return -1;
+    char *f[KP_MAX_FIELDS];
+    int lines[KP_MAX_FIELDS], cols[KP_MAX_FIELDS], n;
+    size_t rows = 0;
+    while ((n = csv_next(rd, f, lines, cols, KP_MAX_FIELDS, err)) > 0) {
+        kp_row r = {rd->path, f, lines, n};
+        if (n != nh)
+            return tp_err_at(err, rd->path, lines[0], 0, "%d fields, expected %d as in the header",
+                             n, nh);
+        if (lay == KP_AIC_GEMM ? kp_aic_gemm_row(&r, col, set, err)
+                               : kp_aic_attn_row(&r, col, lay, set, err))
+            return -1;
+        rows++;
+    }
+    if (n < 0) return -1;
+    if (!rows)
+        return tp_err_at(err, rd->path, rd->line, 0, "no data rows, expected one per measured "
+                         "shape");
+    return 0;
+}
+
+/* The text's leading `#` lines, joined, as the file's provenance. */
+static void kp_provenance(const char *text, kp_set *set)
+{
+    if (text[0] != '#' || set->n_provenance == KP_MAX_SOURCES) return;
+    char *out = set->provenance[set->n_provenance++];
+    size_t cap = sizeof set->provenance[0], used = 0;
+    out[0] = 0;
+    for (const char *p = text; *p == '#';) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *q = p + 1;
+        while (q < p + len && *q == ' ') q++;
+        used += (size_t)snprintf(out + used, used < cap ? cap - used : 0, "%s%.*s",
+                                 used ? " " : "", (int)(p + len - q), q);
+        if (used >= cap) break;
+        if (!e) break;
+        p = e + 1;
+    }
 }
 
 int kp_read(const char *path, kp_set *set, tp_err *err)
@@ -419,7 +593,15 @@ int kp_read(const char *path, kp_set *set, tp_err *err)
     char *hdr[KP_MAX_FIELDS];
     int lines[KP_MAX_FIELDS], cols[KP_MAX_FIELDS];
     int nh = csv_next(&rd, hdr, lines, cols, KP_MAX_FIELDS, err), rc = -1;
-    if (nh == 0)
+    int lay = nh <= 0 ? -1
+              : kp_col(hdr, nh, "gemm_dtype") >= 0 ? KP_AIC_GEMM
+              : kp_col(hdr, nh, "step") >= 0 && kp_col(hdr, nh, "batch_size") >= 0 ? KP_AIC_GEN
+              : kp_col(hdr, nh, "isl") >= 0 && kp_col(hdr, nh, "batch_size") >= 0 ? KP_AIC_CTX
+                                                                                   : -1;
+    if (lay >= 0) {
+        rc = kp_aic(&rd, hdr, lines, nh, lay, set, err);
+        if (rc == 0) kp_provenance(text, set);
+    } else if (nh == 0)
         tp_err_at(err, path, 1, 0, "empty, expected a header (Vidur's mlp.csv or tpsim's "
                   "decode-attention CSV)");
     else if (nh > 0 && !strcmp(hdr[0], "source"))
@@ -432,7 +614,9 @@ int kp_read(const char *path, kp_set *set, tp_err *err)
         tp_err_at(err, path, 1, 0, "header starts '%s', expected Vidur's mlp.csv layout "
                   "(time_stats.OP.median ..., num_tensor_parallel_workers) or tpsim's "
                   "decode-attention CSV (source,batch,context,...) or tpsim trace import "
-                  "--kernels' listing (rank,kind,start_ns,dur_us,bytes,name)", hdr[0]);
+                  "--kernels' listing (rank,kind,start_ns,dur_us,bytes,name) or an "
+                  "AIConfigurator table (gemm_dtype,m,n,k,latency_ms; batch_size,...,step,...; "
+                  "batch_size,isl,...)", hdr[0]);
     free(text);
     return rc;
 }

@@ -10,6 +10,14 @@
  *     kv_dtype_bytes,time_us (one row per measured kernel, q_heads/kv_heads per GPU);
  *   tpsim-probe's hardware file (FILE.yaml): measured.gemv_tpK_LAYER_bB_gbps, GEMM samples
  *     on Llama-3.1-70B's per-rank linear layers, time = bytes moved / bandwidth.
+ *   NVIDIA AIConfigurator's tables (ms; `#` provenance lines first, kept in kp_set):
+ *     GEMM gemm_dtype,m,n,k,latency_ms (bfloat16: class gemm, fp8: gemm_fp8, fp8_block read
+ *     and skipped); decode attention batch_size,num_heads,num_key_value_heads,head_dim,
+ *     kv_cache_dtype,step,window_size,latency_ms (heads per GPU, step the cached tokens;
+ *     window_size 0 fitted, others skipped); prefill attention batch_size,isl,num_heads,
+ *     num_key_value_heads,head_dim,kv_cache_dtype,window_size,latency_ms (prefill_attention);
+ *     a `version` column is allowed, columns in any order, each exactly once; fold: the row's
+ *     shape group (kp_shape_fold), so held-out tests leave whole shapes out;
  *   `tpsim trace import --kernels`' listing: rank,kind,start_ns,dur_us,bytes,name, one row per
  *     GPU activity of a profiler trace. The name says the class (kp_trace_class: vLLM's,
  *     PyTorch's, cuBLAS/hipBLASLt's and NCCL's kernel names); bytes are the launching op's
@@ -29,6 +37,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "kgrid.h"
 
 #define KP_MAX_SOURCES 16
 
@@ -40,6 +49,7 @@ typedef struct kp_sample {
     double bytes, flops, batch, us;
     double w;         /* fit weight: 1 / (rows of its class in its token band), kp_weigh */
     int line;
+    double gx[KG_MAX_DIMS]; /* its shape on the class's grid axes (kg_class_dims); 0: none */
 } kp_sample;
 
 #define KP_MAX_SKIPPED 16
@@ -60,9 +70,20 @@ typedef struct kp_set {
     int trace_rows;   /* samples read from a trace listing (input bytes, no FLOPs) */
     char sources[KP_MAX_SOURCES][64]; /* attention rows' source names, fold = index + 1000 */
     int n_sources;
+    /* AIConfigurator tables: their leading `#` lines (the upstream file and commit), one
+     * entry per file, and the rows read but not fitted (fp8_block GEMMs: no tpsim precision;
+     * sliding-window attention: a window tpsim's op prices by its context) */
+    char provenance[KP_MAX_SOURCES][640];
+    int n_provenance;
+    size_t aic_skipped;
 } kp_set;
 
-#define KP_N_OPS 11 /* Vidur's ten operators and the attention kernel */
+/* The held-out group of an AIConfigurator row: its shape (GEMM n x k; attention heads,
+ * head size and KV dtype) hashed into one of KP_SHAPE_FOLDS groups, 3000 + the group. */
+#define KP_SHAPE_FOLDS 5
+int kp_shape_fold(const double *gx, int dims);
+
+#define KP_N_OPS 14 /* Vidur's ten operators, the attention kernel, AIConfigurator's three */
 extern const char *const kp_op_names[KP_N_OPS];
 
 int kp_read(const char *path, kp_set *set, tp_err *err);

@@ -304,10 +304,12 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
     return ferror(f) ? -1 : 0;
 }
 
-/* A fold's name: "tpK" (a TP degree), an attention source's name, "rankN" (a trace's rank). */
+/* A fold's name: "tpK" (a TP degree), an attention source's name, "rankN" (a trace's rank),
+ * "shapesG" (an AIConfigurator table's shape group, kp_shape_fold). */
 static void fk_fold_name(const kp_set *set, int fold, char *out, size_t cap)
 {
-    if (fold >= 2000) snprintf(out, cap, "rank%d", fold - 2000);
+    if (fold >= 3000) snprintf(out, cap, "shapes%d", fold - 3000);
+    else if (fold >= 2000) snprintf(out, cap, "rank%d", fold - 2000);
     else if (fold >= 1000) snprintf(out, cap, "%s", set->sources[fold - 1000]);
     else snprintf(out, cap, "tp%-2d", fold);
 }
@@ -600,7 +602,7 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
     if (ok) kp_weigh(&set), fk_fit_all(&set, res);
     if (ok && a.out) /* a calibration must price every op tpsim emits */
         for (int k = 0; k < KC_COUNT && ok; k++)
-            if (!res->have[k] && res->from[k] < 0)
+            if (!res->have[k] && res->from[k] < 0 && !KCAL_OPTIONAL(k))
                 ok = tp_err_set(&err, "fit-kernels: no profile row measures the '%s' class, which "
                                 "-o needs (every class tpsim's ops map to); add a profile that "
                                 "measures it", kcal_class_names[k]) == 0;

@@ -18,10 +18,14 @@ int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
             if (k < 0 || k >= KC_COUNT || !c->kernels->cls[k].valid)
                 return tp_err_set(err, "%s: tpsim's op '%s' has no kernel class in it",
                                   c->kernels->path, prog_op_name(op));
-            double fl = op->fp8 && c->fp8_peak_flops > 0
+            /* an FP8 GEMM from the measured FP8 class where the calibration has one */
+            int fp8_cls = op->fp8 && k == KC_GEMM && c->kernels->cls[KC_GEMM_FP8].valid;
+            double fl = op->fp8 && !fp8_cls && c->fp8_peak_flops > 0
                             ? op->flops * c->peak_flops / c->fp8_peak_flops
                             : op->flops;
-            s = kcal_law_time(&c->kernels->cls[k].law, op->bytes, fl, (double)p->batch);
+            if (fp8_cls) k = KC_GEMM_FP8;
+            const double *gx = p->shape && p->shape[i].x[0] > 0 ? p->shape[i].x : NULL;
+            s = kcal_time(c->kernels, k, op->bytes, fl, (double)p->batch, gx);
             if (c->kernel_err_sign)
                 s *= 1.0 + c->kernel_err_sign * kcal_error_pct(c->kernels, k) / 100.0;
             op->gpu_s = s + (op->graphable ? c->graph_node_s : 0.0);

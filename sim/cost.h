@@ -10,7 +10,9 @@
  * graphable op.
  * With a kernel calibration (kernels != NULL), every kernel and copy instead costs its class's
  * law (kcal.h) at its bytes, FLOPs and the step's batch; an FP8 op's FLOPs count at the FP8
- * peak's rate (scaled by peak / fp8_peak: the calibration measured BF16 kernels). An op kind
+ * peak's rate (scaled by peak / fp8_peak: the calibration measured BF16 kernels), unless the
+ * calibration has a gemm_fp8 class (measured FP8 GEMMs), which then prices them. An op with
+ * a shape (prog.shape) whose class has a measured grid reads the grid (kcal_time). An op kind
  * with no class is an error naming it. Applied once, when the program is built.
  * The calibration must be for the program's k (or NULL when k == 1).
  */

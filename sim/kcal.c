@@ -3,15 +3,20 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfg.h"
+#include "csv.h"
+#include "num.h"
 #include "prog.h"
+#include "rfile.h"
 
 const char *const kcal_class_names[KC_COUNT + 1] = {
-    "gemm", "attention", "norm", "rope", "activation", "add", "embedding", "sampler", "copy", NULL};
+    "gemm", "attention", "norm", "rope", "activation", "add", "embedding", "sampler", "copy",
+    "gemm_fp8", "prefill_attention", NULL};
 const char *const kcal_law_names[KL_COUNT + 1] = {
-    "const", "linear", "row", "seq", "roofline", "sum", "smooth", "tiled", "floor", NULL};
+    "const", "linear", "row", "seq", "roofline", "sum", "smooth", "tiled", "floor", "grid", NULL};
 
 #define KCAL_COLLECTIVE KC_COUNT /* priced by the collective model, not here */
 
@@ -96,11 +101,24 @@ double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch
     return t + (l->kind == KL_ROOFLINE ? (mem > math ? mem : math) : mem + math);
 }
 
+double kcal_time(const kcal *c, int cls, double bytes, double flops, double batch,
+                 const double *gx)
+{
+    const kcal_entry *e = &c->cls[cls];
+    if (gx && e->grid >= 0) {
+        const kg_grid *g = &c->grids[e->grid];
+        double us = kg_eval(g, c->pool + g->off, gx);
+        if (!isnan(us)) return us * 1e-6;
+    }
+    return kcal_law_time(&e->law, bytes, flops, batch);
+}
+
 static const char *const kcal_keys[] = {"kind", "hardware", "source", "classes", "fitted_on",
                                         "laws_compared", "assumed", NULL};
 static const char *const entry_keys[] = {
     "law", "t0_us", "gbps", "tflops", "seq_us", "row_gflops", "q", "tile_m",
-    "from", "n", "r2", "mape_pct", "heldout_mape_pct", "source", NULL};
+    "from", "n", "r2", "mape_pct", "heldout_mape_pct", "source", "grid", "fallback",
+    "fallback_heldout_mape_pct", NULL};
 
 /* A rate (GB/s, TFLOP/s) as seconds per unit; absent or 0 means the term is absent. */
 static int kcal_rate(const cfg_node *e, const char *key, double unit, double *out, tp_err *err)
@@ -129,10 +147,123 @@ static int kcal_quality(const cfg_node *e, const cfg_node *law, int from, tp_err
     return 0;
 }
 
+
+#define KCAL_GRID_CAP (64u << 20)
+
+/* One row of a grid CSV: the class's axes (> 0) and the time (us, > 0). */
+static int kcal_grid_row(const char *path, char **f, const int *lines, int n, int dims,
+                         double *x, double *t, tp_err *err)
+{
+    if (n != dims + 1)
+        return tp_err_at(err, path, lines[0], 0, "%d fields, expected %d as in the header", n,
+                         dims + 1);
+    for (int i = 0; i <= dims; i++) {
+        double v;
+        if (num_double(f[i], 1e-9, 1e12, &v) != NUM_OK)
+            return tp_err_at(err, path, lines[i], 0, "'%s' is not a number in (0, 1e12], "
+                             "expected a positive %s", f[i], i < dims ? "coordinate" : "time (us)");
+        if (i < dims) x[i] = v;
+        else *t = v;
+    }
+    return 0;
+}
+
+/* The points of a grid CSV (header: the class's axes, then us) built into c's pool. */
+static int kcal_grid_points(const char *path, char *text, size_t len, int k, kcal *c,
+                            int *gi, tp_err *err)
+{
+    const char *const *names;
+    int dims = kg_class_dims(k, &names), n, lines[KG_MAX_DIMS + 2], cols[KG_MAX_DIMS + 2];
+    char *f[KG_MAX_DIMS + 2];
+    csv_reader rd;
+    csv_init(&rd, path, text, len);
+    if ((n = csv_next(&rd, f, lines, cols, KG_MAX_DIMS + 2, err)) < 0) return -1;
+    for (int i = 0; i <= dims; i++)
+        if (n != dims + 1 || strcmp(f[i], i < dims ? names[i] : "us"))
+            return tp_err_at(err, path, n > 0 ? lines[0] : 1, 0, "header is not the %s grid's, "
+                             "expected %s%s%s%s%s%s,us", kcal_class_names[k], names[0],
+                             dims > 3 ? ",kv_bytes..." : "", dims > 3 ? "" : ",",
+                             dims > 3 ? "" : names[1], dims > 3 ? "" : ",",
+                             dims > 3 ? names[dims - 1] : names[2]);
+    double (*x)[KG_MAX_DIMS] = NULL, *t = NULL;
+    size_t rows = 0, cap = 0;
+    int rc = -1;
+    while ((n = csv_next(&rd, f, lines, cols, KG_MAX_DIMS + 2, err)) > 0) {
+        if (rows == cap) {
+            cap = cap ? cap * 2 : 4096;
+            void *nx = realloc(x, cap * sizeof *x), *nt = nx ? realloc(t, cap * sizeof *t) : NULL;
+            if (nx) x = nx;
+            if (!nx || !nt) {
+                tp_err_set(err, "%s: out of memory", path);
+                goto out;
+            }
+            t = nt;
+        }
+        if (kcal_grid_row(path, f, lines, n, dims, x[rows], &t[rows], err)) goto out;
+        rows++;
+    }
+    if (n < 0) goto out;
+    if (!rows) {
+        tp_err_at(err, path, rd.line, 0, "no data rows, expected one per measured point");
+        goto out;
+    }
+    if (c->n_grids == KCAL_MAX_GRIDS) {
+        tp_err_set(err, "%s: more than %d grids in one calibration", path, KCAL_MAX_GRIDS);
+        goto out;
+    }
+    kg_grid *g = &c->grids[c->n_grids];
+    size_t need;
+    if (kg_build((const double (*)[KG_MAX_DIMS])x, t, rows, dims, g, c->pool + c->pool_used,
+                 KCAL_POOL - c->pool_used, &need)) {
+        tp_err_set(err, "%s: a grid of %zu cells (axes of at most %d values), expected at most "
+                   "%zu cells left", path, need, KG_MAX_AXIS, (size_t)KCAL_POOL - c->pool_used);
+        goto out;
+    }
+    if (g->points != rows) {
+        tp_err_set(err, "%s: %zu rows but %zu distinct points, expected each point once", path,
+                   rows, g->points);
+        goto out;
+    }
+    g->off = c->pool_used;
+    c->pool_used += g->cells;
+    *gi = c->n_grids++;
+    rc = 0;
+out:
+    free(x);
+    free(t);
+    return rc;
+}
+
+/* grid: FILE.csv, resolved against the calibration's folder. */
+static int kcal_read_grid(const cfg_node *gn, int k, kcal *c, int *gi, tp_err *err)
+{
+    const char *name;
+    if (cfg_as_string(gn, &name, err)) return -1;
+    if (!kg_class_dims(k, NULL))
+        return cfg_error(gn, err, "the %s class has no grid, expected a grid only for gemm, "
+                         "gemm_fp8, attention or prefill_attention", kcal_class_names[k]);
+    if (!*name || name[0] == '/')
+        return cfg_error(gn, err, "'%s', expected a CSV file relative to the calibration", name);
+    char path[512];
+    const char *slash = strrchr(c->path, '/');
+    int dir = slash ? (int)(slash - c->path + 1) : 0;
+    if (snprintf(path, sizeof path, "%.*s%s", dir, c->path, name) >= (int)sizeof path)
+        return cfg_error(gn, err, "the grid's path is too long");
+    char *text;
+    size_t len;
+    if (rfile_read(path, KCAL_GRID_CAP, "a measured kernel grid (CSV)", &text, &len, err))
+        return -1;
+    int rc = kcal_grid_points(path, text, len, k, c, gi, err);
+    free(text);
+    return rc;
+}
+
 static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
 {
-    kcal_entry x = {.valid = 1, .from = -1, .n = 0, .r2 = 0, .heldout_mape_pct = -1};
-    cfg_node *ln = cfg_need(e, "law", err), *fn;
+    kcal_entry x = {.valid = 1, .from = -1, .grid = -1, .n = 0, .r2 = 0,
+                    .heldout_mape_pct = -1, .fallback_heldout_mape_pct = -1};
+    cfg_node *ln = cfg_need(e, "law", err), *fn, *gn = cfg_get(e, "grid");
+    cfg_node *fb = cfg_get(e, "fallback");
     double t0 = 0, seq = 0;
     long tile = 0; /* whole rows: the tile pads the batch to a multiple of it */
     if (cfg_expect_map(e, entry_keys, err) || !ln ||
@@ -149,8 +280,21 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
          * at 100% or more would be a zero or negative kernel time */
         cfg_double(e, "mape_pct", 0, 0, 99.99, &x.mape_pct, err) ||
         cfg_double(e, "heldout_mape_pct", 0, 0, 99.99, &x.heldout_mape_pct, err) ||
+        cfg_double(e, "fallback_heldout_mape_pct", 0, 0, 99.99, &x.fallback_heldout_mape_pct,
+                   err) ||
         cfg_source(e, 0, err))
         return -1;
+    /* law: grid reads the measured grid; its fallback law's terms are the entry's */
+    if ((x.law.kind == KL_GRID) != (gn != NULL) || (x.law.kind == KL_GRID) != (fb != NULL))
+        return cfg_error(gn ? gn : fb ? fb : ln, err, "law %s, expected grid: FILE.csv and "
+                         "fallback: LAW together with law: grid, and neither without it",
+                         kcal_law_names[x.law.kind]);
+    if (fb) {
+        if (cfg_as_choice(fb, kcal_law_names, &x.law.kind, err)) return -1;
+        if (x.law.kind == KL_GRID)
+            return cfg_error(fb, err, "grid, expected a fitted law (const, linear, ...)");
+        if (kcal_read_grid(gn, k, c, &x.grid, err)) return -1;
+    }
     x.law.t0_s = t0 * 1e-6;
     x.law.s_per_seq = seq * 1e-6;
     x.law.tile_m = (double)tile;
@@ -193,35 +337,39 @@ int kcal_load(const char *path, kcal *out, tp_err *err)
     if (!doc) return -1;
     cfg_node *r = cfg_root(doc), *kn, *cn;
     static const char *const kinds[] = {"kernel-calibration", NULL};
-    kcal c;
-    memset(&c, 0, sizeof c);
+    kcal *cp = calloc(1, sizeof *cp); /* the grids' pool: too big for a stack */
+    if (!cp) {
+        cfg_free(doc);
+        return tp_err_set(err, "%s: out of memory", path);
+    }
+    snprintf(cp->path, sizeof cp->path, "%s", path);
     const char *hw = NULL;
     int kind, rc = -1;
     if (cfg_expect_map(r, kcal_keys, err) || !(kn = cfg_need(r, "kind", err)) ||
         cfg_as_choice(kn, kinds, &kind, err) || cfg_string(r, "hardware", 1, &hw, err) ||
-        cfg_source(r, 1, err) || decl_read(r, &c.assumed, err) ||
+        cfg_source(r, 1, err) || decl_read(r, &cp->assumed, err) ||
         !(cn = cfg_need(r, "classes", err)))
         goto out;
     if (cfg_expect_map(cn, kcal_class_names, err)) goto out;
     for (int k = 0; k < KC_COUNT; k++) {
         cfg_node *e = cfg_get(cn, kcal_class_names[k]);
-        if (e && kcal_read_entry(e, k, &c, err)) goto out;
+        if (e && kcal_read_entry(e, k, cp, err)) goto out;
     }
     for (int k = 0; k < KC_COUNT; k++) {
-        int f = c.cls[k].from;
-        if (c.cls[k].valid && f >= 0 && !c.cls[f].valid) {
+        int f = cp->cls[k].from;
+        if (cp->cls[k].valid && f >= 0 && !cp->cls[f].valid) {
             cfg_error(cfg_get(cfg_get(cn, kcal_class_names[k]), "from"), err,
                       "class '%s' is not in the file", kcal_class_names[f]);
             goto out;
         }
     }
-    snprintf(c.path, sizeof c.path, "%s", path);
-    snprintf(c.named_at, sizeof c.named_at, "%s", path);
-    snprintf(c.hardware, sizeof c.hardware, "%s", hw);
-    if (kcal_check_names(&c, err)) goto out;
-    *out = c;
+    snprintf(cp->named_at, sizeof cp->named_at, "%s", path);
+    snprintf(cp->hardware, sizeof cp->hardware, "%s", hw);
+    if (kcal_check_names(cp, err)) goto out;
+    *out = *cp;
     rc = 0;
 out:
+    free(cp);
     cfg_free(doc);
     return rc;
 }

@@ -21,21 +21,32 @@
  * bytes/s and FLOP/s. The fit quality (n, r2, mape_pct, heldout_mape_pct) is carried for
  * reports and intervals: a measured class must have n, r2 and mape_pct (heldout_mape_pct
  * where there were folds); a `from:` class has none of them (it takes its source's).
+ * `law: grid` (kgrid.h) prices an op from the measured grid in the CSV file `grid:` names
+ * (relative to the calibration's folder; a header of the class's axes and `us`, `#` comment
+ * lines its provenance) when the op has the class's shape (prog.h's shapes), else by the
+ * fitted law `fallback:` names, whose terms the entry carries as any law's;
+ * fallback_heldout_mape_pct is that law's held-out error. The GEMM and decode-attention
+ * classes may have grids.
  */
 #ifndef TPSIM_KCAL_H
 #define TPSIM_KCAL_H
 
 #include "decl.h"
 #include "err.h"
+#include "kgrid.h"
 
 typedef enum kcal_class {
     KC_GEMM, KC_ATTENTION, KC_NORM, KC_ROPE, KC_ACTIVATION, KC_ADD, KC_EMBEDDING, KC_SAMPLER,
-    KC_COPY, KC_COUNT
+    KC_COPY, KC_GEMM_FP8, KC_PREFILL_ATTN, KC_COUNT
 } kcal_class;
+
+/* Classes no op needs: gemm_fp8 prices the FP8 GEMMs (op.fp8) where present (else gemm's law
+ * at the FP8 peak), prefill_attention is kept for later serving work. */
+#define KCAL_OPTIONAL(k) ((k) == KC_GEMM_FP8 || (k) == KC_PREFILL_ATTN)
 
 typedef enum kcal_law_kind {
     KL_CONST, KL_LINEAR, KL_ROW, KL_SEQ, KL_ROOFLINE, KL_SUM, KL_SMOOTH, KL_TILED, KL_FLOOR,
-    KL_COUNT
+    KL_GRID, KL_COUNT
 } kcal_law_kind;
 
 extern const char *const kcal_class_names[KC_COUNT + 1];
@@ -59,10 +70,17 @@ typedef struct kcal_law {
 
 typedef struct kcal_entry {
     int valid;
-    kcal_law law;
+    kcal_law law;       /* the fitted law (with a grid: `fallback:`, for ops of no grid shape) */
     int from;           /* the class whose law it copies (not measured itself), -1 if measured */
+    int grid;           /* law: grid: its grid in kcal.grids, else -1 */
     double n, r2, mape_pct, heldout_mape_pct;
+    double fallback_heldout_mape_pct; /* the fitted law's, with a grid; -1 when none */
 } kcal_entry;
+
+#define KCAL_MAX_GRIDS 4
+/* Cells of all a calibration's grids: H100's GEMM (bf16 and FP8, 74 x 22 x 22 each), decode
+ * attention (35,904) and prefill attention (74,052) with room to spare. */
+#define KCAL_POOL 196608
 
 typedef struct kcal {
     char path[256];
@@ -71,6 +89,10 @@ typedef struct kcal {
     kcal_entry cls[KC_COUNT];
     decl_list assumed;  /* the file's numbers it assumes rather than sources (decl.h): the
                            classes no profile measured (from:) */
+    int n_grids;
+    kg_grid grids[KCAL_MAX_GRIDS];
+    size_t pool_used;
+    float pool[KCAL_POOL]; /* the grids' cells (kgrid.h) */
 } kcal;
 
 /* The law's time for an op moving `bytes` and doing `flops` at batch B. */
@@ -79,6 +101,10 @@ double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch
 double kcal_qnorm(double a, double b, double q);
 /* The FLOPs the law's math term counts: `tiled` pads the batch to its tile, else `flops`. */
 double kcal_padded_flops(const kcal_law *l, double flops, double batch);
+/* The time (s) of class cls's op: its grid at gx (the class's kg_class_dims axes) when the
+ * class has one and gx is given, else its law (kcal_law_time). */
+double kcal_time(const kcal *c, int cls, double bytes, double flops, double batch,
+                 const double *gx);
 /* The class of a prog op name (prog_name), -1 when none. */
 int kcal_class_of(int prog_name);
 /* 0 when every prog op name maps to a class the calibration has; else one line naming the

@@ -79,8 +79,12 @@ static int prog_add_fp8(prog *p, prog_kind kind, prog_name name, int layer, doub
         prog_op *grown = realloc(p->ops, cap * sizeof *grown);
         if (!grown) return -1;
         p->ops = grown;
+        prog_shape *sh = realloc(p->shape, cap * sizeof *sh);
+        if (!sh) return -1;
+        p->shape = sh;
         p->cap = cap;
     }
+    p->shape[p->n] = (prog_shape){{0}};
     int eager_only = name == OPN_INPUT_COPY || name == OPN_LM_HEAD || name == OPN_LOGITS_GATHER ||
                      name == OPN_SAMPLING || name == OPN_TOKENS_D2H || name == OPN_LOGIT_SOFTCAP;
     p->ops[p->n++] = (prog_op){(uint8_t)kind, (uint8_t)name, (int16_t)layer,
@@ -116,9 +120,11 @@ static int prog_linear(prog_ctx *c, prog_name name, int layer, double in, double
     c->p->weight_bytes += w + b;
     if (c->w8a8 && prog_quant(c, layer, c->B, in)) return -1;
     double x_bytes = c->w8a8 ? 1.0 : c->act;
-    return prog_add_fp8(c->p, PROG_KERNEL, name, layer,
-                        w + b + c->B * (in * x_bytes + out * c->act),
-                        2.0 * c->B * in * out + (bias ? c->B * out : 0.0), c->w8a8);
+    if (prog_add_fp8(c->p, PROG_KERNEL, name, layer, w + b + c->B * (in * x_bytes + out * c->act),
+                     2.0 * c->B * in * out + (bias ? c->B * out : 0.0), c->w8a8))
+        return -1;
+    c->p->shape[c->p->n - 1] = (prog_shape){{out, in, c->B}};
+    return 0;
 }
 
 /* A GEMM left in the model's dtype (embedding-tied lm_head, the router). */
@@ -127,8 +133,11 @@ static int prog_gemm_native(prog_ctx *c, prog_name name, int layer, double in, d
 {
     double d = (double)c->m->dtype_bytes;
     if (holds) c->p->weight_bytes += d * in * out;
-    return prog_add(c->p, PROG_KERNEL, name, layer, d * in * out + c->act * c->B * (in + out),
-                    2.0 * c->B * in * out);
+    if (prog_add(c->p, PROG_KERNEL, name, layer, d * in * out + c->act * c->B * (in + out),
+                 2.0 * c->B * in * out))
+        return -1;
+    c->p->shape[c->p->n - 1] = (prog_shape){{out, in, c->B}};
+    return 0;
 }
 
 /* Fused residual add + RMSNorm: read x and residual, write both, read the weight. */
@@ -276,6 +285,14 @@ static int prog_head_norm(prog_ctx *c, prog_name name, int layer, double heads, 
                     4.0 * c->B * heads * hd);
 }
 
+/* The decode attention kernel, with its shape for a measured grid. */
+static int prog_attn_op(prog_ctx *c, int layer, double bytes, double flops, prog_shape shape)
+{
+    if (prog_add(c->p, PROG_KERNEL, OPN_ATTENTION, layer, bytes, flops)) return -1;
+    c->p->shape[c->p->n - 1] = shape;
+    return 0;
+}
+
 /* Grouped-query attention: norm, qkv (q/k norms), rotary, cache write, decode attention over
  * ctx positions (the layer's window or the whole context), o_proj. */
 static int prog_attn_gqa(prog_ctx *c, int layer, double ctx)
@@ -301,8 +318,8 @@ static int prog_attn_gqa(prog_ctx *c, int layer, double ctx)
            prog_add(p, PROG_KERNEL, OPN_CACHE_WRITE, layer,
                     2.0 * B * kv_heads * hd * (c->act + c->kv), 0.0) ||
            /* decode attention: read the context's K and V, q in, out out */
-           prog_add(p, PROG_KERNEL, OPN_ATTENTION, layer,
-                    kv_read + c->act * 2.0 * B * q_heads * hd, attn_flops) ||
+           prog_attn_op(c, layer, kv_read + c->act * 2.0 * B * q_heads * hd, attn_flops,
+                        (prog_shape){{c->kv, hd, kv_heads, q_heads, ctx, B}}) ||
            prog_linear(c, OPN_O_PROJ, layer, q_heads * hd, H, m->o_bias);
 }
 
@@ -390,5 +407,6 @@ int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long b
 void prog_free(prog *p)
 {
     free(p->ops);
+    free(p->shape);
     *p = (prog){0};
 }

@@ -54,7 +54,9 @@
  * the embedding to the final norm, is what vLLM captures in a CUDA graph (graphable);
  * input copies, lm_head and its gather, the sampler and the token copy run eagerly around
  * it (vLLM computes logits outside the graph). Costs are filled later
- * by cost_apply; prog only describes the work.
+ * by cost_apply; prog only describes the work. Each dense GEMM (the layers' projections, the
+ * lm_head) and each grouped-query attention also carries its shape (prog.shape), which a
+ * calibration's measured grid prices.
  */
 #ifndef TPSIM_PROG_H
 #define TPSIM_PROG_H
@@ -63,6 +65,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "kgrid.h"
 #include "model.h"
 #include "prec.h"
 
@@ -112,8 +115,16 @@ typedef struct prog_opts {
                                 each all-reduce (symmetric-memory all-reduce) */
 } prog_opts;
 
+/* An op's shape for a measured grid (kgrid.h, kg_class_dims: a GEMM's n, k, m; attention's
+ * kv_bytes, head_dim, kv_heads, q_heads, context, batch); x[0] == 0: none (MoE, MLA, the
+ * elementwise ops), priced by its class's law. */
+typedef struct prog_shape {
+    double x[KG_MAX_DIMS];
+} prog_shape;
+
 typedef struct prog {
     prog_op *ops;
+    prog_shape *shape;   /* one per op, beside ops: only cost_apply reads it */
     size_t n, cap;
     long tp, batch, ctx;
     size_t n_kernels;    /* every non-collective launch: kernels and copies */

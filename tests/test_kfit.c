@@ -36,7 +36,7 @@ static void synth(kp_set *set, int kind)
             double mem = bytes / 3e12, math = flops / 700e12;
             double t = 4e-6 + (kind == KL_ROOFLINE ? fmax(mem, math) : mem);
             set->s[set->n++] = (kp_sample){KC_GEMM, 2, f, 1L << f, (long)B, bytes, flops, B,
-                                           t * 1e6, 1.0, i};
+                                           t * 1e6, 1.0, i, {0}};
         }
 }
 
@@ -78,7 +78,7 @@ static void synth_tiled(kp_set *set)
             double mem = bytes / 3e12, math = flops * pad / 700e12;
             double t = 4e-6 + pow(pow(mem, 2.5) + pow(math, 2.5), 1.0 / 2.5);
             set->s[set->n++] = (kp_sample){KC_GEMM, 2, f, 1L << f, (long)B, bytes, flops, B,
-                                           t * 1e6, 1.0, i};
+                                           t * 1e6, 1.0, i, {0}};
         }
 }
 
@@ -172,7 +172,7 @@ static void test_floor_recovered(void **state)
             double B = 1 + 100.0 * i + 7 * f, bytes = 2.0 * (4 * B * 8192 + 8192);
             double t = pow(pow(6e-6, 4) + pow(bytes / 2.5e12, 4), 0.25);
             set.s[set.n++] = (kp_sample){KC_NORM, 1, f, 1L << f, (long)B, bytes, 5 * B * 8192, B,
-                                         t * 1e6, 1.0, i};
+                                         t * 1e6, 1.0, i, {0}};
         }
     kf_class_fit c;
     assert_int_equal(kf_fit_class(&set, KC_NORM, &c), 0);

@@ -150,4 +150,29 @@ expect_fail2 "--kernels on compare" "trace compare: expected REAL SIM" "$TPSIM" 
 printf '{"traceEvents": []}' > "$TMP/empty.json"
 expect_fail2 "--kernels: no partial file" "empty.json" "$TPSIM" trace import "$TMP/empty.json" --kernels "$TMP/none.csv"
 check "no listing left on failure" test ! -e "$TMP/none.csv"
+# NVIDIA AIConfigurator's tables (tests/data/aic/): read, provenance kept, bad tables refused
+AG=tests/data/aic/h100-gemm-subset.csv
+expect_ok "aic gemm fit" "$TPSIM" fit-kernels "$AG" tests/data/aic/h100-gen-attention-subset.csv
+check "aic: gemm and gemm_fp8 fitted" grep -Eq '^gemm_fp8 +32 +2 ' "$TMP/out"
+check "aic: held out by shape group" grep -Eq '^  gemm +shapes[0-9]' "$TMP/out"
+sed '6s/^bfloat16,/fp16,/;6s/^fp8,/fp16,/' "$AG" > "$TMP/dt.csv"
+expect_fail2 "aic bad dtype" "dt.csv:6: gemm_dtype 'fp16', expected bfloat16, fp8 or fp8_block" \
+    "$TPSIM" fit-kernels "$TMP/dt.csv"
+sed '6s/,[^,]*$/,nan/' "$AG" > "$TMP/anan.csv"
+expect_fail2 "aic NaN" "anan.csv:6: latency_ms 'nan' is not a number" "$TPSIM" fit-kernels "$TMP/anan.csv"
+sed '5s/latency_ms/latency_us/' "$AG" > "$TMP/unit.csv"
+expect_fail2 "aic unit" "unit.csv:5: column 'latency_us', expected AIConfigurator's GEMM columns" \
+    "$TPSIM" fit-kernels "$TMP/unit.csv"
+sed '5s/,k,/,m,/' "$AG" > "$TMP/dup.csv"
+expect_fail2 "aic duplicate column" "dup.csv:5: column 'm' twice" "$TPSIM" fit-kernels "$TMP/dup.csv"
+sed '5s/,k,latency_ms/,latency_ms/;6,$s/,[^,]*,\([^,]*\)$/,\1/' "$AG" > "$TMP/nok.csv"
+expect_fail2 "aic missing column" "nok.csv:5: no k column" "$TPSIM" fit-kernels "$TMP/nok.csv"
+sed '7s/,[^,]*$//' "$AG" > "$TMP/ashort.csv"
+expect_fail2 "aic short row" "ashort.csv:7: 4 fields, expected 5" "$TPSIM" fit-kernels "$TMP/ashort.csv"
+sed '6s/^\([^,]*\),[^,]*,/\1,0,/' "$AG" > "$TMP/m0.csv"
+expect_fail2 "aic m 0" "m0.csv:6: m '0', expected a whole number" "$TPSIM" fit-kernels "$TMP/m0.csv"
+GA=tests/data/aic/h100-gen-attention-subset.csv
+sed '6s/,bfloat16,/,int8,/;6s/,fp8,/,int8,/' "$GA" > "$TMP/kvdt.csv"
+expect_fail2 "aic kv dtype" "kvdt.csv:6: kv_cache_dtype 'int8', expected" "$TPSIM" fit-kernels "$TMP/kvdt.csv"
+
 finish
