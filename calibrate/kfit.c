@@ -157,40 +157,58 @@ static void kf_qlaw(int kind, const double *p, kcal_law *l)
     if (kind == KL_FLOOR) l->t0_s = exp(p[2]) * 1e-6, l->s_per_flop = 0;
 }
 
-/* The model's time and, when g is given, its gradient in p. */
-static double kf_qeval(const double *p, const kf_qrow *r, double *g)
+/* The parameters' exponentials, once per evaluation of every row: q, exp(p1), exp(p2). */
+typedef struct kf_qpar {
+    double t0, q, a, c;
+} kf_qpar;
+
+static kf_qpar kf_qpar_of(const double *p)
 {
-    double q = 1.0 + exp(p[3]), A = exp(p[1]) * r->m, C = exp(p[2]) * r->f;
-    double P = kcal_qnorm(A, C, q);
-    if (!g) return p[0] + P;
-    g[0] = 1.0;
-    g[1] = g[2] = g[3] = 0.0;
-    if (P > 0) {
-        double M = A > C ? A : C, x = A / M, y = C / M, xq = pow(x, q), yq = pow(y, q);
-        double S = xq + yq, lx = x > 0 ? xq * log(x) : 0.0, ly = y > 0 ? yq * log(y) : 0.0;
-        g[1] = A * pow(A / P, q - 1.0);
-        g[2] = C * pow(C / P, q - 1.0);
-        g[3] = P * (-log(S) / (q * q) + (lx + ly) / (q * S)) * (q - 1.0);
+    return (kf_qpar){p[0], 1.0 + exp(p[3]), exp(p[1]), exp(p[2])};
+}
+
+/* The model's time and, when g is given, its gradient in p. The q-norm as kcal_qnorm computes
+ * it (the same operations, so the same bits), its smaller side's r^q computed once. */
+static double kf_qeval(const kf_qpar *e, const kf_qrow *r, double *g)
+{
+    double q = e->q, A = e->a * r->m, C = e->c * r->f;
+    double M = A > C ? A : C, rr = A > C ? C / A : A / C;
+    if (M <= 0) {
+        if (g) g[0] = 1.0, g[1] = g[2] = g[3] = 0.0;
+        return e->t0;
     }
-    return p[0] + P;
+    double rq = pow(rr, q), P = M * pow(1.0 + rq, 1.0 / q);
+    if (!g) return e->t0 + P;
+    g[0] = 1.0;
+    double x = A / M, y = C / M, xq = x == 1.0 ? 1.0 : rq, yq = y == 1.0 ? 1.0 : rq;
+    if (x != 1.0 && x != rr) xq = pow(x, q); /* never: the smaller side's ratio is rr */
+    if (y != 1.0 && y != rr) yq = pow(y, q);
+    double S = xq + yq, lx = x > 0 && x != 1.0 ? xq * log(x) : 0.0;
+    double ly = y > 0 && y != 1.0 ? yq * log(y) : 0.0;
+    g[1] = A * pow(A / P, q - 1.0);
+    g[2] = C * pow(C / P, q - 1.0);
+    g[3] = P * (-log(S) / (q * q) + (lx + ly) / (q * S)) * (q - 1.0);
+    return e->t0 + P;
 }
 
 static double kf_qcost(const kf_qrow *r, size_t n, const double *p)
 {
-    double e = 0;
+    kf_qpar e = kf_qpar_of(p);
+    double sse = 0;
     for (size_t i = 0; i < n; i++) {
-        double d = kf_qeval(p, &r[i], NULL) - r[i].y;
-        e += r[i].w * d * d;
+        double d = kf_qeval(&e, &r[i], NULL) - r[i].y;
+        sse += r[i].w * d * d;
     }
-    return e;
+    return sse;
 }
 
 /* One damped Gauss-Newton step from p; 0 when it lowered the cost (p, *cost updated). */
 static int kf_qstep(const kf_qrow *r, size_t n, double *p, double *cost, double *lambda, int pin0)
 {
     double JJ[KF_NP][KF_NP] = {{0}}, Jr[KF_NP] = {0}, g[KF_NP];
+    kf_qpar e = kf_qpar_of(p);
     for (size_t i = 0; i < n; i++) {
-        double d = kf_qeval(p, &r[i], g) - r[i].y;
+        double d = kf_qeval(&e, &r[i], g) - r[i].y;
         for (int a = 0; a < KF_NP; a++) {
             Jr[a] += r[i].w * g[a] * d;
             for (int b = 0; b < KF_NP; b++) JJ[a][b] += r[i].w * g[a] * g[b];
@@ -320,6 +338,78 @@ double kf_r2(const kp_sample *const *rows, size_t n, const kcal_law *l)
     return ss > 0 ? 1.0 - res / ss : (res == 0 ? 1.0 : 0.0);
 }
 
+int kf_grid(const kp_sample *const *rows, size_t n, int cls, kg_grid *g, float **cells)
+{
+    int dims = kg_class_dims(cls, NULL);
+    *cells = NULL;
+    if (!dims || !n) return -1;
+    double (*x)[KG_MAX_DIMS] = malloc(n * sizeof *x), *t = malloc(n * sizeof *t);
+    size_t need = 0;
+    int rc = -1;
+    if (!x || !t) goto out;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(x[i], rows[i]->gx, sizeof x[i]);
+        t[i] = rows[i]->us;
+    }
+    const double (*cx)[KG_MAX_DIMS] = (const double (*)[KG_MAX_DIMS])x;
+    kg_build(cx, t, n, dims, g, NULL, 0, &need); /* sizes it */
+    if (!need || !(*cells = malloc(need * sizeof **cells))) goto out;
+    rc = kg_build(cx, t, n, dims, g, *cells, need, &need);
+out:
+    if (rc) free(*cells), *cells = NULL;
+    free(x);
+    free(t);
+    return rc;
+}
+
+/* The grid's error on rows (weighted by w; a row it cannot read: 100%), accumulated. */
+static void kf_grid_err(const kg_grid *g, const float *cells, const kp_sample *const *rows,
+                        size_t n, int fold, double *e, double *w)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (fold >= 0 && rows[i]->fold != fold) continue;
+        double p = kg_eval(g, cells, rows[i]->gx);
+        *e += rows[i]->w * (isnan(p) ? 1.0 : fabs(p - rows[i]->us) / rows[i]->us);
+        *w += rows[i]->w;
+    }
+}
+
+/* The grid as a candidate: its in-sample and held-out errors into out; 0 when it competes. */
+static int kf_grid_candidate(const kp_sample **rows, size_t n, const kp_sample **train,
+                             const int *folds, int nf, int cls, kf_class_fit *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(rows[i]->gx[0] > 0)) return -1;
+    kg_grid *g = malloc(sizeof *g);
+    float *cells = NULL;
+    double e = 0, w = 0;
+    if (!g || kf_grid(rows, n, cls, g, &cells)) {
+        free(g);
+        return -1;
+    }
+    kf_grid_err(g, cells, rows, n, -1, &e, &w);
+    free(cells);
+    out->insample_pct[KL_GRID] = 100.0 * e / w;
+    e = w = 0;
+    for (int f = 0; f < nf && nf > 1; f++) {
+        size_t nt = 0;
+        double ef = 0, wf = 0;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i]->fold != folds[f]) train[nt++] = rows[i];
+        if (kf_grid(train, nt, cls, g, &cells)) {
+            free(g);
+            return -1;
+        }
+        kf_grid_err(g, cells, rows, n, folds[f], &ef, &wf);
+        free(cells);
+        out->fold_pct[KL_GRID][f] = wf > 0 ? 100.0 * ef / wf : -1;
+        e += ef, w += wf;
+    }
+    if (nf > 1) out->heldout_pct[KL_GRID] = 100.0 * e / w;
+    free(g);
+    return 0;
+}
+
 int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
 {
     memset(out, 0, sizeof *out);
@@ -390,6 +480,13 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
     kf_fit_law(rows, n, best, &out->law);
     out->mape_pct = kf_mape_pct(rows, n, &out->law);
     out->r2 = kf_r2(rows, n, &out->law);
+    out->chosen = best;
+    if (kf_grid_candidate(rows, n, train, folds, nf, cls, out) == 0) {
+        double gs = nf > 1 ? out->heldout_pct[KL_GRID] : out->insample_pct[KL_GRID];
+        /* in-sample the grid is exact: with one fold it would always win, so it must be
+         * held out to be chosen */
+        if (nf > 1 && gs < best_score - 0.01) out->chosen = KL_GRID;
+    }
     rc = 0;
 out:
     free(rows);

@@ -10,7 +10,10 @@
  * kf_fit_class compares the candidate laws
  * for a class by held-out MAPE (each fold fitted on the others, predicted; pooled over rows,
  * weighted by w) and keeps the best, refitted on every sample; with one fold it compares in-sample
- * MAPE. Pure functions over caller-owned arrays.
+ * MAPE. The measured grid (kgrid.h, KL_GRID) competes too where every row of the class has
+ * a grid shape: held out as the fitted laws are (a grid built on the other folds reads the
+ * fold's rows; a row it cannot read counts as a 100% miss); when it wins, `law` keeps the
+ * best fitted law as its fallback. Pure functions over caller-owned arrays.
  */
 #ifndef TPSIM_KFIT_H
 #define TPSIM_KFIT_H
@@ -34,6 +37,7 @@ typedef struct kf_class_fit {
     double heldout_pct[KL_COUNT]; /* per candidate law; < 0: not a candidate */
     double insample_pct[KL_COUNT];
     int chosen_by_heldout;
+    int chosen;               /* the law that won: law.kind, or KL_GRID (law is its fallback) */
 } kf_class_fit;
 
 /* Fit law `kind` to rows[0..n-1]; -1 when n is too small for it. */
@@ -44,5 +48,8 @@ double kf_wmape_pct(const kp_sample *const *rows, size_t n, const kcal_law *l);
 double kf_r2(const kp_sample *const *rows, size_t n, const kcal_law *l);
 /* Compare the candidates for class cls over every sample of that class; -1 if it has none. */
 int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out);
+/* The grid of rows[0..n-1] (their gx on the class's axes): 0 with *cells malloc'd (free it),
+ * -1 when it does not fit (KG_MAX_AXIS) or memory runs out. */
+int kf_grid(const kp_sample *const *rows, size_t n, int cls, kg_grid *g, float **cells);
 
 #endif

@@ -41,7 +41,11 @@ static const char FK_HELP_TEXT[] =
     "others; the best is refitted on all rows. The sampler and copies, which the profiles do\n"
     "not measure, take the add class's law (from: add). -o writes the calibration (every class\n"
     "needed). --test prices a profile the calibration was not fitted on and reports MAPE and\n"
-    "worst error per class, TP.\n";
+    "worst error per class, TP. PATH@CLASS,... keeps only those classes' rows of a profile.\n"
+    "AIConfigurator's tables (gemm_dtype,m,n,k,latency_ms; decode and prefill attention) are\n"
+    "read too; their classes may also be priced by the measured grid (law grid: interpolated\n"
+    "in log m, n, k), chosen like any law by held-out error over whole shapes left out, and\n"
+    "written beside the calibration as FILE.CLASS.csv.\n";
 
 typedef struct fk_args {
     const char *files[FK_MAX_FILES];
@@ -142,6 +146,8 @@ typedef struct fk_break {
     long tps[FK_MAX_TP];
     int n_tp;
     fk_acc by_tp[KC_COUNT][FK_MAX_TP], by_bin[KC_COUNT][FK_BINS], all[KC_COUNT];
+    double worst_pct[KC_COUNT];
+    int worst_line[KC_COUNT]; /* the profile's line of the worst row */
 } fk_break;
 
 static int fk_tp_index(fk_break *b, long tp)
@@ -158,13 +164,20 @@ static double fk_law_us(const kcal_law *l, const kp_sample *s)
     return 1e6 * kcal_law_time(l, s->bytes, s->flops, s->batch);
 }
 
-static void fk_breakdown(const kp_set *set, const kcal_law *laws, const int *have, fk_break *b)
+/* Each row's error by its class's law, or (cal given) by the calibration, grids included. */
+static void fk_breakdown(const kp_set *set, const kcal_law *laws, const int *have,
+                         const kcal *cal, fk_break *b)
 {
     memset(b, 0, sizeof *b);
     for (size_t i = 0; i < set->n; i++) {
         const kp_sample *s = &set->s[i];
         if (!have[s->cls]) continue;
-        double pct = 100.0 * (fk_law_us(&laws[s->cls], s) - s->us) / s->us;
+        double us = cal ? 1e6 * kcal_time(cal, s->cls, s->bytes, s->flops, s->batch,
+                                          s->gx[0] > 0 ? s->gx : NULL)
+                        : fk_law_us(&laws[s->cls], s);
+        double pct = 100.0 * (us - s->us) / s->us;
+        if (fabs(pct) > fabs(b->worst_pct[s->cls]))
+            b->worst_pct[s->cls] = pct, b->worst_line[s->cls] = s->line;
         fk_add(&b->by_tp[s->cls][fk_tp_index(b, s->tp)], pct);
         fk_add(&b->by_bin[s->cls][fk_bin(s->tokens)], pct);
         fk_add(&b->all[s->cls], pct);
@@ -179,7 +192,74 @@ typedef struct fk_result {
     kcal_law laws[KC_COUNT];
     int from[KC_COUNT];
     fk_break br;
+    char grid_path[KC_COUNT][512]; /* -o's grid CSV of a class whose grid won */
 } fk_result;
+
+static const char *fk_base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* A class's grid, every measured cell (the rows' geometric mean where a shape repeats), as
+ * the CSV kcal reads: the profiles' provenance as # lines, the axes and us. */
+static int fk_write_grid(FILE *f, const fk_args *a, const kp_set *set, int cls, tp_err *err)
+{
+    const kp_sample **rows = malloc((set->n ? set->n : 1) * sizeof *rows);
+    kg_grid *g = malloc(sizeof *g);
+    float *cells = NULL;
+    size_t n = 0;
+    int rc = -1;
+    for (size_t i = 0; rows && i < set->n; i++)
+        if (set->s[i].cls == cls) rows[n++] = &set->s[i];
+    if (!rows || !g || kf_grid(rows, n, cls, g, &cells)) {
+        tp_err_set(err, "fit-kernels: cannot build the %s grid", kcal_class_names[cls]);
+        goto out;
+    }
+    const char *const *names;
+    int dims = kg_class_dims(cls, &names);
+    fprintf(f,
+            "# Measured %s grid of tpsim fit-kernels (sim/kgrid.h), from:", kcal_class_names[cls]);
+    for (int i = 0; i < a->n_files; i++) fprintf(f, " %s", a->files[i]);
+    fprintf(f, "\n");
+    for (int i = 0; i < set->n_provenance; i++) fprintf(f, "# %s\n", set->provenance[i]);
+    for (int d = 0; d < dims; d++) fprintf(f, "%s,", names[d]);
+    fprintf(f, "us\n");
+    for (size_t c = 0; c < g->cells; c++) {
+        if (isnan(cells[c])) continue;
+        for (int d = 0; d < dims; d++)
+            fprintf(f, "%.9g,", g->axis[d][c / g->stride[d] % (size_t)g->n[d]]);
+        fprintf(f, "%.7g\n", (double)cells[c]);
+    }
+    rc = ferror(f) ? tp_err_set(err, "fit-kernels: cannot write the grid") : 0;
+out:
+    free(rows);
+    free(g);
+    free(cells);
+    return rc;
+}
+
+/* -o FILE.yaml's grids: FILE.CLASS.csv beside it, each written whole or not at all. */
+static int fk_write_grids(const fk_args *a, const kp_set *set, fk_result *r, tp_err *err)
+{
+    size_t len = strlen(a->out);
+    if (len > 5 && !strcmp(a->out + len - 5, ".yaml")) len -= 5;
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (!r->have[k] || r->fit[k].chosen != KL_GRID) continue;
+        if (cli_is_stdout(a->out))
+            return tp_err_set(err, "fit-kernels: the %s class's law is its measured grid, which "
+                              "is written beside the calibration, expected -o FILE.yaml, not -",
+                              kcal_class_names[k]);
+        snprintf(r->grid_path[k], sizeof r->grid_path[k], "%.*s.%s.csv", (int)len, a->out,
+                 kcal_class_names[k]);
+        ofile of = {0};
+        int ok = ofile_open(&of, r->grid_path[k], err) == 0 &&
+                 fk_write_grid(of.f, a, set, k, err) == 0 && ofile_commit(&of, err) == 0;
+        ofile_abort(&of);
+        if (!ok) return -1;
+    }
+    return 0;
+}
 
 /* kf_fit_class holds out at most KF_MAX_FOLDS groups: rows of a further group would be in
  * every fit and in no held-out test, a silently partial comparison, so it is refused. */
@@ -213,7 +293,7 @@ static void fk_fit_all(const kp_set *set, fk_result *r)
             r->laws[k] = r->fit[k].law;
         }
     }
-    fk_breakdown(set, r->laws, r->have, &r->br);
+    fk_breakdown(set, r->laws, r->have, NULL, &r->br);
     /* not measured by any profile: the sampler's kernels and the copies are short passes
      * over a few bytes, priced like the measured elementwise add */
     static const int borrowers[] = {KC_SAMPLER, KC_COPY};
@@ -223,9 +303,10 @@ static void fk_fit_all(const kp_set *set, fk_result *r)
     }
 }
 
-static void fk_law_fields(FILE *f, const kcal_law *l)
+/* The law's fields; bare: its name alone (after "fallback: "). */
+static void fk_law_fields(FILE *f, const kcal_law *l, int bare)
 {
-    fprintf(f, "law: %s, t0_us: %.4f", kcal_law_names[l->kind], l->t0_s * 1e6);
+    fprintf(f, "%s%s, t0_us: %.4f", bare ? "" : "law: ", kcal_law_names[l->kind], l->t0_s * 1e6);
     if (l->kind != KL_CONST)
         fprintf(f, ", gbps: %.2f", l->s_per_byte > 0 ? 1e-9 / l->s_per_byte : 0.0);
     int norm = l->kind == KL_SMOOTH || l->kind == KL_TILED;
@@ -263,6 +344,10 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
         if (i) fprintf(f, ", ");
         fk_plain(f, a->files[i]);
     }
+    for (int i = 0; i < set->n_provenance; i++) {
+        fprintf(f, "\n  provenance%d: >-\n    ", i + 1);
+        fk_plain(f, set->provenance[i]);
+    }
     fprintf(f, "\nlaws_compared:   # held-out MAPE %% by law (in-sample where one fold)\n");
     for (int k = 0; k < KC_COUNT; k++) {
         if (!r->have[k]) continue;
@@ -291,11 +376,19 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
     for (int k = 0; k < KC_COUNT; k++) {
         if (!r->have[k] && r->from[k] < 0) continue;
         fprintf(f, "  %s: {", kcal_class_names[k]);
-        fk_law_fields(f, &r->laws[k]);
+        const kf_class_fit *c = &r->fit[k];
+        int grid = r->have[k] && c->chosen == KL_GRID;
+        if (grid) {
+            fprintf(f, "law: grid, grid: ");
+            fk_plain(f, fk_base(r->grid_path[k]));
+            fprintf(f, ", fallback: ");
+        }
+        fk_law_fields(f, &r->laws[k], grid);
         if (r->have[k]) {
-            const kf_class_fit *c = &r->fit[k];
-            fprintf(f, ", n: %d, r2: %.5f, mape_pct: %.2f", c->n, c->r2, c->mape_pct);
-            if (c->n_folds > 1) fprintf(f, ", heldout_mape_pct: %.2f", c->heldout_pct[c->law.kind]);
+            fprintf(f, ", n: %d, r2: %.5f, mape_pct: %.2f", c->n, grid ? 1.0 : c->r2,
+                    grid ? c->insample_pct[KL_GRID] : c->mape_pct);
+            if (c->n_folds > 1) fprintf(f, ", heldout_mape_pct: %.2f", c->heldout_pct[c->chosen]);
+            if (grid) fprintf(f, ", fallback_heldout_mape_pct: %.2f", c->heldout_pct[c->law.kind]);
         } else {
             fprintf(f, ", from: %s", kcal_class_names[r->from[k]]);
         }
@@ -335,7 +428,7 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         if (!r->have[k]) continue;
         const kf_class_fit *c = &r->fit[k];
         printf("%-10s %6d %5d  %-9s", kcal_class_names[k], c->n, c->n_folds,
-               kcal_law_names[c->law.kind]);
+               kcal_law_names[c->chosen]);
         for (int l = 0; l < KL_COUNT; l++) {
             double v = c->n_folds > 1 ? c->heldout_pct[l] : c->insample_pct[l];
             if (v < 0) printf(" %9s", "-");
@@ -349,7 +442,8 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
     for (int k = 0; k < KC_COUNT; k++) {
         if (!r->have[k] && r->from[k] < 0) continue;
         printf("  %-10s ", kcal_class_names[k]);
-        fk_law_fields(stdout, &r->laws[k]);
+        if (r->have[k] && r->fit[k].chosen == KL_GRID) printf("law: grid, fallback ");
+        fk_law_fields(stdout, &r->laws[k], 0);
         if (r->from[k] >= 0) printf("  (not measured: from %s)", kcal_class_names[r->from[k]]);
         printf("\n");
     }
@@ -363,7 +457,7 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         if (!r->have[k] || c->n_folds < 2) continue;
         printf("  %-10s", kcal_class_names[k]);
         for (int f = 0; f < c->n_folds; f++) {
-            double v = c->fold_pct[c->law.kind][f];
+            double v = c->fold_pct[c->chosen][f];
             char name[80];
             fk_fold_name(set, c->fold_id[f], name, sizeof name);
             printf("  %s %5.1f", name, v);
@@ -451,7 +545,7 @@ static void fk_json_folds(jw *w, const kp_set *set, const kf_class_fit *c)
     for (int f = 0; f < c->n_folds; f++) {
         if (c->fold_id[f] >= 1000) fk_fold_name(set, c->fold_id[f], key, sizeof key);
         else snprintf(key, sizeof key, "%d", c->fold_id[f]);
-        jw_knum(w, key, c->fold_pct[c->law.kind][f]);
+        jw_knum(w, key, c->fold_pct[c->chosen][f]);
     }
     jw_end_obj(w);
 }
@@ -474,7 +568,9 @@ static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *
         jw_key(&w, kcal_class_names[k]);
         jw_obj(&w);
         const kcal_law *l = &r->laws[k];
-        jw_kstr(&w, "law", kcal_law_names[l->kind]);
+        jw_kstr(&w, "law", kcal_law_names[r->have[k] ? r->fit[k].chosen : l->kind]);
+        if (r->have[k] && r->fit[k].chosen == KL_GRID)
+            jw_kstr(&w, "fallback", kcal_law_names[l->kind]);
         jw_knum(&w, "t0_us", l->t0_s * 1e6);
         jw_knum(&w, "gbps", l->s_per_byte > 0 ? 1e-9 / l->s_per_byte : 0);
         jw_knum(&w, "tflops", l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0);
@@ -514,26 +610,31 @@ static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *
 
 static int fk_test(const fk_args *a, tp_err *err)
 {
-    kcal cal;
+    kcal *cal = malloc(sizeof *cal); /* its grids' pool: too big for a stack */
     kp_set set = {0};
-    if (kcal_load(a->calib, &cal, err)) return -1;
-    if (kp_read(a->test, &set, err)) {
+    if (!cal) return tp_err_set(err, "fit-kernels: out of memory");
+    if (kcal_load(a->calib, cal, err) || kp_read(a->test, &set, err)) {
         kp_free(&set);
+        free(cal);
         return -1;
     }
     kcal_law laws[KC_COUNT];
     int have[KC_COUNT] = {0};
     for (int k = 0; k < KC_COUNT; k++)
-        if (cal.cls[k].valid) laws[k] = cal.cls[k].law, have[k] = 1;
+        if (cal->cls[k].valid) laws[k] = cal->cls[k].law, have[k] = 1;
     for (size_t i = 0; i < set.n; i++)
         if (!have[set.s[i].cls]) {
             tp_err_set(err, "%s: no '%s' class to price %s:%d with", a->calib,
                        kcal_class_names[set.s[i].cls], a->test, set.s[i].line);
             kp_free(&set);
+            free(cal);
             return -1;
         }
+    const char *lawname[KC_COUNT];
+    for (int k = 0; k < KC_COUNT; k++)
+        lawname[k] = have[k] ? kcal_law_names[cal->cls[k].grid >= 0 ? KL_GRID : laws[k].kind] : "";
     fk_break b;
-    fk_breakdown(&set, laws, have, &b);
+    fk_breakdown(&set, laws, have, cal, &b);
     if (a->json) {
         jw w;
         jw_init(&w, stdout, 0);
@@ -547,7 +648,8 @@ static int fk_test(const fk_args *a, tp_err *err)
             if (!b.all[k].n) continue;
             jw_key(&w, kcal_class_names[k]);
             jw_obj(&w);
-            jw_kstr(&w, "law", kcal_law_names[laws[k].kind]);
+            jw_kstr(&w, "law", lawname[k]);
+            jw_kint(&w, "worst_line", b.worst_line[k]);
             jw_kint(&w, "n", (int64_t)b.all[k].n);
             jw_knum(&w, "mape_pct", b.all[k].abs / b.all[k].n);
             jw_knum(&w, "worst_pct", b.all[k].worst);
@@ -558,7 +660,7 @@ static int fk_test(const fk_args *a, tp_err *err)
         jw_end_obj(&w);
         jw_done(&w);
     } else {
-        printf("kernel test: %s priced by %s (%s), %zu samples\n", a->test, a->calib, cal.hardware,
+        printf("kernel test: %s priced by %s (%s), %zu samples\n", a->test, a->calib, cal->hardware,
                set.n);
         printf("(fit - measured)/measured per class and TP degree: MAPE %% (worst %%)\n");
         printf("%-10s %-9s %16s", "class", "law", "all");
@@ -570,17 +672,47 @@ static int fk_test(const fk_args *a, tp_err *err)
         printf("\n");
         for (int k = 0; k < KC_COUNT; k++) {
             if (!b.all[k].n) continue;
-            printf("%-10s %-9s %7.1f (%+6.1f)", kcal_class_names[k], kcal_law_names[laws[k].kind],
+            printf("%-10s %-9s %7.1f (%+6.1f)", kcal_class_names[k], lawname[k],
                    b.all[k].abs / b.all[k].n, b.all[k].worst);
             for (int t = 0; t < b.n_tp; t++) {
                 const fk_acc *x = &b.by_tp[k][t];
                 if (x->n) printf(" %7.1f (%+6.1f)", x->abs / x->n, x->worst);
                 else printf(" %16s", "-");
             }
-            printf("\n");
+            printf("  worst: line %d\n", b.worst_line[k]);
         }
     }
     kp_free(&set);
+    free(cal);
+    return 0;
+}
+
+/* A profile operand, PATH or PATH@CLASS,CLASS,...: only those classes' rows are kept from it
+ * (a table that measures some classes better than another's). */
+static int fk_read(const char *arg, kp_set *set, tp_err *err)
+{
+    const char *at = strrchr(arg, '@');
+    char path[1024];
+    int keep[KC_COUNT] = {0};
+    if (!at) return kp_read(arg, set, err);
+    snprintf(path, sizeof path, "%.*s", (int)(at - arg), arg);
+    for (const char *p = at + 1; *p;) {
+        size_t len = strcspn(p, ",");
+        int k = -1;
+        for (int c = 0; c < KC_COUNT; c++)
+            if (strlen(kcal_class_names[c]) == len && !strncmp(p, kcal_class_names[c], len)) k = c;
+        if (k < 0)
+            return tp_err_set(err, "fit-kernels: '%s': '%.*s' is no class, expected PATH@CLASS,... "
+                              "with classes of gemm, attention, norm, rope, activation, add, "
+                              "embedding, gemm_fp8, prefill_attention", arg, (int)len, p);
+        keep[k] = 1;
+        p += len + (p[len] == ',');
+    }
+    size_t first = set->n, n = first;
+    if (kp_read(path, set, err)) return -1;
+    for (size_t i = first; i < set->n; i++)
+        if (keep[set->s[i].cls]) set->s[n++] = set->s[i];
+    set->n = n;
     return 0;
 }
 
@@ -597,7 +729,7 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
     ofile of = {0};
     int ok = res != NULL;
     if (!ok) tp_err_set(&err, "fit-kernels: out of memory");
-    for (int i = 0; ok && i < a.n_files; i++) ok = kp_read(a.files[i], &set, &err) == 0;
+    for (int i = 0; ok && i < a.n_files; i++) ok = fk_read(a.files[i], &set, &err) == 0;
     if (ok) ok = fk_check_folds(&set, &err) == 0;
     if (ok) kp_weigh(&set), fk_fit_all(&set, res);
     if (ok && a.out) /* a calibration must price every op tpsim emits */
@@ -609,10 +741,11 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
     for (int k = 0; k < KC_COUNT && ok && a.out; k++) /* kcal_load's bound: the file must load */
         if (res->have[k] && (res->fit[k].mape_pct >= 99.995 ||
                              (res->fit[k].n_folds > 1 &&
-                              res->fit[k].heldout_pct[res->fit[k].law.kind] >= 99.995)))
+                              res->fit[k].heldout_pct[res->fit[k].chosen] >= 99.995)))
             ok = tp_err_set(&err, "fit-kernels: the '%s' class's law misses its rows by 100%% or "
                             "more, expected under 100%% (a calibration's error bounds its "
                             "intervals)", kcal_class_names[k]) == 0;
+    if (ok && a.out) ok = fk_write_grids(&a, &set, res, &err) == 0;
     int to_stdout = a.out && cli_is_stdout(a.out);
     if (ok && a.out && !to_stdout) {
         ok = ofile_open(&of, a.out, &err) == 0;

@@ -23,12 +23,6 @@ int kg_class_dims(int cls, const char *const **names)
     return d;
 }
 
-static int kg_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The index of the first axis value >= v (n when none). */
 static int kg_lower(const double *a, int n, double v)
 {
@@ -41,16 +35,20 @@ static int kg_lower(const double *a, int n, double v)
     return lo;
 }
 
-/* One axis: the distinct values of the points' coordinate d, ascending. */
-static int kg_axis(const double (*x)[KG_MAX_DIMS], size_t n, int d, kg_grid *g, double *tmp)
+/* One axis: the distinct values of the points' coordinate d, ascending (each inserted in
+ * place: an axis has few values, the points many). */
+static int kg_axis(const double (*x)[KG_MAX_DIMS], size_t n, int d, kg_grid *g)
 {
-    for (size_t i = 0; i < n; i++) tmp[i] = x[i][d];
-    qsort(tmp, n, sizeof *tmp, kg_cmp);
+    double *a = g->axis[d];
     int m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (m && tmp[i] == g->axis[d][m - 1]) continue;
+        double v = x[i][d];
+        int at = kg_lower(a, m, v);
+        if (at < m && a[at] == v) continue;
         if (m == KG_MAX_AXIS) return -1;
-        g->axis[d][m++] = tmp[i];
+        memmove(a + at + 1, a + at, (size_t)(m - at) * sizeof *a);
+        a[at] = v;
+        m++;
     }
     g->n[d] = m;
     return 0;
@@ -62,23 +60,20 @@ int kg_build(const double (*x)[KG_MAX_DIMS], const double *t, size_t n, int dims
     memset(g, 0, sizeof *g);
     *need = 0;
     if (!n || dims < 1 || dims > KG_MAX_DIMS) return -1;
-    double *tmp = malloc(n * sizeof *tmp);
-    if (!tmp) return -1;
     g->dims = dims;
-    int rc = -1;
     for (int d = 0; d < dims; d++)
-        if (kg_axis(x, n, d, g, tmp)) goto out;
+        if (kg_axis(x, n, d, g)) return -1;
     size_t total = 1;
     for (int d = dims - 1; d >= 0; d--) {
         g->stride[d] = total;
         total *= (size_t)g->n[d];
     }
     *need = total;
-    if (total > cap) goto out;
+    if (total > cap) return -1;
     double *sum = calloc(total, sizeof *sum), *cnt = calloc(total, sizeof *cnt);
     if (!sum || !cnt) {
         free(sum), free(cnt);
-        goto out;
+        return -1;
     }
     for (size_t i = 0; i < n; i++) {
         size_t c = 0;
@@ -93,10 +88,7 @@ int kg_build(const double (*x)[KG_MAX_DIMS], const double *t, size_t n, int dims
     }
     g->cells = total;
     free(sum), free(cnt);
-    rc = 0;
-out:
-    free(tmp);
-    return rc;
+    return 0;
 }
 
 /* The time at x over the cells under `base` from axis d on (NaN: no data there). */
