@@ -610,11 +610,12 @@ static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *
 
 static int fk_test(const fk_args *a, tp_err *err)
 {
-    kcal *cal = malloc(sizeof *cal); /* its grids' pool: too big for a stack */
+    kcal *cal = calloc(1, sizeof *cal);
     kp_set set = {0};
     if (!cal) return tp_err_set(err, "fit-kernels: out of memory");
     if (kcal_load(a->calib, cal, err) || kp_read(a->test, &set, err)) {
         kp_free(&set);
+        kcal_free(cal);
         free(cal);
         return -1;
     }
@@ -627,6 +628,7 @@ static int fk_test(const fk_args *a, tp_err *err)
             tp_err_set(err, "%s: no '%s' class to price %s:%d with", a->calib,
                        kcal_class_names[set.s[i].cls], a->test, set.s[i].line);
             kp_free(&set);
+            kcal_free(cal);
             free(cal);
             return -1;
         }
@@ -683,6 +685,7 @@ static int fk_test(const fk_args *a, tp_err *err)
         }
     }
     kp_free(&set);
+    kcal_free(cal);
     free(cal);
     return 0;
 }

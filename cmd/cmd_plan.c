@@ -185,7 +185,7 @@ static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *s
             double p = w->sum.step_mean * 1e3, blo = p, bhi = p;
             for (int j = 0; j < nb; j++) {
                 scenario **s = &bs[sc * nb + j];
-                if (!*s && (!(*s = malloc(sizeof **s)) ||
+                if (!*s && (!(*s = calloc(1, sizeof **s)) ||
                             pcmd_load(ps, scn_hw[sc], v->graphs[sc], ps->bound[j], *s, err))) {
                     if (!*s) tp_err_set(err, "out of memory");
                     goto out;
@@ -217,8 +217,11 @@ static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *s
     }
     rc = 0;
 out:
-    for (int i = 0; bs && i < n_scn * nb; i++) free(bs[i]);
-    free(ks);
+    for (int i = 0; bs && i < n_scn * nb; i++) {
+        if (bs[i]) scenario_free(bs[i]);
+        free(bs[i]);
+    }
+    free(ks); /* a copy: it borrowed cs's grids */
     free(bs);
     free(shown);
     return rc;
@@ -487,7 +490,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     if (parsed < 0) return cmd_fail(&err);
     int status = 2, n_hw = o.n_hw ? o.n_hw : 1;
     grid g = {0};
-    scenario *base = malloc(sizeof *base), *scn = NULL;
+    scenario *base = calloc(1, sizeof *base), *scn = NULL;
     int graphs[2 * PLAN_MAX_HW], scn_hw[2 * PLAN_MAX_HW];
     plan_result r = {0};
     double *lo = NULL, *hi = NULL;
@@ -544,6 +547,8 @@ out:
     }
     plan_free(&r);
     grid_free(&g);
+    if (base) scenario_free(base);
+    for (int i = 0; scn && i < n_hw * o.n_modes; i++) scenario_free(&scn[i]);
     free(base);
     free(scn);
     free(ps);

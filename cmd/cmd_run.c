@@ -534,7 +534,7 @@ int tpsim_cmd_run(int argc, char **argv)
     char scn_buf[1024]; /* a scenario by name: scenarios/NAME.yaml (locate.h) */
     if (!(path = locate_arg("scenarios", ".yaml", path, scn_buf, sizeof scn_buf, &err)))
         return cmd_fail(&err);
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     if (!s) return tp_err_set(&err, "out of memory"), cmd_fail(&err);
     int status = 2;
     run_summary sum;
@@ -581,6 +581,7 @@ int tpsim_cmd_run(int argc, char **argv)
     }
 out:
     if (status == 2) cmd_fail(&err);
+    scenario_free(s);
     free(s);
     return status;
 }

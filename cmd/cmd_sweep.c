@@ -285,6 +285,7 @@ out:
         ofile_abort(&of);
         cmd_fail(&err);
     }
+    for (int m = 0; s && m < 2; m++) scenario_free(&s[m]);
     free(s);
     free(rows);
     free(row_mode);

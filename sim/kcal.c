@@ -106,8 +106,8 @@ double kcal_time(const kcal *c, int cls, double bytes, double flops, double batc
 {
     const kcal_entry *e = &c->cls[cls];
     if (gx && e->grid >= 0) {
-        const kg_grid *g = &c->grids[e->grid];
-        double us = kg_eval(g, c->pool + g->off, gx);
+        const kg_grid *g = &c->grids->grid[e->grid];
+        double us = kg_eval(g, c->grids->cells + g->off, gx);
         if (!isnan(us)) return us * 1e-6;
     }
     return kcal_law_time(&e->law, bytes, flops, batch);
@@ -168,6 +168,54 @@ static int kcal_grid_row(const char *path, char **f, const int *lines, int n, in
     return 0;
 }
 
+/* A grid of the points into c's shared grids (made on the first), grown to what it needs. */
+static int kcal_grid_add(const double (*x)[KG_MAX_DIMS], const double *t, size_t rows, int dims,
+                         const char *path, kcal *c, int *gi, tp_err *err)
+{
+    kcal_grids *gs = c->grids;
+    if (gs && gs->n == KCAL_MAX_GRIDS)
+        return tp_err_set(err, "%s: more than %d grids in one calibration", path,
+                          KCAL_MAX_GRIDS);
+    kg_grid *g = malloc(sizeof *g);
+    if (!g) return tp_err_set(err, "%s: out of memory", path);
+    size_t used = gs ? gs->used : 0, need = 0, left = KCAL_POOL - used;
+    int rc = -1;
+    /* sized by a first pass with no room: kg_build says how many cells the points take */
+    if (kg_build(x, t, rows, dims, g, NULL, 0, &need) && (!need || need > left)) {
+        tp_err_set(err, "%s: a grid of %zu cells (axes of at most %d values), expected at most "
+                   "%zu cells left", path, need, KG_MAX_AXIS, left);
+        goto out;
+    }
+    kcal_grids *ng = realloc(gs, sizeof *ng + (used + need) * sizeof(float));
+    if (!ng) {
+        tp_err_set(err, "%s: out of memory", path);
+        goto out;
+    }
+    if (!gs) {
+        memset(ng, 0, sizeof *ng);
+        atomic_init(&ng->refs, 1);
+    }
+    c->grids = gs = ng;
+    gs->cap = used + need;
+    if (kg_build(x, t, rows, dims, g, gs->cells + used, need, &need)) {
+        tp_err_set(err, "%s: out of memory", path); /* not reached: sized above */
+        goto out;
+    }
+    if (g->points != rows) {
+        tp_err_set(err, "%s: %zu rows but %zu distinct points, expected each point once", path,
+                   rows, g->points);
+        goto out;
+    }
+    g->off = used;
+    gs->used = used + g->cells;
+    gs->grid[gs->n] = *g;
+    *gi = gs->n++;
+    rc = 0;
+out:
+    free(g);
+    return rc;
+}
+
 /* The points of a grid CSV (header: the class's axes, then us) built into c's pool. */
 static int kcal_grid_points(const char *path, char *text, size_t len, int k, kcal *c,
                             int *gi, tp_err *err)
@@ -207,26 +255,8 @@ static int kcal_grid_points(const char *path, char *text, size_t len, int k, kca
         tp_err_at(err, path, rd.line, 0, "no data rows, expected one per measured point");
         goto out;
     }
-    if (c->n_grids == KCAL_MAX_GRIDS) {
-        tp_err_set(err, "%s: more than %d grids in one calibration", path, KCAL_MAX_GRIDS);
+    if (kcal_grid_add((const double (*)[KG_MAX_DIMS])x, t, rows, dims, path, c, gi, err))
         goto out;
-    }
-    kg_grid *g = &c->grids[c->n_grids];
-    size_t need;
-    if (kg_build((const double (*)[KG_MAX_DIMS])x, t, rows, dims, g, c->pool + c->pool_used,
-                 KCAL_POOL - c->pool_used, &need)) {
-        tp_err_set(err, "%s: a grid of %zu cells (axes of at most %d values), expected at most "
-                   "%zu cells left", path, need, KG_MAX_AXIS, (size_t)KCAL_POOL - c->pool_used);
-        goto out;
-    }
-    if (g->points != rows) {
-        tp_err_set(err, "%s: %zu rows but %zu distinct points, expected each point once", path,
-                   rows, g->points);
-        goto out;
-    }
-    g->off = c->pool_used;
-    c->pool_used += g->cells;
-    *gi = c->n_grids++;
     rc = 0;
 out:
     free(x);
@@ -337,7 +367,7 @@ int kcal_load(const char *path, kcal *out, tp_err *err)
     if (!doc) return -1;
     cfg_node *r = cfg_root(doc), *kn, *cn;
     static const char *const kinds[] = {"kernel-calibration", NULL};
-    kcal *cp = calloc(1, sizeof *cp); /* the grids' pool: too big for a stack */
+    kcal *cp = calloc(1, sizeof *cp);
     if (!cp) {
         cfg_free(doc);
         return tp_err_set(err, "%s: out of memory", path);
@@ -367,9 +397,23 @@ int kcal_load(const char *path, kcal *out, tp_err *err)
     snprintf(cp->hardware, sizeof cp->hardware, "%s", hw);
     if (kcal_check_names(cp, err)) goto out;
     *out = *cp;
+    cp->grids = NULL; /* out's now */
     rc = 0;
 out:
+    kcal_free(cp);
     free(cp);
     cfg_free(doc);
     return rc;
+}
+
+void kcal_share(kcal *dst, const kcal *src)
+{
+    memcpy(dst, src, sizeof *dst); /* every byte, padding too: a copy compares equal */
+    if (dst->grids) atomic_fetch_add(&dst->grids->refs, 1);
+}
+
+void kcal_free(kcal *c)
+{
+    if (c->grids && atomic_fetch_sub(&c->grids->refs, 1) == 1) free(c->grids);
+    c->grids = NULL;
 }

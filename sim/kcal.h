@@ -17,7 +17,8 @@
  * whose parameter the law does not use is absent (kcal_law_names lists the laws and their terms).
  * `from: CLASS` marks a class the profiles did not measure, priced with CLASS's law (its numbers
  * say so). Every op kind prog emits maps to one class (kcal_class_of; -1 for one that does not,
- * which kcal_check_names reports by name). Values are caller-owned; times in seconds, rates in
+ * which kcal_check_names reports by name). Values are caller-owned but for the measured grids,
+ * shared on the heap (kcal_grids: kcal_free drops a kcal's hold); times in seconds, rates in
  * bytes/s and FLOP/s. The fit quality (n, r2, mape_pct, heldout_mape_pct) is carried for
  * reports and intervals: a measured class must have n, r2 and mape_pct (heldout_mape_pct
  * where there were folds); a `from:` class has none of them (it takes its source's).
@@ -30,6 +31,8 @@
  */
 #ifndef TPSIM_KCAL_H
 #define TPSIM_KCAL_H
+
+#include <stdatomic.h>
 
 #include "decl.h"
 #include "err.h"
@@ -72,15 +75,29 @@ typedef struct kcal_entry {
     int valid;
     kcal_law law;       /* the fitted law (with a grid: `fallback:`, for ops of no grid shape) */
     int from;           /* the class whose law it copies (not measured itself), -1 if measured */
-    int grid;           /* law: grid: its grid in kcal.grids, else -1 */
+    int grid;           /* law: grid: its grid in kcal.grids->grid, else -1 */
     double n, r2, mape_pct, heldout_mape_pct;
     double fallback_heldout_mape_pct; /* the fitted law's, with a grid; -1 when none */
 } kcal_entry;
 
 #define KCAL_MAX_GRIDS 4
-/* Cells of all a calibration's grids: H100's GEMM (bf16 and FP8, 74 x 22 x 22 each), decode
- * attention (35,904) and prefill attention (74,052) with room to spare. */
+/* A bound on the cells of all a calibration's grids (a file asking for more is refused):
+ * H100's GEMM (bf16 and FP8, 74 x 22 x 22 each), decode attention (35,904) and prefill
+ * attention (74,052) with room to spare. */
 #define KCAL_POOL 196608
+
+/* The measured grids of one calibration file, on the heap and shared: kcal_load makes one
+ * (one reference, its kcal's), kcal_share adds a holder and kcal_free drops one; the last
+ * holder's kcal_free frees it. Read-only once loaded, so threads may price from it at once
+ * (the count is atomic). A plain struct copy of a kcal borrows the grids of the original,
+ * which must outlive it and is the one freed. */
+typedef struct kcal_grids {
+    atomic_int refs;
+    int n;
+    kg_grid grid[KCAL_MAX_GRIDS];
+    size_t used, cap;  /* cells in use and allocated */
+    float cells[];     /* the grids' cells (kgrid.h): grid[i]'s at cells + grid[i].off */
+} kcal_grids;
 
 typedef struct kcal {
     char path[256];
@@ -89,10 +106,7 @@ typedef struct kcal {
     kcal_entry cls[KC_COUNT];
     decl_list assumed;  /* the file's numbers it assumes rather than sources (decl.h): the
                            classes no profile measured (from:) */
-    int n_grids;
-    kg_grid grids[KCAL_MAX_GRIDS];
-    size_t pool_used;
-    float pool[KCAL_POOL]; /* the grids' cells (kgrid.h) */
+    kcal_grids *grids;  /* NULL when no class has a grid; owned as the type says */
 } kcal;
 
 /* The law's time for an op moving `bytes` and doing `flops` at batch B. */
@@ -110,7 +124,13 @@ int kcal_class_of(int prog_name);
 /* 0 when every prog op name maps to a class the calibration has; else one line naming the
  * first op that does not, and -1. */
 int kcal_check_names(const kcal *c, tp_err *err);
+/* Fill *out from the file (its grids with one reference, out's); free it with kcal_free. */
 int kcal_load(const char *path, kcal *out, tp_err *err);
+/* *dst becomes a copy of *src holding its own reference to src's grids. */
+void kcal_share(kcal *dst, const kcal *src);
+/* Drop c's reference to its grids (freed with the last) and clear it; a kcal with none (all
+ * zero, or freed already) is left as it is. */
+void kcal_free(kcal *c);
 /* A class's relative error, %: its held-out MAPE, else its in-sample MAPE, of the class whose
  * law it copies (from:) when it was not measured itself. */
 double kcal_error_pct(const kcal *c, int cls);

@@ -5,6 +5,7 @@
 #include "scnfit.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,7 +221,9 @@ typedef struct scenario_cache_entry {
     int kind;
     char path[SCN_PATH_MAX];
     size_t size;
-    unsigned char data[]; /* the loaded value as its loader wrote it (no pointers: a copy) */
+    /* the loaded value as its loader wrote it, copied out at a hit; a kernel calibration's
+     * shared grids are the one pointer, and the entry holds a reference to them (kcal_share) */
+    _Alignas(max_align_t) unsigned char data[];
 } scenario_cache_entry;
 
 struct scenario_cache {
@@ -244,6 +247,7 @@ void scenario_cache_free(scenario_cache *c)
     while (c->head) {
         scenario_cache_entry *e = c->head;
         c->head = e->next;
+        if (e->kind == SCN_FILE_KERNELS) kcal_free((kcal *)(void *)e->data); /* its hold */
         free(e);
     }
     pthread_mutex_destroy(&c->lock);
@@ -272,7 +276,8 @@ static int scenario_cached_load(scenario_cache *c, int kind, const char *path, v
     pthread_mutex_lock(&c->lock);
     for (const scenario_cache_entry *e = c->head; e && !hit; e = e->next)
         if (e->kind == kind && e->size == size && !strcmp(e->path, path)) {
-            memcpy(out, e->data, size);
+            if (kind == SCN_FILE_KERNELS) kcal_share(out, (const kcal *)(const void *)e->data);
+            else memcpy(out, e->data, size);
             hit = 1;
         }
     pthread_mutex_unlock(&c->lock);
@@ -283,7 +288,8 @@ static int scenario_cached_load(scenario_cache *c, int kind, const char *path, v
     e->kind = kind;
     snprintf(e->path, sizeof e->path, "%s", path);
     e->size = size;
-    memcpy(e->data, out, size);
+    if (kind == SCN_FILE_KERNELS) kcal_share((kcal *)(void *)e->data, out);
+    else memcpy(e->data, out, size);
     pthread_mutex_lock(&c->lock);
     e->next = c->head;
     c->head = e;
@@ -502,47 +508,62 @@ int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err)
     return scenario_bind_cached(doc, NULL, out, err);
 }
 
-int scenario_bind_cached(cfg_doc *doc, scenario_cache *cache, scenario *out, tp_err *err)
+/* The whole bind into *ps (zeroed first); on a failure ps holds what was bound so far. */
+static int scenario_bind_into(cfg_doc *doc, scenario_cache *cache, scenario *ps, tp_err *err)
 {
-    scenario s;
-    memset(&s, 0, sizeof s);
+    memset(ps, 0, sizeof *ps);
     cfg_node *r = cfg_root(doc), *n;
     const char *name, *desc;
     double offset_ms = 0;
-    snprintf(s.path, sizeof s.path, "%s", cfg_file(doc));
-    s.tp = 1, s.batch = 1, s.ctx = 2048, s.steps = 20, s.warmup = 1;
+    snprintf(ps->path, sizeof ps->path, "%s", cfg_file(doc));
+    ps->tp = 1, ps->batch = 1, ps->ctx = 2048, ps->steps = 20, ps->warmup = 1;
     /* vLLM's step unless the scenario says otherwise (docs/sources.md#vllm-eager-step): the
      * embedding all-reduce and logits gather at k > 1, ~6-10 input copies, ~6 greedy sampler
      * kernels */
-    s.program = (prog_opts){.embedding_allreduce = 1, .logits_gather = 1, .input_copies = 8,
-                            .sampling_kernels = 6};
+    ps->program = (prog_opts){.embedding_allreduce = 1, .logits_gather = 1, .input_copies = 8,
+                             .sampling_kernels = 6};
     if (cfg_expect_map(r, scenario_keys, err) ||
-        cfg_string_fits(r, "name", 1, sizeof s.name, &name, err) ||
+        cfg_string_fits(r, "name", 1, sizeof ps->name, &name, err) ||
         cfg_string(r, "description", 0, &desc, err) ||
-        cfg_source(r, 0, err) || scenario_bind_files(doc, r, cache, &s, err) ||
-        measured_bind(doc, &s.measured, err))
+        cfg_source(r, 0, err) || scenario_bind_files(doc, r, cache, ps, err) ||
+        measured_bind(doc, &ps->measured, err))
         return -1;
-    snprintf(s.name, sizeof s.name, "%s", name);
-    if (scenario_bind_defaults(r, &s, err)) return -1;
-    if (scenario_bind_gpu(cfg_get(r, "gpu"), &s, err)) return -1;
-    if (scenario_bind_program(r, &s, err)) return -1;
-    if ((n = cfg_get(r, "precision")) && scenario_bind_precision(n, &s, err)) return -1;
+    snprintf(ps->name, sizeof ps->name, "%s", name);
+    if (scenario_bind_defaults(r, ps, err)) return -1;
+    if (scenario_bind_gpu(cfg_get(r, "gpu"), ps, err)) return -1;
+    if (scenario_bind_program(r, ps, err)) return -1;
+    if ((n = cfg_get(r, "precision")) && scenario_bind_precision(n, ps, err)) return -1;
     /* FP8 weights run W8A8 on the FP8 tensor cores where the GPU has them (vLLM's
      * Fp8LinearMethod), else weight-only (Marlin W8A16) */
-    s.program.w8a8 = s.hw.fp8_peak_flops > 0;
-    if (!(n = cfg_need(r, "host", err)) || scenario_bind_host(n, &s, err)) return -1;
-    if (scenario_bind_exec(r, &s, err)) return -1;
+    ps->program.w8a8 = ps->hw.fp8_peak_flops > 0;
+    if (!(n = cfg_need(r, "host", err)) || scenario_bind_host(n, ps, err)) return -1;
+    if (scenario_bind_exec(r, ps, err)) return -1;
     if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;
-    s.offset_s = offset_ms * 1e-3;
-    if ((n = cfg_get(r, "fit")) && scnfit_bind_fit(r, n, &s, err)) return -1;
-    if ((n = cfg_get(r, "validated")) && scnfit_bind_domain(n, &s.domain, err)) return -1;
-    if (scenario_bind_collective(r, &s, err)) return -1;
-    if (((n = cfg_get(r, "sourced")) && scnfit_bind_decls(r, n, 0, &s, err)) ||
-        ((n = cfg_get(r, "assumed")) && scnfit_bind_decls(r, n, 1, &s, err)) ||
-        scenario_bind_phase_decls(r, &s, err))
+    ps->offset_s = offset_ms * 1e-3;
+    if ((n = cfg_get(r, "fit")) && scnfit_bind_fit(r, n, ps, err)) return -1;
+    if ((n = cfg_get(r, "validated")) && scnfit_bind_domain(n, &ps->domain, err)) return -1;
+    if (scenario_bind_collective(r, ps, err)) return -1;
+    if (((n = cfg_get(r, "sourced")) && scnfit_bind_decls(r, n, 0, ps, err)) ||
+        ((n = cfg_get(r, "assumed")) && scnfit_bind_decls(r, n, 1, ps, err)) ||
+        scenario_bind_phase_decls(r, ps, err))
         return -1;
-    *out = s;
     return 0;
+}
+
+int scenario_bind_cached(cfg_doc *doc, scenario_cache *cache, scenario *out, tp_err *err)
+{
+    scenario s;
+    if (scenario_bind_into(doc, cache, &s, err)) {
+        scenario_free(&s);
+        return -1;
+    }
+    memcpy(out, &s, sizeof s); /* every byte, padding too: two binds compare equal */
+    return 0;
+}
+
+void scenario_free(scenario *s)
+{
+    kcal_free(&s->kernels);
 }
 
 cfg_doc *scenario_open(const char *path, const char *const *sets, int n_sets, tp_err *err)

@@ -3,8 +3,11 @@
  *
  * Contract: scenario_load reads the file, applies the --set overrides in order, and binds
  * the result into a caller-owned value (no pointers into the YAML; the referenced files,
- * paths relative to the scenario, are loaded and validated too). Every bad value is
- * refused with one "file:line:col: ..." line. scenario_open/scenario_bind split the same
+ * paths relative to the scenario, are loaded and validated too). The one thing it holds on
+ * the heap is its kernel calibration's measured grids (kcal.h: shared, counted): free a bound
+ * scenario with scenario_free; a plain struct copy borrows them from the bound one, which
+ * must outlive it and is the one freed. Bind only into a scenario that holds none. Every bad
+ * value is refused with one "file:line:col: ..." line. scenario_open/scenario_bind split the same
  * work for callers that re-bind one document under different overrides (fitting).
  * `kernels:` names a kernel calibration (kcal.h; models/kernels/NAME.yaml): every GPU op then
  * costs its law and the gpu: efficiencies are unused (fitting them is refused).
@@ -132,6 +135,9 @@ cfg_doc *scenario_open(const char *path, const char *const *sets, int n_sets, tp
 cfg_doc *scenario_open_measured(const char *path, const char *measured, const char *const *sets,
                                 int n_sets, tp_err *err);
 int scenario_bind(cfg_doc *doc, scenario *out, tp_err *err);
+/* Release what a load or bind filled (its kernel calibration's grids); safe on an all-zero
+ * scenario and twice. */
+void scenario_free(scenario *s);
 /* A cache of the files a scenario names (model, hardware, kernel and all-reduce calibrations),
  * each parsed once per resolved path and copied out at later binds: validate binds one
  * document hundreds of times and would otherwise re-read and re-parse them each time. The

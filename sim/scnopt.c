@@ -58,5 +58,8 @@ int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *er
     int rc = scenario_bind(doc, out, err);
     cfg_free(doc);
     if (rc) scn_opts_model_error(o, err);
-    return rc ? -1 : scn_opts_apply(o, out, err);
+    if (rc) return -1;
+    if (!scn_opts_apply(o, out, err)) return 0;
+    scenario_free(out); /* a failed load holds nothing */
+    return -1;
 }

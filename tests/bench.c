@@ -64,7 +64,7 @@ int main(int argc, char **argv)
         else return usage();
     }
     if (steps < 1 || reps < 1 || tp < 1) return usage();
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     tp_err err;
     if (!s || scenario_load(path, sets, n_sets, s, &err) ||
         (calib && scenario_add_allreduce(s, calib, &err))) {
@@ -105,6 +105,7 @@ int main(int argc, char **argv)
     printf("cpu_s: %.4f\n", best_cpu);
     printf("ns_per_rank_op_cpu: %.2f\n", best_cpu / rank_ops * 1e9);
     printf("max_rss_mb: %.1f\n", (double)ru.ru_maxrss / 1024.0);
+    scenario_free(s);
     free(s);
     return 0;
 }

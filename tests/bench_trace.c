@@ -91,7 +91,7 @@ static int bench_writer(void)
     const char *sets[] = {"host.launch.dist=lognormal", "host.launch.mean_us=6",
                           "host.launch.cv=0.3",         "host.collective.dist=lognormal",
                           "host.collective.mean_us=10", "host.collective.cv=0.3"};
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     tp_err err;
     if (!s || scenario_load("scenarios/eager-host-dispatch.yaml", sets, 6, s, &err)) {
         fprintf(stderr, "bench-trace: %s\n", s ? err.msg : "out of memory");
@@ -154,6 +154,7 @@ static int bench_writer(void)
     printf("trace_speedup: %.2f\n", t_old / t_new);
     printf("trace_slices_per_s: %.0f\n", (double)slices / t_new);
     fclose(null);
+    scenario_free(s);
     free(s);
     return 0;
 fail:

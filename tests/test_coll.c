@@ -363,14 +363,16 @@ static void test_graph_vs_eager_run(void **state)
     static const char *eager[] = {"collective.allreduce=vllm-custom", "execution.mode=eager"};
     static const char *graphs[] = {"collective.allreduce=vllm-custom", "execution.mode=graphs"};
     static const char *nccl[] = {"collective.allreduce=nccl-fit", "execution.mode=eager"};
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     tp_err err;
     run_summary re, rg, rn;
     run_request req = {4, 1, 2048, 1, 0, 1, 0};
     assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", eager, 2, s, &err), 0);
     assert_int_equal(run_cell(s, &req, &re, NULL, &err), 0);
+    scenario_free(s);
     assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", graphs, 2, s, &err), 0);
     assert_int_equal(run_cell(s, &req, &rg, NULL, &err), 0);
+    scenario_free(s);
     assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", nccl, 2, s, &err), 0);
     assert_int_equal(run_cell(s, &req, &rn, NULL, &err), 0);
     /* 161 all-reduces (80 layers x 2 + the embedding's), one copy-in each in eager mode */
@@ -384,6 +386,7 @@ static void test_graph_vs_eager_run(void **state)
     assert_near(rg.allreduce_call.total_s, re.allreduce_call.total_s, 1e-15);
     /* NCCL fit: 24.79 + 1.5 * 16384 / 342.6e3 */
     assert_near(rn.allreduce_call.total_s * 1e6, 24.79 + 1.5 * 16384 / 342.6e3, 1e-9);
+    scenario_free(s);
     free(s);
 }
 

@@ -88,7 +88,7 @@ static void test_single_rank_analytic(void **state)
 static void test_70b_single_rank_analytic(void **state)
 {
     (void)state;
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     tp_err err;
     const char *sets[] = {"gpu.launch_latency_us=3.5", "gpu.kernel_fixed_us=1.25"};
     assert_int_equal(scenario_load("scenarios/paper-additive.yaml", sets, 2, s, &err), 0);
@@ -98,6 +98,7 @@ static void test_70b_single_rank_analytic(void **state)
     assert_int_equal(sum.allreduces_per_step, 0);
     assert_rel(sum.step_mean - s->offset_s, 3.5e-6 + sum.analytic.compute_s);
     assert_rel(sum.breakdown.compute, sum.analytic.compute_s);
+    scenario_free(s);
     free(s);
 }
 

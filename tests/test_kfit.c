@@ -158,6 +158,7 @@ static void test_monotone_in_batch(void **state)
         prog_free(&p[0]);
         prog_free(&p[1]);
     }
+    kcal_free(&c);
 }
 
 /* Synthetic norm samples from a known floor law: ((6 us)^4 + (bytes / 2.5 TB/s)^4)^(1/4). */
@@ -318,6 +319,7 @@ static void test_bundled_and_cost(void **state)
             break;
         }
     prog_free(&p);
+    kcal_free(&c);
 }
 
 /* tpsim-probe's GEMV bandwidths as GEMM samples: qkv at TP-2, batch 1, 2500 GB/s moves

@@ -41,7 +41,7 @@ static long peak_rss_kb(void)
 static void test_memory_flat_in_steps(void **state)
 {
     (void)state;
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     tp_err err;
     /* host.step is absent from the scenario (zero per-step host work): named whole here */
     const char *sets[] = {"execution.mode=graphs", "host.step.dist=lognormal",
@@ -58,6 +58,7 @@ static void test_memory_flat_in_steps(void **state)
     long kept = peak_rss_kb();
     run_release(&d);
     if (kept - folded < 9000) fail_msg("kept steps: peak RSS grew only %ld KB", kept - folded);
+    scenario_free(s);
     free(s);
 }
 
@@ -302,7 +303,7 @@ static void check_cell(const scenario *s, long tp, long batch, const char *what)
 static void test_scenarios_bit_identical(void **state)
 {
     (void)state;
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     tp_err err;
     const char *variants[][5] = {
         {"execution.mode=eager", NULL},
@@ -335,6 +336,7 @@ static void test_scenarios_bit_identical(void **state)
                 snprintf(model_set, sizeof model_set, "collective.allreduce=%s",
                          coll_model_names[m]);
                 sets[n++] = model_set;
+                scenario_free(s);
                 if (scenario_load(scenario_files[f], sets, n, s, &err))
                     fail_msg("%s: %s", scenario_files[f], err.msg);
                 for (size_t c = 0; c < sizeof calibrations / sizeof *calibrations; c++)
@@ -354,6 +356,7 @@ static void test_scenarios_bit_identical(void **state)
                                            (sizeof variants / sizeof *variants) * 3));
     for (size_t c = 0; c < sizeof calibrations / sizeof *calibrations; c++) remove(cals[c]);
     rmdir(dir);
+    scenario_free(s);
     free(s);
 }
 

@@ -27,7 +27,7 @@
 static void test_bytes_by_hand(void **state)
 {
     (void)state;
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     tp_err err;
     double w, kv;
     assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", NULL, 0, s, &err), 0);
@@ -37,6 +37,7 @@ static void test_bytes_by_hand(void **state)
     assert_int_equal(plan_bytes(s, 4, 4096, &w, &kv, &err), 0);
     assert_true(w == 35276193792.0);
     assert_true(kv == 335544320.0);
+    scenario_free(s);
     free(s);
 }
 
@@ -51,7 +52,7 @@ static void test_bytes_by_hand(void **state)
 static void test_capacity_and_throughput(void **state)
 {
     (void)state;
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     tp_err err;
     assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", NULL, 0, s, &err), 0);
     long tps[] = {4, 8}, ctxs[] = {2048};
@@ -109,6 +110,7 @@ static void test_capacity_and_throughput(void **state)
     }
     plan_free(&part);
     plan_free(&r);
+    scenario_free(s);
     free(s);
 }
 

@@ -114,7 +114,7 @@ static void write_grid(const fixture *fx, const double truth[2][N_BATCH], uint64
 
 static void true_steps(const fixture *fx, double truth[2][N_BATCH])
 {
-    scenario *s = malloc(sizeof *s);
+    scenario *s = calloc(1, sizeof *s);
     tp_err err = {{0}};
     assert_non_null(s);
     assert_int_equal(scenario_load(fx->scenario, NULL, 0, s, &err), 0);
@@ -125,6 +125,7 @@ static void true_steps(const fixture *fx, double truth[2][N_BATCH])
             assert_int_equal(run_cell(s, &req, &sum, NULL, &err), 0);
             truth[t][b] = sum.step_mean * 1e3;
         }
+    scenario_free(s);
     free(s);
 }
 
@@ -331,7 +332,7 @@ static void scan_matches_fit(void **state)
         snprintf(a, sizeof a, "gpu.hbm_efficiency=%.17g", 0.5 + (0.98 - 0.5) * i / (N1 - 1));
         snprintf(b, sizeof b, "offset_ms=%.17g", -5 + 10.0 * j / (N2 - 1));
         const char *sets[2] = {a, b};
-        scenario *s = malloc(sizeof *s);
+        scenario *s = calloc(1, sizeof *s);
         assert_non_null(s);
         assert_int_equal(scenario_load(fx->scenario, sets, 2, s, &err), 0);
         double sse = 0;
@@ -344,6 +345,7 @@ static void scan_matches_fit(void **state)
             sse += rel * rel;
         }
         assert_true(fabs(sse - obj[probe[k]]) <= 1e-12 * (sse + 1e-300) + 1e-18);
+        scenario_free(s);
         free(s);
     }
     val_free(r);
@@ -429,6 +431,8 @@ static void bind_cache_changes_nothing(void **state)
         assert_int_equal(scenario_bind_cached(doc, cache, cached, &err), 0);
         assert_true(plain->has_kernels && plain->n_cals == 3); /* the file names tp 2, 4, 8 */
         assert_memory_equal(plain, cached, sizeof *plain);
+        scenario_free(plain);
+        scenario_free(cached);
     }
     assert_true(fabs(cached->offset_s - 2.5e-3) < 1e-15);
     char want[TP_ERR_MAX];

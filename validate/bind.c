@@ -26,7 +26,9 @@ int val_bind(cfg_doc *doc, scenario_cache *cache, const scn_opts *o, const scena
                 return -1;
         }
     if (scenario_bind_cached(doc, cache, out, err)) return -1;
-    return scn_opts_apply(o, out, err);
+    if (!scn_opts_apply(o, out, err)) return 0;
+    scenario_free(out); /* a failed bind holds nothing */
+    return -1;
 }
 
 /* The fit's values come from fitting: a --set on a fitted key would be silently lost. */
@@ -74,6 +76,7 @@ int val_check_box(cfg_doc *doc, const scn_opts *o, const scenario *spec, tp_err 
                                  : fp->lo + 0.3819660113 * (fp->hi - fp->lo);
         }
         rc = val_bind(doc, NULL, o, spec, x, probe, err);
+        if (!rc) scenario_free(probe);
     }
     free(probe);
     return rc;

@@ -171,7 +171,7 @@ static int val_points_at(val_ctx *c, int m, const double *xs, size_t n, const si
                 jobs[n_jobs++] = (size_t)p * n + i;
             }
         if (n_jobs == first) continue;
-        if (!(bound[p] = malloc(sizeof *bound[p]))) {
+        if (!(bound[p] = calloc(1, sizeof *bound[p]))) {
             tp_err_set(err, "out of memory");
             goto out;
         }
@@ -202,7 +202,10 @@ static int val_points_at(val_ctx *c, int m, const double *xs, size_t n, const si
             vmemo_put(memo, xs + jobs[j] / n * n_x, n_x, &idx[jobs[j] % n], 1, ms[jobs[j]]);
     done = failed_at;
 out:
-    for (int p = 0; p < m && bound; p++) free(bound[p]);
+    for (int p = 0; p < m && bound; p++) {
+        if (bound[p]) scenario_free(bound[p]);
+        free(bound[p]);
+    }
     free(bound);
     free(todo);
     free(jobs);
@@ -300,7 +303,7 @@ int val_predict_fold(val_ctx *c, int fold, const double *x, const char *set,
         rc = val_points_at(c, 1, x, n, idx, cells, preds, sums, progress, err) == 1 ? 0 : -1;
         goto out;
     }
-    if (!(bound = malloc(sizeof *bound))) {
+    if (!(bound = calloc(1, sizeof *bound))) {
         tp_err_set(err, "out of memory");
         goto out;
     }
@@ -310,6 +313,7 @@ int val_predict_fold(val_ctx *c, int fold, const double *x, const char *set,
     val_cells_job job = {bound, cells, preds, sums};
     rc = par_team_map(c->team, n, val_cell_job, &job, progress, err);
 out:
+    if (bound) scenario_free(bound);
     free(bound);
     free(cells);
     free(idx);

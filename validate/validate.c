@@ -73,7 +73,7 @@ static int val_additive_base(const scenario *bound, const val_report *r, int job
         tp_err_set(err, "out of memory");
     }
     free(cells);
-    free(a);
+    free(a); /* a copy: bound's grids, not its own (scenario.h) */
     return rc;
 }
 
@@ -239,7 +239,7 @@ static void val_shrink(val_report *r)
 static int val_open(const char *path, const scn_opts *o, const val_options *vo, cfg_doc **doc,
                     scenario **spec, val_protocol *proto, tp_err *err)
 {
-    *spec = malloc(sizeof **spec);
+    *spec = calloc(1, sizeof **spec);
     *doc = scn_opts_open(path, o, err);
     if (!*spec) return tp_err_set(err, "out of memory");
     if (!*doc || scenario_bind(*doc, *spec, err)) return -1;
@@ -322,7 +322,7 @@ static int val_fold_run(val_ctx *c, int f, double *preds, run_summary *sums, val
         band->lo[i] = band->hi[i] = preds[i];
     }
     /* the fit's own miss of each calibration cell (predicted in this fold's fit) */
-    scenario *bound = malloc(sizeof *bound);
+    scenario *bound = calloc(1, sizeof *bound);
     if (!bound) {
         tp_err_set(err, "out of memory");
         return -1;
@@ -335,9 +335,13 @@ static int val_fold_run(val_ctx *c, int f, double *preds, run_summary *sums, val
         double e = fabs(100.0 * (sum.step_mean * 1e3 - gc->measured_ms) / gc->measured_ms);
         fd->cal_max_err_pct = fmax(fd->cal_max_err_pct, e);
     }
-    if (!bad && f == 0) out->scn = *bound;
+    if (!bad && f == 0) { /* the report's copy, read for its names: it holds no grids */
+        out->scn = *bound;
+        out->scn.kernels.grids = NULL;
+    }
     /* the additive baseline from this fold's own fit */
     if (!bad) bad = val_additive_base(bound, out, o->jobs, base, err);
+    scenario_free(bound);
     free(bound);
     if (bad) return -1;
     fd->misfit = val_misfit(fd->cal_max_err_pct, out->opt.kill_switch_pct);
@@ -473,6 +477,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     rc = 0;
 out:
     cfg_free(doc);
+    if (spec) scenario_free(spec);
     free(spec);
     free(preds);
     free(base);
@@ -552,6 +557,7 @@ out:
     val_workers_free(team, docs);
     scenario_cache_free(cache);
     cfg_free(doc);
+    if (spec) scenario_free(spec);
     free(spec);
     return rc;
 }

@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static scenario s;
     tp_err err = {{0}};
     int rc = scenario_load("scenarios/paper-additive.yaml", sets, n, &s, &err);
+    scenario_free(&s);
     if (rc != 0 && (!err.msg[0] || strchr(err.msg, '\n'))) __builtin_trap();
     free(text);
     return 0;

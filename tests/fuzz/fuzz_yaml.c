@@ -26,7 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hw_spec h;
     arcal c;
     switch (kind) {
-    case 0: rc = scenario_load(path, NULL, 0, &s, &err); break;
+    case 0:
+        rc = scenario_load(path, NULL, 0, &s, &err);
+        scenario_free(&s);
+        break;
     case 1: rc = model_load(path, &m, &err); break;
     case 2: rc = hw_load(path, &h, &err); break;
     default: rc = arcal_load(path, &c, &err); break;
