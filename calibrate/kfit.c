@@ -362,19 +362,23 @@ out:
     return rc;
 }
 
-/* The grid's error on rows (weighted by w; a row it cannot read: 100%), accumulated. */
-static void kf_grid_err(const kg_grid *g, const float *cells, const kp_sample *const *rows,
-                        size_t n, int fold, double *e, double *w)
+/* The grid's error on rows (weighted by w), accumulated: a row it cannot read is priced by
+ * the fallback law fb, as kcal_time prices it at run time. */
+static void kf_grid_err(const kg_grid *g, const float *cells, const kcal_law *fb,
+                        const kp_sample *const *rows, size_t n, int fold, double *e, double *w)
 {
     for (size_t i = 0; i < n; i++) {
         if (fold >= 0 && rows[i]->fold != fold) continue;
         double p = kg_eval(g, cells, rows[i]->gx);
-        *e += rows[i]->w * (isnan(p) ? 1.0 : fabs(p - rows[i]->us) / rows[i]->us);
+        if (isnan(p)) p = kf_time_us(fb, rows[i]);
+        *e += rows[i]->w * fabs(p - rows[i]->us) / rows[i]->us;
         *w += rows[i]->w;
     }
 }
 
-/* The grid as a candidate: its in-sample and held-out errors into out; 0 when it competes. */
+/* The grid as a candidate, out->law (of kind out->chosen) its fallback: its in-sample and
+ * held-out errors into out (each fold's fallback fitted on the other folds, as the grid is
+ * built on them); 0 when it competes. */
 static int kf_grid_candidate(const kp_sample **rows, size_t n, const kp_sample **train,
                              const int *folds, int nf, int cls, kf_class_fit *out)
 {
@@ -387,7 +391,7 @@ static int kf_grid_candidate(const kp_sample **rows, size_t n, const kp_sample *
         free(g);
         return -1;
     }
-    kf_grid_err(g, cells, rows, n, -1, &e, &w);
+    kf_grid_err(g, cells, &out->law, rows, n, -1, &e, &w);
     free(cells);
     out->insample_pct[KL_GRID] = 100.0 * e / w;
     e = w = 0;
@@ -396,11 +400,12 @@ static int kf_grid_candidate(const kp_sample **rows, size_t n, const kp_sample *
         double ef = 0, wf = 0;
         for (size_t i = 0; i < n; i++)
             if (rows[i]->fold != folds[f]) train[nt++] = rows[i];
-        if (kf_grid(train, nt, cls, g, &cells)) {
+        kcal_law fb;
+        if (kf_fit_law(train, nt, out->chosen, &fb) || kf_grid(train, nt, cls, g, &cells)) {
             free(g);
             return -1;
         }
-        kf_grid_err(g, cells, rows, n, folds[f], &ef, &wf);
+        kf_grid_err(g, cells, &fb, rows, n, folds[f], &ef, &wf);
         free(cells);
         out->fold_pct[KL_GRID][f] = wf > 0 ? 100.0 * ef / wf : -1;
         e += ef, w += wf;

@@ -12,8 +12,9 @@
  * weighted by w) and keeps the best, refitted on every sample; with one fold it compares in-sample
  * MAPE. The measured grid (kgrid.h, KL_GRID) competes too where every row of the class has
  * a grid shape: held out as the fitted laws are (a grid built on the other folds reads the
- * fold's rows; a row it cannot read counts as a 100% miss); when it wins, `law` keeps the
- * best fitted law as its fallback. Pure functions over caller-owned arrays.
+ * fold's rows; a row it cannot read is priced by the best fitted law, fitted on those folds,
+ * as the fallback prices it at run time); when it wins, `law` keeps that law as its fallback.
+ * Pure functions over caller-owned arrays.
  */
 #ifndef TPSIM_KFIT_H
 #define TPSIM_KFIT_H

@@ -167,12 +167,54 @@ static void test_aic_gemm_counts(void **state)
     kp_free(&set);
 }
 
+/* A held-out row the grid cannot read is priced by the fallback law, as kcal_time prices it,
+ * not counted as a 100% miss. Times follow t = 3 + bytes / 2000 us exactly (bytes of a bf16
+ * GEMM), a law among the candidates (linear), so the fitted fallback prices every row with no
+ * error (closed form). Three folds of gemm shapes n x k: (1024, 1024), (4096, 4096),
+ * (1024, 2048); with the third held out the grid has k 1024 and 4096 at n 1024 only the first
+ * measured, so (1024, 2048) has no data above it on k and none below 1024 on n: unreadable
+ * (kgrid.h). Its fold's grid error is then the fallback's, 0, where a miss would read 100. */
+static void test_heldout_unreadable_row_uses_fallback(void **state)
+{
+    (void)state;
+    static const double shapes[3][2] = {{1024, 1024}, {4096, 4096}, {1024, 2048}};
+    static const double ms[] = {1, 16, 256};
+    kp_sample rows[9];
+    kp_set set = {.s = rows, .n = 9, .cap = 9};
+    memset(rows, 0, sizeof rows);
+    for (int f = 0; f < 3; f++)
+        for (int i = 0; i < 3; i++) {
+            kp_sample *r = &rows[f * 3 + i];
+            double n = shapes[f][0], k = shapes[f][1], m = ms[i];
+            r->cls = KC_GEMM, r->fold = f, r->w = 1, r->batch = m;
+            r->bytes = 2 * (m * k + k * n + m * n);
+            r->flops = 2 * m * n * k;
+            r->us = 3 + r->bytes / 2000;
+            r->gx[0] = n, r->gx[1] = k, r->gx[2] = m;
+        }
+    kg_grid *g = malloc(sizeof *g);
+    float *cells = NULL;
+    const kp_sample *train[6];
+    for (int i = 0; i < 6; i++) train[i] = &rows[i];
+    assert_int_equal(kf_grid(train, 6, KC_GEMM, g, &cells), 0);
+    assert_true(isnan(kg_eval(g, cells, rows[6].gx))); /* the premise: unreadable */
+    free(cells);
+    free(g);
+    kf_class_fit *fit = malloc(sizeof *fit);
+    assert_int_equal(kf_fit_class(&set, KC_GEMM, fit), 0);
+    assert_int_equal(fit->n_folds, 3);
+    assert_int_equal(fit->fold_id[2], 2);
+    assert_true(fit->fold_pct[KL_GRID][2] >= 0 && fit->fold_pct[KL_GRID][2] < 1e-6);
+    free(fit);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid_exact_and_monotone), cmocka_unit_test(test_grid_missing_shape),
         cmocka_unit_test(test_grid_too_big),            cmocka_unit_test(test_aic_reader),
         cmocka_unit_test(test_aic_gemm_counts),
+        cmocka_unit_test(test_heldout_unreadable_row_uses_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
