@@ -45,18 +45,23 @@ static const char FK_HELP_TEXT[] =
     "AIConfigurator's tables (gemm_dtype,m,n,k,latency_ms; decode and prefill attention) are\n"
     "read too; their classes may also be priced by the measured grid (law grid: interpolated\n"
     "in log m, n, k), chosen like any law by held-out error over whole shapes left out, and\n"
-    "written beside the calibration as FILE.CLASS.csv.\n";
+    "written beside the calibration as FILE.CLASS.csv. --borrowed PROFILE (with --borrowed-from\n"
+    "GPU) is a profile measured on another GPU, for classes no profile of --hardware measures:\n"
+    "its classes are fitted as any, and each says in its source: that it is borrowed.\n";
 
 typedef struct fk_args {
     const char *files[FK_MAX_FILES];
     int n_files;
     const char *hardware, *out, *test, *calib;
     int json;
+    int n_own;                  /* files[0..n_own) are the hardware's, the rest --borrowed */
+    const char *borrowed_from;  /* the GPU the --borrowed profiles measured */
 } fk_args;
 
+/* one flag table and its switch: long because a split hides which flag sets what */
 static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
 {
-    enum { F_HELP, F_HW, F_OUT, F_FORMAT, F_TEST, F_CALIB };
+    enum { F_HELP, F_HW, F_OUT, F_FORMAT, F_TEST, F_CALIB, F_BORROWED, F_BORROWED_FROM };
     static const cli_flag flags[] = {
         {"help", 'h', 0, NULL, "this help"},
         {"hardware", 0, 1, "NAME", "the hardware: the calibration states (required with -o)"},
@@ -64,11 +69,13 @@ static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
         {"format", 0, 1, "text|json", "the report's format (default text)"},
         {"test", 0, 1, "PROFILE", "price a profile the calibration was not fitted on"},
         {"calib", 0, 1, "FILE.yaml", "the kernel calibration --test prices with"},
+        {"borrowed", 0, 1, "PROFILE", "a profile measured on another GPU (--borrowed-from)"},
+        {"borrowed-from", 0, 1, "NAME", "the GPU the --borrowed profiles were measured on"},
         CLI_END};
     memset(a, 0, sizeof *a);
     cli_args ca;
-    const char *v;
-    int f;
+    const char *v, *borrowed[FK_MAX_FILES];
+    int f, n_borrowed = 0;
     if (cli_begin(&ca, "fit-kernels", "tpsim fit-kernels --help", flags, argc, argv, err))
         return -1;
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
@@ -102,6 +109,18 @@ static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
             break;
         case F_TEST: a->test = v; break;
         case F_CALIB: a->calib = v; break;
+        case F_BORROWED:
+            if (n_borrowed == FK_MAX_FILES)
+                return tp_err_set(err, "fit-kernels: more than %d --borrowed profiles",
+                                  FK_MAX_FILES);
+            borrowed[n_borrowed++] = v;
+            break;
+        case F_BORROWED_FROM:
+            if (!*v || strlen(v) >= 64)
+                return tp_err_set(err, "fit-kernels: --borrowed-from needs a GPU name of 1..63 "
+                                  "characters");
+            a->borrowed_from = v;
+            break;
         default: break;
         }
     }
@@ -113,6 +132,14 @@ static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
         return 0;
     }
     if (!a->n_files) return tp_err_set(err, "fit-kernels: no profile given (see --help)");
+    if (!n_borrowed != !a->borrowed_from)
+        return tp_err_set(err, "fit-kernels: --borrowed PROFILE and --borrowed-from GPU go "
+                          "together");
+    a->n_own = a->n_files;
+    if (a->n_files + n_borrowed > FK_MAX_FILES)
+        return tp_err_set(err, "fit-kernels: more than %d profiles, expected at most that many",
+                          FK_MAX_FILES);
+    for (int i = 0; i < n_borrowed; i++) a->files[a->n_files++] = borrowed[i];
     if (a->out && !a->hardware)
         return tp_err_set(err, "fit-kernels: -o needs --hardware NAME (the GPU the profiles were "
                           "measured on, as its hardware file names it)");
@@ -193,6 +220,8 @@ typedef struct fk_result {
     int from[KC_COUNT];
     fk_break br;
     char grid_path[KC_COUNT][512]; /* -o's grid CSV of a class whose grid won */
+    int borrowed[KC_COUNT]; /* the --borrowed file (fk_args.files) a class's rows came from,
+                               or -1 */
 } fk_result;
 
 static const char *fk_base(const char *path)
@@ -285,7 +314,10 @@ static int fk_check_folds(const kp_set *set, tp_err *err)
 
 static void fk_fit_all(const kp_set *set, fk_result *r)
 {
+    int borrowed[KC_COUNT]; /* fk_read_file's, kept */
+    memcpy(borrowed, r->borrowed, sizeof borrowed);
     memset(r, 0, sizeof *r);
+    memcpy(r->borrowed, borrowed, sizeof borrowed);
     for (int k = 0; k < KC_COUNT; k++) {
         r->from[k] = -1;
         if (kf_fit_class(set, k, &r->fit[k]) == 0) {
@@ -391,6 +423,13 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
             if (grid) fprintf(f, ", fallback_heldout_mape_pct: %.2f", c->heldout_pct[c->law.kind]);
         } else {
             fprintf(f, ", from: %s", kcal_class_names[r->from[k]]);
+        }
+        int b = r->borrowed[r->have[k] ? k : r->from[k]];
+        if (b >= 0) {
+            fprintf(f, ", source: \"borrowed: %s measured on %s (", r->have[k] ? "rows" : "the law "
+                    "it copies,", a->borrowed_from);
+            fk_plain(f, a->files[b]);
+            fprintf(f, "), not on %s; no profile of %s measures it\"", a->hardware, a->hardware);
         }
         fprintf(f, "}\n");
     }
@@ -719,6 +758,31 @@ static int fk_read(const char *arg, kp_set *set, tp_err *err)
     return 0;
 }
 
+/* Profile i into set, noting in r which classes a --borrowed one measured: a class takes rows
+ * of one GPU only (the hardware's own, or one borrowed file), never a mix. */
+static int fk_read_file(const fk_args *a, int i, kp_set *set, fk_result *r, tp_err *err)
+{
+    size_t n0 = set->n;
+    int seen[KC_COUNT] = {0};
+    if (i == 0)
+        for (int k = 0; k < KC_COUNT; k++) r->borrowed[k] = -1;
+    for (size_t j = 0; j < n0; j++) seen[set->s[j].cls] = 1;
+    if (fk_read(a->files[i], set, err)) return -1;
+    for (size_t j = n0; j < set->n; j++) {
+        int k = set->s[j].cls;
+        if (i >= a->n_own && seen[k] && r->borrowed[k] != i)
+            return tp_err_set(err, "fit-kernels: --borrowed %s measures '%s', which another "
+                              "profile measures too, expected each class from one GPU's profile",
+                              a->files[i], kcal_class_names[k]);
+        if (i >= a->n_own) r->borrowed[k] = i;
+        else if (r->borrowed[k] >= 0)
+            return tp_err_set(err, "fit-kernels: %s measures '%s', borrowed from %s, expected "
+                              "each class from one GPU's profile", a->files[i],
+                              kcal_class_names[k], a->files[r->borrowed[k]]);
+    }
+    return 0;
+}
+
 int tpsim_cmd_fit_kernels(int argc, char **argv)
 {
     tp_err err = {{0}};
@@ -732,7 +796,7 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
     ofile of = {0};
     int ok = res != NULL;
     if (!ok) tp_err_set(&err, "fit-kernels: out of memory");
-    for (int i = 0; ok && i < a.n_files; i++) ok = fk_read(a.files[i], &set, &err) == 0;
+    for (int i = 0; ok && i < a.n_files; i++) ok = fk_read_file(&a, i, &set, res, &err) == 0;
     if (ok) ok = fk_check_folds(&set, &err) == 0;
     if (ok) kp_weigh(&set), fk_fit_all(&set, res);
     if (ok && a.out) /* a calibration must price every op tpsim emits */
