@@ -166,6 +166,13 @@ int scenario_check_measured(const scenario *s, const char **how_borrowed, tp_err
 /* The kernel calibration (NULL when the scenario has none), refused like scenario_calibration
  * when it was measured on other hardware and is not borrowed. */
 int scenario_kernels(const scenario *s, const kcal **out, const char **how_borrowed, tp_err *err);
+/* The kernel calibration for the scenario's hardware: when the one it names was measured on
+ * another GPU and the scenario does not borrow it (calibration_from), the first file in
+ * models/kernels (locate.h) whose hardware: is the scenario's GPU replaces it (--set
+ * hardware=h200 runs on H200's own kernel measurements); none: left as it is (and
+ * scenario_kernels refuses it unless --allow-foreign-calib). scn_opts_apply calls it when
+ * the command line set hardware= and not kernels=. 0, or -1 when that file is bad. */
+int scenario_pick_kernels(scenario *s, tp_err *err);
 /* Add (or replace, same k) a calibration file given on the command line. */
 int scenario_add_allreduce(scenario *s, const char *path, tp_err *err);
 /* Refused (-1, one line) when a --calib file's tp: is none of the n TP degrees the command

@@ -24,7 +24,14 @@ int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err)
         if (!path || scenario_add_allreduce(s, path, err)) return -1;
     }
     s->allow_foreign_calib = o->allow_foreign_calib;
-    return 0;
+    /* the GPU changed from the command line (--set hardware=, plan --hardware): its own kernel
+     * measurements, unless kernels= was set too; a scenario file's own pairing is its word */
+    int hw_set = 0, k_set = 0;
+    for (int i = 0; i < o->n_sets; i++) {
+        hw_set |= !strncmp(o->sets[i], "hardware=", 9);
+        k_set |= !strncmp(o->sets[i], "kernels=", 8);
+    }
+    return hw_set && !k_set ? scenario_pick_kernels(s, err) : 0;
 }
 
 /* --model travels as the set after the user's: its errors say --model, not "--set:N:7". */

@@ -56,4 +56,12 @@ for a, b in zip(d, d[1:]):
     assert b["step_ms"]["mean"] >= a["step_ms"]["mean"], (a["step_ms"], b["step_ms"])
     assert b["breakdown_ms"]["compute"] >= a["breakdown_ms"]["compute"], (a["breakdown_ms"], b["breakdown_ms"])
 PY
+# --set hardware=h200: the scenario's kernels: (h100-sxm, measured on H100) is replaced by the
+# bundled calibration measured on H200 (models/kernels/h200-sxm.yaml, hardware: H200 SXM);
+# on H100 the scenario's own stays. --allow-foreign-calib: H200 has no all-reduce file here.
+expect_ok "h200 picks its own kernels" "$TPSIM" run vllm-graphs --set hardware=h200 --tp 4 \
+    --allow-foreign-calib
+check "h200: h200-sxm kernels" grep -q '^kernels    models/kernels/h200-sxm.yaml: H200 SXM' "$TMP/out"
+expect_ok "h100 keeps the scenario's kernels" "$TPSIM" run vllm-graphs --tp 4
+check "h100: h100-sxm kernels" grep -q '^kernels    .*models/kernels/h100-sxm.yaml: H100 SXM' "$TMP/out"
 finish

@@ -72,11 +72,12 @@ check "kernel_calibration is the scenario's, not borrowed" python3 -c 'import js
 expect_ok "roofline: no kernel calibration" "$TPSIM" run $SCN --tp 2 --format json &&
 check "kernel_calibration null" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["kernel_calibration"] is not None)' "$TMP/out"
 expect_ok "kernels borrowed" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --allow-foreign-calib \
-    --set hardware=../models/hw/h200.yaml &&
+    --set hardware=../models/hw/h200.yaml --set kernels=h100-sxm &&
 check "the borrowed kernel calibration is FOREIGN in the text" bash -c 'grep -A1 "^kernels    .*h100-sxm.yaml: H100 SXM" "$1" | grep -q "FOREIGN: measured on H100 SXM, used for H200 SXM (--allow-foreign-calib)"' _ "$TMP/out"
 
 expect_ok "sweep names the kernel calibration per row" "$TPSIM" sweep scenarios/eager-host-dispatch.yaml \
-    --tp 2 --batch 1 --steps 2 --allow-foreign-calib --set hardware=../models/hw/h200.yaml --format json &&
+    --tp 2 --batch 1 --steps 2 --allow-foreign-calib --set hardware=../models/hw/h200.yaml \
+    --set kernels=h100-sxm --format json &&
 check "sweep row: kernel_calibration and how it was borrowed" python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; sys.exit(not (r["kernel_calibration"].endswith("models/kernels/h100-sxm.yaml") and r["kernel_calibration_borrowed"] == "--allow-foreign-calib"))' "$TMP/out"
 
 # --- one rule for what limits a step (run_bound_of): the GPU's idle split into the serialised
