@@ -247,11 +247,8 @@ static int fk_write_grid(FILE *f, const fk_args *a, const kp_set *set, int cls, 
     }
     const char *const *names;
     int dims = kg_class_dims(cls, &names);
-    fprintf(f,
-            "# Measured %s grid of tpsim fit-kernels (sim/kgrid.h), from:", kcal_class_names[cls]);
-    for (int i = 0; i < a->n_files; i++) fprintf(f, " %s", a->files[i]);
-    fprintf(f, "\n");
-    for (int i = 0; i < set->n_provenance; i++) fprintf(f, "# %s\n", set->provenance[i]);
+    /* no '#' lines: the provenance is the calibration's source:, and a grid reads with any
+     * CSV reader's defaults (pandas, Python's csv) */
     for (int d = 0; d < dims; d++) fprintf(f, "%s,", names[d]);
     fprintf(f, "us\n");
     for (size_t c = 0; c < g->cells; c++) {

@@ -192,13 +192,24 @@ expect_fail2 "TP above N" "--tp: TP-8 needs more than the 4 GPUs" "$TPSIM" "${P[
 expect_fail2 "nothing fits" "no configuration fits: the roomiest, H100 SXM TP-8 at ctx 2048" \
     "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --reserve-gib 70 -o "$TMP/none.txt"
 check "nothing fits: no output file" test ! -e "$TMP/none.txt"
-# H200 finds its own all-reduce calibrations (models/allreduce/h200-sxm-tpK.yaml, hardware
-# H200 SXM); its kernels are still H100's, refused unless borrowed
-expect_fail2 "no kernel calibration for the GPU" "the kernel calibration was measured on H100 SXM, the scenario runs on H200 SXM" \
-    "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h200
+# H200 finds its own all-reduce calibrations (models/allreduce/h200-sxm-tpK.yaml) and kernel
+# calibration (models/kernels/h200-sxm.yaml), each whose hardware: names H200 SXM: it runs
+# without borrowing; B200 has neither, so its cells are refused unless borrowed
+expect_ok "H200 on its own calibrations" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h200 \
+    --format csv --no-intervals
+check "H200 rows: its own kernels and all-reduce, nothing borrowed" python3 - "$TMP/out" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert rows and all(r["hardware"] == "H200 SXM" for r in rows), rows[:1]
+assert all(r["kernel_calibration"] == "models/kernels/h200-sxm.yaml" for r in rows), rows[0]
+assert all(r["calibration"].startswith("models/allreduce/h200-sxm-tp") for r in rows if r["tp"] != "1")
+assert all(not r["calibration_borrowed"] and not r["kernel_calibration_borrowed"] for r in rows)
+PY
+expect_fail2 "no calibration for the GPU" "measured on H100 SXM, the scenario runs on B200" \
+    "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware b200
 # other GPUs: the scenario runs `auto`, whose custom all-reduce A100's bundled calibrations never
-# measured, so A100 runs nccl-fit and says so; H200 runs on its own bundled kernel calibration
-# (models/kernels/h200-sxm.yaml, hardware: H200 SXM) and borrows H100's all-reduce files only
+# measured, so A100 runs nccl-fit and says so; H200 runs on its own bundled kernel and
+# all-reduce calibrations (hardware: H200 SXM)
 expect_ok "h100, h200, a100" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4 --hardware h100,h200,a100 \
     --allow-foreign-calib --format json "${FAST[@]}" &&
 check "A100 on nccl-fit, H200 on its own kernels, each row marked" python3 - "$TMP/out" <<'PY'
