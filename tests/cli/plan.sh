@@ -196,7 +196,7 @@ check "nothing fits: no output file" test ! -e "$TMP/none.txt"
 # calibration (models/kernels/h200-sxm.yaml), each whose hardware: names H200 SXM: it runs
 # without borrowing; B200 has neither, so its cells are refused unless borrowed
 expect_ok "H200 on its own calibrations" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h200 \
-    --format csv --no-intervals
+    --format csv --no-intervals --batch-max 8 --steps 2 --warmup 0
 check "H200 rows: its own kernels and all-reduce, nothing borrowed" python3 - "$TMP/out" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
@@ -246,7 +246,8 @@ for k in 2 4 8; do
     sed 's/^hardware: L40S$/hardware: NVIDIA X40/' models/allreduce/l40s-pcie-tp$k.yaml \
         >"$TMP/share/models/allreduce/x40-pcie-tp$k.yaml"
 done
-XP=("${P[@]}" --gpus 8 --tpot-ms 50 --tp 2,4,8 --no-intervals --allow-foreign-calib --format csv)
+XP=("${P[@]}" --gpus 8 --tpot-ms 50 --tp 2,4,8 --no-intervals --allow-foreign-calib --format csv
+    --batch-max 8 --steps 2 --warmup 0)
 expect_ok "plan --hardware l40s" "$TPSIM" "${XP[@]}" --hardware l40s && cp "$TMP/out" "$TMP/l40s.csv"
 for name in x40-test "X40 Test" "NVIDIA X40" x40; do
     expect_ok "a GPU file found in TPSIM_PATH as '$name'" env TPSIM_PATH="$TMP/share" \
