@@ -36,28 +36,30 @@ static const char pflags_help_text[] =
     "  Exit status: 0, 1 when some context has no configuration meeting T (the closest is\n"
     "  shown), 2 on bad input (one line).\n";
 
-/* The calibrations in models/allreduce (current folder, $TPSIM_PATH, share) measured on h: a
- * file whose hardware: is one of h's names, the first by name for each TP degree. */
+/* The all-reduce calibrations measured on h (hw_measured_files), the first by name for each TP
+ * degree. */
 static int pflags_calibs(const hw_spec *h, pflags_hw *out, tp_err *err)
 {
-    char names[LOCATE_MAX_NAMES][LOCATE_NAME_MAX];
-    int n = locate_names("models/allreduce", ".yaml", names);
+    char (*paths)[HW_PATH_MAX] = malloc(LOCATE_MAX_NAMES * sizeof *paths);
     arcal *cal = malloc(sizeof *cal);
-    if (!cal) return tp_err_set(err, "out of memory");
+    if (!paths || !cal) {
+        free(paths);
+        free(cal);
+        return tp_err_set(err, "out of memory");
+    }
+    int n = hw_measured_files(h, "models/allreduce", paths, LOCATE_MAX_NAMES);
     long seen[PFLAGS_MAX_CALIBS];
     out->n_calibs = 0;
     for (int i = 0; i < n && out->n_calibs < PFLAGS_MAX_CALIBS; i++) {
-        char path[1024];
         tp_err ignored = {{0}};
-        if (locate_file("models/allreduce", ".yaml", names[i], "", path, sizeof path, &ignored) ||
-            arcal_load(path, cal, &ignored) || !hw_same(h, cal->hardware))
-            continue;
+        if (arcal_load(paths[i], cal, &ignored)) continue;
         int dup = 0;
         for (int j = 0; j < out->n_calibs; j++) dup |= seen[j] == cal->tp;
         if (dup) continue;
         seen[out->n_calibs] = cal->tp;
-        snprintf(out->calibs[out->n_calibs++], sizeof out->calibs[0], "%s", path);
+        snprintf(out->calibs[out->n_calibs++], sizeof out->calibs[0], "%s", paths[i]);
     }
+    free(paths);
     free(cal);
     return 0;
 }

@@ -192,3 +192,20 @@ int hw_resolve(const char *name, char *path, size_t cap, hw_spec *out, tp_err *e
                       "one of %s (or a hardware file)",
                       name, list);
 }
+
+int hw_measured_files(const hw_spec *h, const char *kind, char (*paths)[HW_PATH_MAX], int max)
+{
+    char names[LOCATE_MAX_NAMES][LOCATE_NAME_MAX];
+    int n = locate_names(kind, ".yaml", names), found = 0;
+    for (int i = 0; i < n && found < max; i++) {
+        tp_err ignored = {{0}};
+        const char *hw = NULL;
+        if (locate_file(kind, ".yaml", names[i], "", paths[found], HW_PATH_MAX, &ignored))
+            continue;
+        cfg_doc *doc = cfg_load(paths[found], &ignored); /* only its hardware: is read */
+        if (doc && !cfg_string(cfg_root(doc), "hardware", 1, &hw, &ignored) && hw_same(h, hw))
+            found++;
+        cfg_free(doc);
+    }
+    return found;
+}

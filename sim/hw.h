@@ -52,6 +52,11 @@ int hw_name_eq(const char *a, const char *b);
  * $TPSIM_PATH and the share folder) that hw_same says the name is; else the one file whose id
  * begins with the name ("h100": h100-sxm). 0, or -1 with one line naming every id there is. */
 int hw_resolve(const char *name, char *path, size_t cap, hw_spec *out, tp_err *err);
+/* The files KIND/NAME.yaml (KIND "models/kernels", "models/allreduce"; looked for in the
+ * current folder, $TPSIM_PATH and the share folder, in name order) whose top-level hardware:
+ * names h (hw_same): the calibrations measured on this GPU, into paths[0..max); how many. */
+#define HW_PATH_MAX 1024
+int hw_measured_files(const hw_spec *h, const char *kind, char (*paths)[HW_PATH_MAX], int max);
 /* "H100 SXM (h100-sxm, NVIDIA H100 80GB HBM3, ...)": every name it answers to. */
 void hw_names(const hw_spec *h, char *out, size_t cap);
 

@@ -680,18 +680,6 @@ int scenario_kernels(const scenario *s, const kcal **out, const char **how_borro
                       s->hw.name, s->hw.name, s->kernels.hardware);
 }
 
-/* The hardware: a kernel calibration file states, read without its grids; "" if none. */
-static void scenario_kcal_hardware(const char *path, char *out, size_t cap)
-{
-    tp_err ignored = {{0}};
-    const char *hw = NULL;
-    cfg_doc *doc = cfg_load(path, &ignored);
-    out[0] = '\0';
-    if (doc && !cfg_string(cfg_root(doc), "hardware", 1, &hw, &ignored))
-        snprintf(out, cap, "%s", hw);
-    cfg_free(doc);
-}
-
 int scenario_pick_kernels(scenario *s, tp_err *err)
 {
     const kcal *k;
@@ -700,22 +688,14 @@ int scenario_pick_kernels(scenario *s, tp_err *err)
     if (!s->has_kernels || (!scenario_kernels(s, &k, &how, &foreign) && !how)) return 0;
     if (s->calibration_from[0] && hw_name_eq(s->kernels.hardware, s->calibration_from))
         return 0; /* borrowed by the scenario's own word */
-    char names[LOCATE_MAX_NAMES][LOCATE_NAME_MAX], path[SCN_PATH_MAX], hw[64];
-    int n = locate_names("models/kernels", ".yaml", names);
-    for (int i = 0; i < n; i++) {
-        tp_err ignored = {{0}};
-        if (locate_file("models/kernels", ".yaml", names[i], "", path, sizeof path, &ignored))
-            continue;
-        scenario_kcal_hardware(path, hw, sizeof hw);
-        if (!hw[0] || !hw_same(&s->hw, hw)) continue;
-        kcal own = {0};
-        if (kcal_load(path, &own, err)) return -1;
-        snprintf(own.named_at, sizeof own.named_at, "%.200s (measured on %.40s, for %.40s)",
-                 path, hw, s->hw.name);
-        kcal_free(&s->kernels);
-        s->kernels = own;
-        return 0;
-    }
+    char path[1][HW_PATH_MAX];
+    if (hw_measured_files(&s->hw, "models/kernels", path, 1) != 1) return 0;
+    kcal own = {0};
+    if (kcal_load(path[0], &own, err)) return -1;
+    snprintf(own.named_at, sizeof own.named_at, "%.200s (measured on %.40s, for %.40s)", path[0],
+             own.hardware, s->hw.name);
+    kcal_free(&s->kernels);
+    s->kernels = own;
     return 0;
 }
 
