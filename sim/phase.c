@@ -28,10 +28,18 @@ double phase_total_s(const phase_model *m, long batch)
 
 const char *phase_mode_name(int overlap) { return overlap ? "overlapped" : "serialised"; }
 
+const char *phase_graph_mode_name(int mode)
+{
+    return mode == PHASE_GRAPH_PIECEWISE ? "piecewise" : "full";
+}
+
 /* ------------------------------------------------------------- host-phase files ---- */
 
 static const char *const pf_root_keys[] = {"kind", "name", "description", "source", "phases",
-                                           "sourced", "assumed", NULL};
+                                           "sourced", "assumed", "vllm", "host_phases",
+                                           "graph_mode", NULL};
+/* the keys only an engine file has */
+static const char *const pf_engine_keys[] = {"vllm", "host_phases", "graph_mode", NULL};
 static const char *const pf_phase_keys[] = {"dist", "mean_us", "cv", "per_seq_us", NULL};
 
 static int pf_is_number(const cfg_node *n)
@@ -124,6 +132,27 @@ static int pf_all_declared(const cfg_node *root, const phase_file *out, tp_err *
     return 0;
 }
 
+/* An engine file's own keys: its name, how its phases meet the GPU, its CUDA-graph mode. */
+static int pf_engine(const cfg_node *r, phase_file *out, tp_err *err)
+{
+    static const char *const overlap[] = {"serialised", "overlapped", NULL};
+    static const char *const graph[] = {"full", "piecewise", NULL};
+    const char *name, *ver;
+    const cfg_node *hp, *gm;
+    if (cfg_string_fits(r, "name", 1, sizeof out->name, &name, err) ||
+        cfg_string(r, "vllm", 0, &ver, err) || !(hp = cfg_need(r, "host_phases", err)) ||
+        cfg_as_choice(hp, overlap, &out->overlap, err) || !(gm = cfg_need(r, "graph_mode", err)) ||
+        cfg_as_choice(gm, graph, &out->graph_mode, err))
+        return -1;
+    if (!name[0] || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-._") != strlen(name))
+        return cfg_error(cfg_get(r, "name"), err, "'%s', expected a name of lower-case letters, "
+                         "digits, '-', '.' and '_' (every output prints it)", name);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    out->line = hp->line;
+    out->col = hp->col;
+    return 0;
+}
+
 int phase_file_load(const char *path, phase_file *out, tp_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -138,11 +167,19 @@ int phase_file_load(const char *path, phase_file *out, tp_err *err)
         cfg_string(r, "name", 0, &text, err) || cfg_string(r, "description", 0, &text, err) ||
         cfg_source(r, 0, err))
         goto out;
-    if (strcmp(kind, "host-phases")) {
+    out->engine = !strcmp(kind, "engine");
+    if (strcmp(kind, "host-phases") && !out->engine) {
         cfg_error(cfg_get(r, "kind"), err, "'%s', expected host-phases (a file of per-step host "
-                  "phases, sim/phase.h)", kind);
+                  "phases) or engine (a vLLM engine's host model, sim/phase.h)", kind);
         goto out;
     }
+    for (int i = 0; !out->engine && pf_engine_keys[i]; i++)
+        if (cfg_get(r, pf_engine_keys[i])) {
+            cfg_error(cfg_get(r, pf_engine_keys[i]), err, "'%s' belongs to an engine file, "
+                      "expected kind: engine or no %s", pf_engine_keys[i], pf_engine_keys[i]);
+            goto out;
+        }
+    if (out->engine && pf_engine(r, out, err)) goto out;
     if (!(ph = cfg_need(r, "phases", err)) || pf_items(ph, out, err) || pf_decls(r, 0, out, err) ||
         pf_decls(r, 1, out, err) || pf_all_declared(r, out, err))
         goto out;

@@ -20,6 +20,12 @@
  * -1) and returns the assignments a scenario document takes ("host.phases.schedule.mean_us" =
  * the file's text, at the file's position) and the declarations under their scenario keys.
  * Plain values, no allocation kept.
+ *
+ * An engine file (kind: engine, models/host/NAME.yaml, named by the scenario key `engine:`) is a
+ * host-phase file of one vLLM engine that also says how its phases meet the GPU and what its
+ * CUDA graphs are: `name:` (what every output calls the engine), `host_phases:` (serialised or
+ * overlapped: execution.host_phases, which a --set still overrides) and `graph_mode:` (full or
+ * piecewise: what execution.mode graphs means under it). phase_file_load returns them too.
  */
 #ifndef TPSIM_PHASE_H
 #define TPSIM_PHASE_H
@@ -68,8 +74,18 @@ typedef struct phase_file {
     phase_item items[PHASE_FILE_ITEMS];
     int n_decls;       /* one per number among the items */
     phase_decl decls[PHASE_FILE_ITEMS];
+    int engine;        /* kind: engine; the three fields below are set only then */
+    char name[64];     /* the engine's name: */
+    int overlap;       /* host_phases: 0 serialised, 1 overlapped */
+    int graph_mode;    /* graph_mode: phase_graph_mode */
+    int line, col;     /* where host_phases: is written (the splice's position) */
 } phase_file;
 
 int phase_file_load(const char *path, phase_file *out, tp_err *err);
+
+/* execution.mode's CUDA-graph modes, as vLLM's cudagraph_mode names them for a decode step. */
+typedef enum phase_graph_mode { PHASE_GRAPH_FULL, PHASE_GRAPH_PIECEWISE } phase_graph_mode;
+/* "full" / "piecewise" */
+const char *phase_graph_mode_name(int mode);
 
 #endif

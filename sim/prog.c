@@ -60,6 +60,21 @@ static const char *const prog_names[OPN_COUNT] = {
 
 const char *prog_op_name(const prog_op *op) { return prog_names[op->name]; }
 
+size_t prog_graph_runs(const prog *p)
+{
+    size_t runs = 0;
+    for (size_t i = 0; i < p->n; i++)
+        runs += p->ops[i].graphable && (i == 0 || !p->ops[i - 1].graphable);
+    return runs;
+}
+
+size_t prog_eager_ops(const prog *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++) n += !p->ops[i].graphable;
+    return n;
+}
+
 /* What every builder below needs: the shapes, the precisions, the batch. */
 typedef struct prog_ctx {
     prog *p;
@@ -87,6 +102,10 @@ static int prog_add_fp8(prog *p, prog_kind kind, prog_name name, int layer, doub
     p->shape[p->n] = (prog_shape){{0}};
     int eager_only = name == OPN_INPUT_COPY || name == OPN_LM_HEAD || name == OPN_LOGITS_GATHER ||
                      name == OPN_SAMPLING || name == OPN_TOKENS_D2H || name == OPN_LOGIT_SOFTCAP;
+    /* PIECEWISE graphs split at vLLM's attention custom op: what runs inside it is eager */
+    if (p->piecewise && (name == OPN_CACHE_WRITE || name == OPN_ATTENTION ||
+                         name == OPN_MLA_Q_ABSORB || name == OPN_MLA_V_UP))
+        eager_only = 1;
     p->ops[p->n++] = (prog_op){(uint8_t)kind, (uint8_t)name, (int16_t)layer,
                                (uint8_t)!eager_only, (uint8_t)fp8, bytes, flops, 0.0};
     if (kind == PROG_ALLREDUCE) p->n_allreduce++;
@@ -359,6 +378,7 @@ int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long b
     p->tp = tp;
     p->batch = batch;
     p->ctx = ctx;
+    p->piecewise = o->piecewise;
     int wprec = o->prec_weights ? o->prec_weights : m->weights_quant;
     prog_ctx c = {p,
                   m,

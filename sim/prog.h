@@ -53,7 +53,11 @@
  * kernels, and the copy of the sampled tokens back to the host. The model forward, from
  * the embedding to the final norm, is what vLLM captures in a CUDA graph (graphable);
  * input copies, lm_head and its gather, the sampler and the token copy run eagerly around
- * it (vLLM computes logits outside the graph). Costs are filled later
+ * it (vLLM computes logits outside the graph). With piecewise (vLLM's PIECEWISE cudagraph_mode,
+ * whose splitting op is the attention custom op), each layer's attention op is launched
+ * eagerly between graph pieces: reshape_and_cache and attention (MLA: mla_q_absorb_bmm,
+ * reshape_and_cache, attention, mla_v_up_bmm), so a step replays layers + 1 pieces.
+ * Costs are filled later
  * by cost_apply; prog only describes the work. Each dense GEMM (the layers' projections, the
  * lm_head) and each grouped-query attention also carries its shape (prog.shape), which a
  * calibration's measured grid prices.
@@ -113,6 +117,9 @@ typedef struct prog_opts {
     int w8a8;                /* FP8 weights with FP8 math (the GPU has FP8 tensor cores) */
     int allreduce_copy_out;  /* a copy of the result out of the all-reduce buffer follows
                                 each all-reduce (symmetric-memory all-reduce) */
+    int piecewise;           /* vLLM's PIECEWISE CUDA graphs: the attention op (its KV-cache
+                                write and kernel; MLA's query absorption and value up-projection
+                                too) runs eagerly between the graph pieces */
 } prog_opts;
 
 /* An op's shape for a measured grid (kgrid.h, kg_class_dims: a GEMM's n, k, m; attention's
@@ -133,6 +140,7 @@ typedef struct prog {
     double weight_bytes; /* per rank: the weights it holds (every expert, scales included) */
     double kv_bytes;     /* per rank: the KV cache its attention reads */
     double experts_touched; /* expected experts a MoE layer's tokens touch (0: dense) */
+    int piecewise;       /* built with prog_opts.piecewise */
 } prog;
 
 int prog_build(prog *p, const model_arch *m, const prog_opts *o, long tp, long batch, long ctx,
@@ -142,6 +150,11 @@ void prog_free(prog *p);
  * `experts` uniformly at random, touch: experts * (1 - (1 - top_k/experts)^batch). */
 double prog_experts_touched(double experts, double top_k, double batch);
 const char *prog_op_name(const prog_op *op);
+/* The CUDA-graph launches a step makes when graphable ops replay from graphs: one per maximal
+ * run of graphable ops (engine.h's rule), so 1 in FULL mode and layers + 1 in PIECEWISE. */
+size_t prog_graph_runs(const prog *p);
+/* The ops launched one by one in graph mode (the rest replay inside the graphs). */
+size_t prog_eager_ops(const prog *p);
 static inline int prog_is_collective(const prog_op *op)
 {
     return op->kind == PROG_ALLREDUCE || op->kind == PROG_ALLGATHER;

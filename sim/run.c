@@ -18,11 +18,11 @@ run_request run_defaults(const scenario *s, run_request r)
 }
 
 /* One host model per rank: the scenario's and its phases at this batch, plus rank 0's driver
- * work and a slow rank. */
-static void run_hosts(const scenario *s, long tp, long batch, engine_host *hosts)
+ * work and a slow rank; `collective` is each collective launch's host cost. */
+static void run_hosts(const scenario *s, long tp, long batch, dist collective, engine_host *hosts)
 {
     for (long r = 0; r < tp; r++) {
-        engine_host h = {s->launch, s->collective, s->step, dist_const(0.0), {{0}}};
+        engine_host h = {s->launch, collective, s->step, dist_const(0.0), {{0}}};
         phase_fill(&s->phases, batch, &h); /* every rank runs the step's host phases */
         if (r == 0)
             h.driver = dist_make(s->driver.kind,
@@ -242,6 +242,7 @@ static int run_program(const scenario *s, const run_request *req, const run_reso
                        run_summary *out, prog *p, tp_err *err)
 {
     prog_opts po = s->program;
+    po.piecewise = s->graphs && s->piecewise;
     if (res->cal) {
         /* the copy-in is launched only where vLLM's custom all-reduce runs eagerly */
         double msg = (double)req->batch * (double)s->model.hidden *
@@ -262,6 +263,28 @@ static int run_program(const scenario *s, const run_request *req, const run_reso
         return -1;
     }
     out->kernels = cp.kernels;
+    return 0;
+}
+
+int run_collective_dispatch(const scenario *s, const run_summary *r, dist *out, tp_err *err)
+{
+    *out = s->collective;
+    if (!s->collective_measured || !r->calibration) return 0;
+    const arcal *c = r->calibration;
+    double msg = (double)r->req.batch * (double)s->model.hidden *
+                 prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes);
+    coll_path path = coll_vllm_path(r->req.tp, s->hw.compute_capability, msg, 1);
+    int symm = s->allreduce_model == COLL_AUTO &&
+               (path == COLL_PATH_SYMM_MULTIMEM || path == COLL_PATH_SYMM_TWO_SHOT);
+    double d = symm ? c->symm_eager_dispatch_s : c->eager_dispatch_s;
+    if (d < 0)
+        return tp_err_set(err, "%s: host.collective: measured, but the tp %ld calibration %s has no "
+                          "measured eager dispatch (custom.%seager_dispatch_us), expected one (tpsim "
+                          "fit-allreduce --aic writes it) or a host.collective dist", s->path,
+                          r->req.tp, c->path, symm ? "symm_mem_" : "");
+    /* the measured call includes the copy into the registered buffer, its own launch here */
+    if (r->allreduce_call.copy_in) d -= s->launch.mean;
+    *out = dist_const(d > 0 ? d : 0.0);
     return 0;
 }
 
@@ -290,6 +313,8 @@ static void run_fill(const scenario *s, const prog *p, const engine_result *r, r
     out->method = r->method;
     out->method_why = r->method_why;
     out->ops_per_step = p->n;
+    out->graph_launches_per_step = s->graphs ? prog_graph_runs(p) : 0;
+    out->eager_launches_per_step = s->graphs ? prog_eager_ops(p) : p->n;
     out->kernels_per_step = p->n_kernels;
     out->allreduces_per_step = p->n_allreduce;
     out->collectives_per_step = p->n_collectives;
@@ -349,7 +374,10 @@ static int run_cell_with(const scenario *s, const run_request *req, engine_metho
         tp_err_set(err, "out of memory");
         goto out;
     }
-    run_hosts(s, req->tp, req->batch, hosts);
+    dist coll;
+    if (run_collective_dispatch(s, out, &coll, err)) goto out;
+    out->collective_dispatch_s = coll.mean;
+    run_hosts(s, req->tp, req->batch, coll, hosts);
     engine_config ec = run_engine_config(s, req, &d.program, hosts, method);
     if (!detail) { /* nobody keeps the steps: fold them as they end */
         ec.on_step = fold_on_step;

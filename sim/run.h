@@ -49,6 +49,10 @@ typedef struct run_breakdown {
 typedef struct run_summary {
     run_request req;
     size_t ops_per_step, kernels_per_step, allreduces_per_step, collectives_per_step;
+    size_t graph_launches_per_step; /* CUDA-graph launches (0 eager; 1 full; layers + 1 piecewise) */
+    size_t eager_launches_per_step; /* ops launched one by one (every op in eager mode) */
+    double collective_dispatch_s;   /* mean host time per collective launch (host.collective, or
+                                       the calibration's measured eager dispatch) */
     uint64_t events;
     engine_method method; /* the engine back end that ran */
     const char *method_why; /* why it ran (engine_result.method_why) */
@@ -102,6 +106,13 @@ int run_cell_on(const scenario *s, const run_request *req, engine_method method,
 int run_cell_progress(const scenario *s, const run_request *req, run_summary *out,
                       const char *progress, tp_err *err);
 void run_release(run_detail *detail);
+/* The host cost of one collective launch at the summary's cell (tp, batch, calibration and
+ * allreduce_call filled): host.collective, or with host.collective: measured the calibration's
+ * measured eager dispatch per call (custom.eager_dispatch_us, or symm_mem_eager_dispatch_us
+ * where `auto` runs torch's symm-mem all-reduce), less one launch where the copy into the
+ * registered buffer is its own op (the measured call includes it). -1 with one line when the
+ * calibration has none. */
+int run_collective_dispatch(const scenario *s, const run_summary *r, dist *out, tp_err *err);
 /* The time of one layer all-reduce (batch x hidden x dtype bytes) at the summary's cell. */
 double run_allreduce_call_s(const scenario *s, const run_summary *r);
 /* The collective model set-up for the scenario at its calibration for k. */

@@ -20,6 +20,8 @@ static const char *const scenario_keys[] = {"name",    "description", "model",  
                                             "validated", /* the validated domain (domain.h) */
                                             "phases", /* a host-phase file (phase.h) */
                                             "phases_declared", /* its declarations, spliced */
+                                            "engine", /* an engine file (phase.h) */
+                                            "engine_declared", /* its name and modes, spliced */
                                             NULL};
 static const char *const collective_keys[] = {"allreduce", NULL};
 static const char *const defaults_keys[] = {"tp", "batch", "ctx", "steps", "warmup", "seed", NULL};
@@ -133,8 +135,15 @@ static int scenario_bind_host(const cfg_node *host, scenario *s, tp_err *err)
     s->queue_depth = 1024; /* CUDA's default pending-launch limit per stream is ~1024 */
     s->slow_rank = -1;
     s->slow_launch_factor = 1.0;
+    /* host.collective: measured takes each call's host cost from the all-reduce calibration's
+     * eager-minus-graph measurement (run_collective_dispatch) */
+    const cfg_node *cn = host->kind == CFG_MAP ? cfg_get(host, "collective") : NULL;
+    s->collective_measured = cn && cn->kind == CFG_SCALAR && !strcmp(cn->text, "measured");
+    if (cn && cn->kind == CFG_SCALAR && !s->collective_measured)
+        return cfg_error(cn, err, "'%s', expected a dist {dist, mean_us, cv} or measured (the "
+                         "all-reduce calibration's eager dispatch per call)", cn->text);
     if (cfg_expect_map(host, host_keys, err) || scenario_dist(host, "launch", &s->launch, err) ||
-        scenario_dist(host, "collective", &s->collective, err) ||
+        (!s->collective_measured && scenario_dist(host, "collective", &s->collective, err)) ||
         scenario_dist(host, "step", &s->step, err) ||
         scenario_dist(host, "driver", &s->driver, err) ||
         cfg_double(host, "driver_per_peer_us", 0, 0, 1e9, &per_peer_us, err) ||
@@ -382,24 +391,36 @@ static int scenario_bind_phase_decls(const cfg_node *root, scenario *s, tp_err *
     return 0;
 }
 
-/* phases: FILE writes the file's values into host.phases before the measured file and --set
- * (so both still override a phase), each at its position in the file, and its declarations
- * under the reserved root key phases_declared (scenario_bind_phase_decls), which neither the
- * scenario nor --set may write. A scenario that names a file and also writes host.phases is
- * refused: one host model, stated once. A --set of the phases key itself (another host model)
- * is applied first, so it names the file spliced. */
+/* phases: FILE (a host-phase file) or engine: FILE (an engine file, phase.h) writes the file's
+ * values into host.phases before the measured file and --set (so both still override a phase),
+ * each at its position in the file, and its declarations under the reserved root key
+ * phases_declared (scenario_bind_phase_decls), which neither the scenario nor --set may write.
+ * An engine file also writes execution.host_phases (a --set still overrides it) and its name,
+ * path and graph mode under the reserved key engine_declared (scenario_bind_engine). A scenario
+ * that names a file and also writes host.phases (or, with an engine, execution.host_phases) is
+ * refused: one host model, stated once; so is one that names both keys. A --set of phases or
+ * engine itself (another host model) is applied first, so it names the file spliced. */
 static int scenario_splice_phases(cfg_doc *doc, const char *const *sets, int n_sets, tp_err *err)
 {
     for (int i = 0; i < n_sets; i++) {
-        if (!strncmp(sets[i], "phases_declared", 15))
-            return tp_err_at(err, "--set", i + 1, 1, "phases_declared is tpsim's own record of "
-                             "a host-phase file's declarations, expected phases=FILE instead");
-        if (!strncmp(sets[i], "phases=", 7) && cfg_set(doc, sets[i], i + 1, err)) return -1;
+        if (!strncmp(sets[i], "phases_declared", 15) || !strncmp(sets[i], "engine_declared", 15))
+            return tp_err_at(err, "--set", i + 1, 1, "%.15s is tpsim's own record of an engine "
+                             "or host-phase file, expected engine=FILE or phases=FILE instead",
+                             sets[i]);
+        if ((!strncmp(sets[i], "phases=", 7) || !strncmp(sets[i], "engine=", 7)) &&
+            cfg_set(doc, sets[i], i + 1, err))
+            return -1;
     }
-    cfg_node *r = cfg_root(doc), *pn = cfg_get(r, "phases"), *host = cfg_get(r, "host"), *inl;
-    if ((inl = cfg_get(r, "phases_declared")))
-        return cfg_error(inl, err, "a key tpsim keeps for itself, expected phases: FILE and the "
-                         "file's own sourced: and assumed: lists");
+    cfg_node *r = cfg_root(doc), *pn = cfg_get(r, "phases"), *en = cfg_get(r, "engine");
+    cfg_node *host = cfg_get(r, "host"), *exec = cfg_get(r, "execution"), *inl;
+    if ((inl = cfg_get(r, "phases_declared")) || (inl = cfg_get(r, "engine_declared")))
+        return cfg_error(inl, err, "a key tpsim keeps for itself, expected engine: FILE (or "
+                         "phases: FILE) and the file's own sourced: and assumed: lists");
+    if (pn && en)
+        return cfg_error(pn, err, "the scenario names an engine (engine:, line %d) and a "
+                         "host-phase file, expected one of them (an engine file holds the "
+                         "phases)", en->line);
+    if (en) pn = en;
     if (!pn) return 0;
     if (host && host->kind == CFG_MAP && (inl = cfg_get(host, "phases")))
         return cfg_error(inl, err, "the scenario names a host-phase file (phases:, %s:%d) and "
@@ -407,6 +428,15 @@ static int scenario_splice_phases(cfg_doc *doc, const char *const *sets, int n_s
     phase_file *pf = malloc(sizeof *pf);
     if (!pf) return tp_err_set(err, "out of memory");
     int rc = scenario_phase_file(doc, pn, pf, err);
+    if (!rc && en && !pf->engine)
+        rc = cfg_error(en, err, "%s is a host-phase file, expected an engine file (kind: engine) "
+                       "or phases: %s", pf->path, en->text);
+    if (!rc && !en && pf->engine)
+        rc = cfg_error(pn, err, "%s is an engine file, expected engine: %s", pf->path, pn->text);
+    if (!rc && en && exec && exec->kind == CFG_MAP && (inl = cfg_get(exec, "host_phases")))
+        rc = cfg_error(inl, err, "the engine (engine:, %s:%d) says how its phases meet the GPU, "
+                       "expected no execution.host_phases here (--set overrides it)", en->file,
+                       en->line);
     char assign[sizeof pf->items[0].key + sizeof pf->decls[0].note + 32];
     for (int i = 0; !rc && i < pf->n_items; i++) {
         snprintf(assign, sizeof assign, "%s=%s", pf->items[i].key, pf->items[i].text);
@@ -421,8 +451,36 @@ static int scenario_splice_phases(cfg_doc *doc, const char *const *sets, int n_s
             rc = cfg_set_at(doc, assign, pf->path, d->line, d->col, err);
         }
     }
+    if (!rc && pf->engine) {
+        const char *key[] = {"execution.host_phases", "engine_declared.name",
+                             "engine_declared.path", "engine_declared.graph_mode"};
+        const char *val[] = {phase_mode_name(pf->overlap), pf->name, pf->path,
+                             phase_graph_mode_name(pf->graph_mode)};
+        char big[SCN_PATH_MAX + 64];
+        for (int i = 0; !rc && i < 4; i++) {
+            snprintf(big, sizeof big, "%s=%s", key[i], val[i]);
+            rc = cfg_set_at(doc, big, pf->path, pf->line, pf->col, err);
+        }
+    }
     free(pf);
     return rc;
+}
+
+/* The engine a spliced engine file left under engine_declared (scenario_splice_phases): its
+ * name, path and CUDA-graph mode; none: the scenario's own host model ("custom"), full graphs. */
+static int scenario_bind_engine(const cfg_node *root, scenario *s, tp_err *err)
+{
+    const cfg_node *e = cfg_get(root, "engine_declared"), *n, *p, *g;
+    snprintf(s->engine, sizeof s->engine, "%s", SCN_ENGINE_CUSTOM);
+    s->engine_path[0] = '\0';
+    s->graph_default = PHASE_GRAPH_FULL;
+    if (!e) return 0;
+    if (!(n = cfg_get(e, "name")) || !(p = cfg_get(e, "path")) || !(g = cfg_get(e, "graph_mode")))
+        return cfg_error(e, err, "incomplete engine declaration");
+    snprintf(s->engine, sizeof s->engine, "%s", n->text);
+    snprintf(s->engine_path, sizeof s->engine_path, "%s", p->text);
+    s->graph_default = !strcmp(g->text, "piecewise") ? PHASE_GRAPH_PIECEWISE : PHASE_GRAPH_FULL;
+    return 0;
 }
 
 /* defaults: the cell and run length a command uses unless its flags say otherwise */
@@ -466,10 +524,13 @@ static int scenario_bind_exec(const cfg_node *r, scenario *s, tp_err *err)
     s->graph_launch = dist_const(15e-6);
     s->graph_node_s = 0.6e-6;
     if ((n = cfg_get(r, "execution"))) {
-        static const char *const modes[] = {"eager", "graphs", NULL};
+        /* vLLM's cudagraph_mode for a decode step: none (eager), FULL, PIECEWISE; graphs is
+         * the engine's own (engine_declared.graph_mode; full without an engine) */
+        static const char *const modes[] = {"eager", "graphs", "full", "piecewise", NULL};
         cfg_node *m = cfg_get(n, "mode");
         double node_us = s->graph_node_s * 1e6;
-        if (cfg_expect_map(n, exec_keys, err) || (m && cfg_as_choice(m, modes, &s->graphs, err)) ||
+        int mode = 0;
+        if (cfg_expect_map(n, exec_keys, err) || (m && cfg_as_choice(m, modes, &mode, err)) ||
             (cfg_get(n, "graph_launch") &&
              scenario_dist(n, "graph_launch", &s->graph_launch, err)) ||
             cfg_double(n, "graph_node_us", 0, 0, 1e6, &node_us, err))
@@ -478,6 +539,8 @@ static int scenario_bind_exec(const cfg_node *r, scenario *s, tp_err *err)
         cfg_node *hp = cfg_get(n, "host_phases");
         if (hp && cfg_as_choice(hp, overlap, &s->phases.overlap, err)) return -1;
         s->graph_node_s = node_us * 1e-6;
+        s->graphs = mode != 0;
+        s->piecewise = mode == 3 || (mode == 1 && s->graph_default == PHASE_GRAPH_PIECEWISE);
     }
     return 0;
 }
@@ -537,7 +600,7 @@ static int scenario_bind_into(cfg_doc *doc, scenario_cache *cache, scenario *ps,
      * Fp8LinearMethod), else weight-only (Marlin W8A16) */
     ps->program.w8a8 = ps->hw.fp8_peak_flops > 0;
     if (!(n = cfg_need(r, "host", err)) || scenario_bind_host(n, ps, err)) return -1;
-    if (scenario_bind_exec(r, ps, err)) return -1;
+    if (scenario_bind_engine(r, ps, err) || scenario_bind_exec(r, ps, err)) return -1;
     if (cfg_double(r, "offset_ms", 0, -1e6, 1e6, &offset_ms, err)) return -1;
     ps->offset_s = offset_ms * 1e-3;
     if ((n = cfg_get(r, "fit")) && scnfit_bind_fit(r, n, ps, err)) return -1;

@@ -37,6 +37,8 @@
 #define SCN_MAX_FIT_KEYS 4
 #define SCN_MAX_FIT_CELLS 8  /* calibration cells a fit may name */
 #define SCN_MAX_DECLS 24     /* sourced: and assumed: entries */
+/* The engine of a scenario that names no engine file: its host model is its own host: block */
+#define SCN_ENGINE_CUSTOM "custom"
 
 typedef struct scenario_fit_param {
     char key[128];                       /* its name: the first dotted key it sets */
@@ -94,6 +96,7 @@ typedef struct scenario {
     prog_opts program;
     /* host-cost hypothesis */
     dist launch, collective, step, driver;
+    int collective_measured;  /* host.collective: measured (run_collective_dispatch) */
     double driver_per_peer_s; /* added to rank 0's driver cost per extra rank */
     int broadcast_wait;
     long queue_depth;
@@ -102,6 +105,13 @@ typedef struct scenario {
     double slow_extra_step_s, slow_launch_factor;
     phase_model phases;       /* host.phases, execution.host_phases (phase.h); all 0 if none */
     char phases_path[SCN_PATH_MAX]; /* the host-phase file (phases:), "" if none */
+    char engine[64];          /* the engine that prices the step: an engine file's name (engine:),
+                                 else SCN_ENGINE_CUSTOM */
+    char engine_path[SCN_PATH_MAX]; /* that engine file, "" if none */
+    int graph_default;        /* what execution.mode graphs means: the engine's graph_mode
+                                 (phase_graph_mode; full without an engine) */
+    int piecewise;            /* with graphs: vLLM's PIECEWISE graphs (attention launched eagerly
+                                 between the pieces), else FULL (one graph per step) */
     /* execution mode; graph costs default to docs/sources.md#host-costs's 15 us + 0.6 us/node */
     int graphs;
     dist graph_launch;
