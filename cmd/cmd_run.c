@@ -120,7 +120,8 @@ static void run_text_measured(const scenario *s)
 /* The cell against the scenario's validated domain (domain.h). */
 static void run_domain(const scenario *s, const run_summary *r, domain_report *d)
 {
-    domain_cell c = {r->req.tp, r->req.batch, r->req.ctx, s->graphs, s->hw.name, s->model.name};
+    domain_cell c = {r->req.tp, r->req.batch, r->req.ctx, s->graphs, s->hw.name, s->model.name,
+                     s->engine};
     domain_check(s, &c, d);
 }
 
@@ -224,6 +225,9 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_kstr(&w, "model", s->model.name);
     jw_kstr(&w, "hardware", s->hw.name);
     jw_kstr(&w, "mode", s->graphs ? "graphs" : "eager");
+    jw_kstr(&w, "graph_mode", scenario_graph_mode(s, s->graphs));
+    jw_kstr(&w, "serving_engine", s->engine);
+    jw_kstr(&w, "serving_engine_file", s->engine_path[0] ? s->engine_path : NULL);
     jw_kint(&w, "tp", r->req.tp);
     jw_kint(&w, "batch", r->req.batch);
     jw_kint(&w, "ctx", r->req.ctx);
@@ -234,6 +238,8 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_kint(&w, "kernels_per_step", (int64_t)r->kernels_per_step);
     jw_kint(&w, "allreduces_per_step", (int64_t)r->allreduces_per_step);
     jw_kint(&w, "collectives_per_step", (int64_t)r->collectives_per_step);
+    jw_kint(&w, "graph_launches_per_step", (int64_t)r->graph_launches_per_step);
+    jw_knum(&w, "collective_host_us", r->collective_dispatch_s * 1e6);
     jw_kint(&w, "events", (int64_t)r->events);
     jw_key(&w, "engine");
     jw_obj(&w);
@@ -388,6 +394,11 @@ static void run_print_text(const scenario *s, const run_summary *r)
     if (r->collectives_per_step > r->allreduces_per_step)
         printf(", %zu other collectives", r->collectives_per_step - r->allreduces_per_step);
     printf("\n");
+    printf("serving    %s (%s): host phases %s, %s\n", s->engine,
+           s->engine_path[0] ? s->engine_path : "the scenario's own host model",
+           phase_mode_name(s->phases.overlap),
+           s->graphs ? (s->piecewise ? "PIECEWISE CUDA graphs" : "FULL CUDA graph")
+                     : "no CUDA graphs (eager)");
     printf("engine     %s: %s\n",
            r->method == ENGINE_MAXPLUS ? "max-plus recursion (sim/maxplus.c)"
                                        : "event engine (sim/engine_events.c)",
@@ -397,8 +408,13 @@ static void run_print_text(const scenario *s, const run_summary *r)
            r->weight_bytes / 1e9, r->kv_bytes / 1e9, s->hw.hbm_bytes / 1e9, RUN_RESERVE_GIB,
            r->fits_in_hbm ? "" : "  ** DOES NOT FIT: this cell cannot run as configured **");
     if (s->graphs)
-        printf("graphs     one cudaGraphLaunch per step (%.1f us host) + %.2f us GPU per node\n",
-               s->graph_launch.mean * 1e6, s->graph_node_s * 1e6);
+        printf("graphs     %zu cudaGraphLaunch%s per step (%.1f us host each) + %.2f us GPU per node; "
+               "%zu ops launched eagerly\n", r->graph_launches_per_step,
+               r->graph_launches_per_step == 1 ? "" : "es", s->graph_launch.mean * 1e6,
+               s->graph_node_s * 1e6, r->eager_launches_per_step);
+    if (s->collective_measured && r->calibration)
+        printf("collective host %.2f us per launch: the calibration's measured eager dispatch "
+               "(host.collective: measured)\n", r->collective_dispatch_s * 1e6);
     if (phase_total_s(&s->phases, r->req.batch) > 0) {
         printf("host phases %s per step (ms at batch %ld):", phase_mode_name(s->phases.overlap),
                r->req.batch);

@@ -218,6 +218,9 @@ static void vcmd_print_text(const val_report *r)
     char pn[96];
     val_protocol_name(&r->protocol, pn, sizeof pn);
     printf("tpsim validate %s against %s\n", s->name, r->g->path);
+    printf("engine %s (%s): host phases %s\n", s->engine,
+           s->engine_path[0] ? s->engine_path : "the scenario's own host model",
+           phase_mode_name(s->phases.overlap));
     printf("protocol %s, kill-switch %.0f%% MAPE on held-out cells", pn, r->kill_switch_pct);
     if (r->opt.intervals)
         printf(", intervals from a %.2g%% measurement error per cell (--meas-cv) and the model "

@@ -31,7 +31,7 @@ void plan_out_marks(const plan_view *v, size_t row, char *out, size_t cap)
     const scenario *s = plan_out_scn(v, w->cfg);
     /* the same words as run and sweep (domain.h), then what only plan knows */
     domain_cell dc = {w->sum.req.tp, w->sum.req.batch, w->sum.req.ctx, v->graphs[g->scn],
-                      s->hw.name, s->model.name};
+                      s->hw.name, s->model.name, s->engine};
     domain_report dr;
     char dm[SWEEPROW_MARKS_MAX];
     domain_check(s, &dc, &dr);
@@ -348,6 +348,9 @@ void plan_out_text(FILE *f, const plan_view *v)
     const scenario *s = &sp->scn[0];
     fprintf(f, "tpsim plan: %s, %s on %ld GPUs, target %.2f ms per token\n", s->name, s->model.name,
             sp->gpus, sp->target_s * 1e3);
+    fprintf(f, "engine: %s prices every row's host work (%s; host phases %s)\n", s->engine,
+            s->engine_path[0] ? s->engine_path : "the scenario's own host model",
+            phase_mode_name(s->phases.overlap));
     fprintf(f, "scope: one decode step at a fixed batch and context; no prefill interference, no "
                "queueing, no scheduler\n");
     fprintf(f, "memory: KV cache = %.2f x HBM - weights - %.2f GiB reserve per GPU\n", sp->mem_util,

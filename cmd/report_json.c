@@ -227,6 +227,7 @@ void vjson_print(const val_report *r)
     jw_init(&w, stdout, 1);
     jw_obj(&w);
     jw_kstr(&w, "scenario", s->name);
+    jw_kstr(&w, "serving_engine", s->engine);
     jw_kstr(&w, "grid", r->g->path);
     jw_kstr(&w, "protocol", pn);
     jw_knum(&w, "kill_switch_pct", r->kill_switch_pct);

@@ -26,6 +26,8 @@ void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweepr
     SV_S("model", s->model.name);
     SV_S("hardware", s->hw.name);
     SV_S("mode", graphs ? "graphs" : "eager");
+    SV_S("graph_mode", scenario_graph_mode(s, graphs));
+    SV_S("serving_engine", s->engine); /* the engine whose host model priced the row */
     SV_I("tp", r->req.tp);
     SV_I("batch", r->req.batch);
     SV_I("ctx", r->req.ctx);
@@ -57,7 +59,8 @@ void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweepr
     SV_S("kernel_calibration", r->kernels ? r->kernels->path : NULL);
     SV_S("kernel_calibration_borrowed", r->kernels_borrowed);
     /* the cell against the scenario's validated domain (domain.h): marks "" when inside */
-    domain_cell dc = {r->req.tp, r->req.batch, r->req.ctx, graphs, s->hw.name, s->model.name};
+    domain_cell dc = {r->req.tp, r->req.batch, r->req.ctx, graphs, s->hw.name, s->model.name,
+                      s->engine};
     domain_report dr;
     domain_check(s, &dc, &dr);
     domain_join(&dr, marks, SWEEPROW_MARKS_MAX - DOMAIN_STATEMENT_MAX);

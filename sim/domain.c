@@ -50,6 +50,9 @@ void domain_check(const scenario *s, const domain_cell *c, domain_report *out)
     /* the model by its name, case folded (a --model or --set model= run is another model) */
     if (c->model && strcasecmp(c->model, d->model))
         dom_mark(out, "model %s was never validated (only %s)", c->model, d->model);
+    /* the serving engine by its name (a --set engine= run is another host model) */
+    if (c->engine && d->engine[0] && strcmp(c->engine, d->engine))
+        dom_mark(out, "engine %s was never validated (only %s)", c->engine, d->engine);
 }
 
 int domain_statement(const scenario *s, char *buf, size_t cap)
@@ -62,10 +65,10 @@ int domain_statement(const scenario *s, char *buf, size_t cap)
         size_t len = strlen(tps);
         snprintf(tps + len, sizeof tps - len, "%s%ld", i ? ", " : "", v->tp[i]);
     }
-    snprintf(buf, cap, "TP {%s}, %s%s%s, batch %ld..%ld, ctx %ld..%ld, %s, %s; %s: %s", tps,
+    snprintf(buf, cap, "TP {%s}, %s%s%s, batch %ld..%ld, ctx %ld..%ld, %s, %s%s%s; %s: %s", tps,
              v->eager ? "eager" : "", v->eager && v->graphs ? "/" : "", v->graphs ? "graphs" : "",
-             v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->model, v->grid,
-             v->verdict);
+             v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->model,
+             v->engine[0] ? ", engine " : "", v->engine, v->grid, v->verdict);
     return 1;
 }
 

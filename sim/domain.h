@@ -13,7 +13,7 @@
 
 #include "scenario.h"
 
-#define DOMAIN_MAX_MARKS 6 /* one per dimension: TP, mode, batch, ctx, hardware, model */
+#define DOMAIN_MAX_MARKS 7 /* one per dimension: TP, mode, batch, ctx, hardware, model, engine */
 #define DOMAIN_MARK_MAX 200
 /* room for domain_statement: the TP list, ranges, hardware and model (64 each), grid (256),
  * verdict (256) */
@@ -24,6 +24,8 @@ typedef struct domain_cell {
     int graphs;           /* the cell's execution mode */
     const char *hardware; /* the hardware it runs on (hw_spec.name) */
     const char *model;    /* the model it runs (model_arch.name) */
+    const char *engine;   /* the serving engine that prices it (scenario.engine); NULL: not
+                             checked */
 } domain_cell;
 
 typedef struct domain_report {

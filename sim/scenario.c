@@ -478,7 +478,10 @@ static int scenario_bind_engine(const cfg_node *root, scenario *s, tp_err *err)
     if (!(n = cfg_get(e, "name")) || !(p = cfg_get(e, "path")) || !(g = cfg_get(e, "graph_mode")))
         return cfg_error(e, err, "incomplete engine declaration");
     snprintf(s->engine, sizeof s->engine, "%s", n->text);
-    snprintf(s->engine_path, sizeof s->engine_path, "%s", p->text);
+    /* a bundled engine by its place in the tree (outputs do not depend on where it lives) */
+    const char *at = strstr(p->text, "models/host/");
+    while (at && strstr(at + 1, "models/host/")) at = strstr(at + 1, "models/host/");
+    snprintf(s->engine_path, sizeof s->engine_path, "%s", at ? at : p->text);
     s->graph_default = !strcmp(g->text, "piecewise") ? PHASE_GRAPH_PIECEWISE : PHASE_GRAPH_FULL;
     return 0;
 }
@@ -661,6 +664,11 @@ int scenario_load(const char *path, const char *const *sets, int n_sets, scenari
     int rc = scenario_bind(doc, out, err);
     cfg_free(doc);
     return rc;
+}
+
+const char *scenario_graph_mode(const scenario *s, int graphs)
+{
+    return !graphs ? "eager" : s->piecewise ? "piecewise" : "full";
 }
 
 const arcal *scenario_allreduce(const scenario *s, long tp)

@@ -68,6 +68,7 @@ typedef struct scenario_domain {
     long batch_lo, batch_hi, ctx_lo, ctx_hi;
     char hardware[64];
     char model[64];             /* the model it was judged with (its name:, model.h) */
+    char engine[64];            /* the serving engine it was judged under, "" if not stated */
     char grid[256];             /* the grid it was judged on, as written */
     char verdict[256];          /* the verdict it got, as written */
 } scenario_domain;
@@ -107,7 +108,8 @@ typedef struct scenario {
     char phases_path[SCN_PATH_MAX]; /* the host-phase file (phases:), "" if none */
     char engine[64];          /* the engine that prices the step: an engine file's name (engine:),
                                  else SCN_ENGINE_CUSTOM */
-    char engine_path[SCN_PATH_MAX]; /* that engine file, "" if none */
+    char engine_path[SCN_PATH_MAX]; /* that engine file (from models/host/ on when it lies in
+                                       such a folder), "" if none */
     int graph_default;        /* what execution.mode graphs means: the engine's graph_mode
                                  (phase_graph_mode; full without an engine) */
     int piecewise;            /* with graphs: vLLM's PIECEWISE graphs (attention launched eagerly
@@ -160,6 +162,9 @@ void scenario_cache_free(scenario_cache *c);
 /* scenario_bind, the named files taken from the cache (NULL: read each one, as scenario_bind);
  * the result is the same. */
 int scenario_bind_cached(cfg_doc *doc, scenario_cache *cache, scenario *out, tp_err *err);
+/* The CUDA-graph mode a step of this scenario runs in mode `graphs` (0 eager): "eager", "full"
+ * or "piecewise", as vLLM's cudagraph_mode names them. */
+const char *scenario_graph_mode(const scenario *s, int graphs);
 /* The calibration for k ranks, or NULL. */
 const arcal *scenario_allreduce(const scenario *s, long tp);
 /* The calibration for k ranks, refused (-1, one line) when it was measured on other

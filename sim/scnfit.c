@@ -10,7 +10,7 @@ static const char *const assumed_keys[] = {"key", "why", NULL};
 static const char *const fit_param_keys[] = {"key", "also", "min", "max", "physical_min",
                                               "physical_max", NULL};
 static const char *const validated_keys[] = {"tp", "modes", "batch", "ctx", "hardware", "model",
-                                             "grid", "verdict", NULL};
+                                             "grid", "verdict", "engine", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
 
 /* A [lo, hi] pair of whole numbers. */
@@ -32,7 +32,7 @@ static int scnfit_range(const cfg_node *map, const char *key, long *lo, long *hi
 int scnfit_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *err)
 {
     static const char *const modes[] = {"eager", "graphs", NULL};
-    const char *hw, *model, *grid, *verdict;
+    const char *hw, *model, *grid, *verdict, *engine = NULL;
     cfg_node *tp, *m;
     if (cfg_expect_map(v, validated_keys, err) || !(tp = cfg_need(v, "tp", err)) ||
         !(m = cfg_need(v, "modes", err)))
@@ -54,8 +54,10 @@ int scnfit_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *err)
         cfg_string_fits(v, "hardware", 1, sizeof d->hardware, &hw, err) ||
         cfg_string_fits(v, "model", 1, sizeof d->model, &model, err) ||
         cfg_string_fits(v, "grid", 1, sizeof d->grid, &grid, err) ||
-        cfg_string_fits(v, "verdict", 1, sizeof d->verdict, &verdict, err))
+        cfg_string_fits(v, "verdict", 1, sizeof d->verdict, &verdict, err) ||
+        cfg_string_fits(v, "engine", 0, sizeof d->engine, &engine, err))
         return -1;
+    snprintf(d->engine, sizeof d->engine, "%s", engine ? engine : "");
     snprintf(d->hardware, sizeof d->hardware, "%s", hw);
     snprintf(d->model, sizeof d->model, "%s", model);
     snprintf(d->grid, sizeof d->grid, "%s", grid);

@@ -320,6 +320,15 @@ static void test_scenarios_bit_identical(void **state)
          * soft-cap (eager, after the gather) and per-layer sliding windows */
         {"model=gemma-2-9b-it", "host.launch.dist=lognormal", "host.launch.cv=0.3", NULL},
         {"model=Qwen3-30B-A3B", "execution.mode=graphs", NULL},
+        /* each engine file and graph mode; drawn phases so their order of draws is checked */
+        {"engine=vllm-v1", "execution.mode=piecewise", "host.phases.schedule.dist=lognormal",
+         "host.phases.schedule.cv=0.5", NULL},
+        {"engine=vllm-v1-async", "execution.mode=full", "host.phases.prepare_inputs.dist=normal",
+         "host.phases.prepare_inputs.cv=0.2", NULL},
+        {"engine=vllm-v1-async", "execution.mode=eager", "host.phases.schedule.dist=lognormal",
+         "host.phases.schedule.cv=0.5", NULL},
+        {"engine=vllm-v0", "execution.mode=piecewise", "host.phases.output_processing.dist=uniform",
+         "host.phases.output_processing.cv=0.3", NULL},
     };
     int checked[16] = {0}, n_models = 0;
     char dir[64], cals[3][512];

@@ -658,10 +658,46 @@ static void test_hardware_datasheets(void **state)
     }
 }
 
+/* CUDA-graph launch counts per mode, from the architecture: FULL replays the model forward
+ * (embedding .. final norm) as one graph; PIECEWISE splits it at each layer's attention op
+ * (its KV-cache write and kernel; MLA also its query absorption and value up-projection), so
+ * L layers make L + 1 pieces and the attention ops are launched eagerly between them. The
+ * eager ops around the graph: 8 input copies, lm_head, the logits gather (tp > 1), 6 sampler
+ * kernels, the token copy. The MI300X trace in tests/data (FULL) shows one hipGraphLaunch per
+ * decode step. */
+static void graph_counts(const char *path, long tp, size_t per_layer_eager)
+{
+    model_arch m;
+    tp_err err;
+    if (model_load(path, &m, &err)) fail_msg("%s", err.msg);
+    prog_opts o = {.embedding_allreduce = 1, .logits_gather = 1, .input_copies = 8,
+                   .sampling_kernels = 6};
+    size_t around = 8 + 1 + (tp > 1) + 6 + 1, L = (size_t)m.layers;
+    prog p;
+    assert_int_equal(prog_build(&p, &m, &o, tp, 4, 1024, &err), 0);
+    assert_int_equal(prog_graph_runs(&p), 1);
+    assert_int_equal(prog_eager_ops(&p), around);
+    prog_free(&p);
+    o.piecewise = 1;
+    assert_int_equal(prog_build(&p, &m, &o, tp, 4, 1024, &err), 0);
+    assert_int_equal(prog_graph_runs(&p), L + 1);
+    assert_int_equal(prog_eager_ops(&p), around + per_layer_eager * L);
+    prog_free(&p);
+}
+
+static void test_graph_mode_launch_counts(void **state)
+{
+    (void)state;
+    graph_counts("models/llama-3.1-70b.yaml", 4, 2);   /* 80 layers: 81 pieces, 160 eager */
+    graph_counts("models/llama-3.1-8b.yaml", 1, 2);    /* 32 layers, no gather at tp 1 */
+    graph_counts("models/hf/DeepSeek-V3.json", 8, 4);  /* MLA: 61 layers, 4 eager each */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hf_llama_70b),
+        cmocka_unit_test(test_graph_mode_launch_counts),
         cmocka_unit_test(test_hf_default_dtype),
         cmocka_unit_test(test_hf_qwen2_bias_and_gqa),
         cmocka_unit_test(test_hf_gqa_replication_and_vocab_padding),

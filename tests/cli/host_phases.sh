@@ -3,8 +3,9 @@
 # only by their excess over the GPU's time; every phase number must be declared for validate;
 # bad keys and values get one line.
 source tests/cli/lib.sh
-S=scenarios/vllm-graphs.yaml
-P=models/host/vllm.yaml      # the host-phase file S names (phases:)
+P=models/host/vllm.yaml      # the host-phase file S names (phases:): vLLM V0's phases alone
+S="$TMP/vllm-graphs.yaml"    # vllm-graphs naming that file instead of its engine (vllm-v0)
+sed "s|^engine: .*|phases: $PWD/$P|; s|\.\./models|$PWD/models|g" scenarios/vllm-graphs.yaml >"$S"
 ZERO=()
 for p in schedule broadcast prepare_inputs sampler_sync output_processing; do
     ZERO+=(--set "host.phases.$p.mean_us=0")
@@ -71,7 +72,7 @@ check "inline phases = the file's" python3 -c "assert $inl == $fil, ($inl, $fil)
 # the host-phase file (phases:): its numbers sourced or assumed in the file, carried to validate
 EHD="$TMP/ehd-phases.yaml"   # eager-host-dispatch naming the file (once)
 sed "s|\.\./models|$PWD/models|g" scenarios/eager-host-dispatch.yaml >"$EHD"
-grep -q '^phases:' "$EHD" || sed -i "s|^fit:|phases: $PWD/$P\nfit:|" "$EHD"
+sed -i "s|^engine: .*|phases: $PWD/$P|" "$EHD"
 expect_ok "validate lists the file's declarations" "$TPSIM" validate "$EHD" \
     --grid validate/h100-ctx2048.csv --within
 check "an assumed phase gets a sensitivity row" grep -q "host.phases.schedule.mean_us" "$TMP/out"
@@ -132,7 +133,7 @@ check "--set beats the phase file" python3 -c "assert abs($over - $slow) < 1e-12
 # one host model for both modes: every hypothesis and graph what-if names the same file and
 # runs vLLM's all-reduce, and an eager and a graph run of them pay the same phases at a batch
 for scn in eager-host-dispatch eager-straggler eager-broadcast cuda-graphs vllm-graphs; do
-    check "$scn names the shared host model" grep -Eq '^phases: \.\./models/host/vllm\.yaml( |$)' "scenarios/$scn.yaml"
+    check "$scn names the shared host model" grep -Eq '^engine: \.\./models/host/vllm-v0\.yaml( |$)' "scenarios/$scn.yaml"
     check "$scn runs auto" grep -Eq '^  allreduce: auto( |$)' "scenarios/$scn.yaml"
 done
 expect_ok "eager phases b8" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --batch 8 --steps 1 --format json &&
