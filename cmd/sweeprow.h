@@ -27,7 +27,7 @@ typedef struct sweeprow_val {
     unsigned long long u; /* SWEEPROW_INT, SWEEPROW_BOOL */
     double ms;            /* SWEEPROW_MS: milliseconds; SWEEPROW_GB: gigabytes (1e9 bytes) */
 } sweeprow_val;
-#define SWEEPROW_COLS 32
+#define SWEEPROW_COLS 34
 /* room for a row's domain marks (domain.h), joined by "; ", and the scenario's validated
  * domain statement after them */
 #define SWEEPROW_MARKS_MAX (DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX + DOMAIN_STATEMENT_MAX)

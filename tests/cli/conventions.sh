@@ -99,9 +99,9 @@ check "run --help documents status 1" bash -c "'$TPSIM' run --help | grep -q '1 
 
 # --- sweep: model, hardware, fits_in_hbm per row; status 0; --format json ---------------------
 expect_ok "sweep with a cell that does not fit exits 0" "$TPSIM" sweep "$S" --tp 2 --batch 1,64 --steps 2
-check "sweep header" grep -qx 'scenario,model,hardware,mode,tp,batch,ctx,steps,seed,step_ms_mean,step_ms_p50,step_ms_p99,step_ms_min,step_ms_max,host_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,offset_ms,kernels_per_step,allreduces_per_step,weights_gb_per_rank,kv_cache_gb_per_rank,fits_in_hbm,calibration,calibration_borrowed,kernel_calibration,kernel_calibration_borrowed,in_domain,domain_marks,validated_domain' "$TMP/out"
-check "sweep batch 1 fits, inside the validated domain" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,2,1,2048,.*,true,([^,]*/)?models/allreduce/h100-sxm-tp2\.yaml,,,,true,,"TP \{2, 4\}, eager, batch 1\.\.8, [^"]*"$' "$TMP/out"
-check "sweep batch 64 does not, marked outside" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,2,64,2048,.*,false,([^,]*/)?models/allreduce/h100-sxm-tp2\.yaml,,,,false,batch 64 is outside the validated batch 1\.\.8,"TP \{2, 4\}, [^"]*"$' "$TMP/out"
+check "sweep header" grep -qx 'scenario,model,hardware,mode,graph_mode,serving_engine,tp,batch,ctx,steps,seed,step_ms_mean,step_ms_p50,step_ms_p99,step_ms_min,step_ms_max,host_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,offset_ms,kernels_per_step,allreduces_per_step,weights_gb_per_rank,kv_cache_gb_per_rank,fits_in_hbm,calibration,calibration_borrowed,kernel_calibration,kernel_calibration_borrowed,in_domain,domain_marks,validated_domain' "$TMP/out"
+check "sweep batch 1 fits, inside the validated domain" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,eager,custom,2,1,2048,.*,true,([^,]*/)?models/allreduce/h100-sxm-tp2\.yaml,,,,true,,"TP \{2, 4\}, eager, batch 1\.\.8, [^"]*"$' "$TMP/out"
+check "sweep batch 64 does not, marked outside" grep -Eq '^paper-additive,Llama-3\.1-70B,H100 SXM,eager,eager,custom,2,64,2048,.*,false,([^,]*/)?models/allreduce/h100-sxm-tp2\.yaml,,,,false,batch 64 is outside the validated batch 1\.\.8,"TP \{2, 4\}, [^"]*"$' "$TMP/out"
 cp "$TMP/out" "$TMP/sweep.csv"
 expect_ok "sweep --format json" "$TPSIM" sweep "$S" --tp 2 --batch 1,64 --steps 2 --format=json
 if command -v python3 >/dev/null; then
@@ -131,7 +131,7 @@ if command -v python3 >/dev/null; then
     check "a CSV reader gets the name back" python3 -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-assert rows[1][0] == "what, \"if\"" and len(rows[1]) == len(rows[0]) == 32, rows
+assert rows[1][0] == "what, \"if\"" and len(rows[1]) == len(rows[0]) == 34, rows
 ' "$TMP/q.csv"
 fi
 
