@@ -408,8 +408,8 @@ static void run_print_text(const scenario *s, const run_summary *r)
            r->weight_bytes / 1e9, r->kv_bytes / 1e9, s->hw.hbm_bytes / 1e9, RUN_RESERVE_GIB,
            r->fits_in_hbm ? "" : "  ** DOES NOT FIT: this cell cannot run as configured **");
     if (s->graphs)
-        printf("graphs     %zu cudaGraphLaunch%s per step (%.1f us host each) + %.2f us GPU per node; "
-               "%zu ops launched eagerly\n", r->graph_launches_per_step,
+        printf("graphs     %zu cudaGraphLaunch%s per step (%.1f us host each) + %.2f us GPU per "
+               "node; %zu ops launched eagerly\n", r->graph_launches_per_step,
                r->graph_launches_per_step == 1 ? "" : "es", s->graph_launch.mean * 1e6,
                s->graph_node_s * 1e6, r->eager_launches_per_step);
     if (s->collective_measured && r->calibration)

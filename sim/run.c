@@ -278,10 +278,10 @@ int run_collective_dispatch(const scenario *s, const run_summary *r, dist *out, 
                (path == COLL_PATH_SYMM_MULTIMEM || path == COLL_PATH_SYMM_TWO_SHOT);
     double d = symm ? c->symm_eager_dispatch_s : c->eager_dispatch_s;
     if (d < 0)
-        return tp_err_set(err, "%s: host.collective: measured, but the tp %ld calibration %s has no "
-                          "measured eager dispatch (custom.%seager_dispatch_us), expected one (tpsim "
-                          "fit-allreduce --aic writes it) or a host.collective dist", s->path,
-                          r->req.tp, c->path, symm ? "symm_mem_" : "");
+        return tp_err_set(err, "%s: host.collective: measured, but the tp %ld calibration %s has "
+                          "no measured eager dispatch (custom.%seager_dispatch_us), expected one "
+                          "(tpsim fit-allreduce --aic writes it) or a host.collective dist",
+                          s->path, r->req.tp, c->path, symm ? "symm_mem_" : "");
     /* the measured call includes the copy into the registered buffer, its own launch here */
     if (r->allreduce_call.copy_in) d -= s->launch.mean;
     *out = dist_const(d > 0 ? d : 0.0);

@@ -49,7 +49,8 @@ typedef struct run_breakdown {
 typedef struct run_summary {
     run_request req;
     size_t ops_per_step, kernels_per_step, allreduces_per_step, collectives_per_step;
-    size_t graph_launches_per_step; /* CUDA-graph launches (0 eager; 1 full; layers + 1 piecewise) */
+    size_t graph_launches_per_step; /* CUDA-graph launches (0 eager, 1 full, layers + 1
+                                       piecewise) */
     size_t eager_launches_per_step; /* ops launched one by one (every op in eager mode) */
     double collective_dispatch_s;   /* mean host time per collective launch (host.collective, or
                                        the calibration's measured eager dispatch) */

@@ -13,7 +13,7 @@ B200="$D/TraceLens__b200__vllm_tp8_eager_step.json.gz"
 # reported, not set: section 4), and without the shared host phases (phases:), so that the host
 # time is the launches' and the file's measured phase alone
 SCN="$TMP/eager-host-dispatch.yaml"
-sed -e '/^kernels: /d' -e '/^phases: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.8941\n  flops_efficiency: 0.7/' \
+sed -e '/^kernels: /d' -e '/^engine: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.8941\n  flops_efficiency: 0.7/' \
     scenarios/eager-host-dispatch.yaml >"$SCN"
 RUN=(run "$SCN" --tp 2 --steps 2 --format json --allow-foreign-calib)
 

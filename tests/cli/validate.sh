@@ -183,6 +183,6 @@ check "no partial sweep file" test ! -e "$TMP/none.csv"
 expect_fail2 "sweep: bad mode" "--mode: 'lazy'" "$TPSIM" sweep scenarios/paper-additive.yaml --mode eager,lazy
 expect_fail2 "sweep: bad list" "--tp: '2,,4'" "$TPSIM" sweep scenarios/paper-additive.yaml --tp 2,,4
 expect_ok "sweep --fit" "$TPSIM" sweep scenarios/eager-host-dispatch.yaml --fit $GRID --tp 8 --mode eager,graphs &&
-check "sweep --fit uses the fitted launch cost" grep -q "^eager-host-dispatch,Llama-3\.1-70B,H100 SXM,graphs,8," "$TMP/out"
+check "sweep --fit uses the fitted launch cost" grep -q "^eager-host-dispatch,Llama-3\.1-70B,H100 SXM,graphs,full,vllm-v0,8," "$TMP/out"
 
 finish
