@@ -120,8 +120,7 @@ static void run_text_measured(const scenario *s)
 /* The cell against the scenario's validated domain (domain.h). */
 static void run_domain(const scenario *s, const run_summary *r, domain_report *d)
 {
-    domain_cell c = {r->req.tp, r->req.batch, r->req.ctx, s->graphs, s->hw.name, s->model.name,
-                     s->engine};
+    domain_cell c = {r->req.tp, r->req.batch, r->req.ctx, s->graphs, s->hw.name, s->model.name};
     domain_check(s, &c, d);
 }
 

@@ -31,7 +31,7 @@ void plan_out_marks(const plan_view *v, size_t row, char *out, size_t cap)
     const scenario *s = plan_out_scn(v, w->cfg);
     /* the same words as run and sweep (domain.h), then what only plan knows */
     domain_cell dc = {w->sum.req.tp, w->sum.req.batch, w->sum.req.ctx, v->graphs[g->scn],
-                      s->hw.name, s->model.name, s->engine};
+                      s->hw.name, s->model.name};
     domain_report dr;
     char dm[SWEEPROW_MARKS_MAX];
     domain_check(s, &dc, &dr);

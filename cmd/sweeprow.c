@@ -59,8 +59,7 @@ void sweeprow_values(const scenario *s, int graphs, const run_summary *r, sweepr
     SV_S("kernel_calibration", r->kernels ? r->kernels->path : NULL);
     SV_S("kernel_calibration_borrowed", r->kernels_borrowed);
     /* the cell against the scenario's validated domain (domain.h): marks "" when inside */
-    domain_cell dc = {r->req.tp, r->req.batch, r->req.ctx, graphs, s->hw.name, s->model.name,
-                      s->engine};
+    domain_cell dc = {r->req.tp, r->req.batch, r->req.ctx, graphs, s->hw.name, s->model.name};
     domain_report dr;
     domain_check(s, &dc, &dr);
     domain_join(&dr, marks, SWEEPROW_MARKS_MAX - DOMAIN_STATEMENT_MAX);

@@ -50,9 +50,10 @@ void domain_check(const scenario *s, const domain_cell *c, domain_report *out)
     /* the model by its name, case folded (a --model or --set model= run is another model) */
     if (c->model && strcasecmp(c->model, d->model))
         dom_mark(out, "model %s was never validated (only %s)", c->model, d->model);
-    /* the serving engine by its name (a --set engine= run is another host model) */
-    if (c->engine && d->engine[0] && strcmp(c->engine, d->engine))
-        dom_mark(out, "engine %s was never validated (only %s)", c->engine, d->engine);
+    /* the serving engine that prices the cell, the scenario's, by its name (a --set engine=
+     * run is another host model) */
+    if (d->engine[0] && strcmp(s->engine, d->engine))
+        dom_mark(out, "engine %s was never validated (only %s)", s->engine, d->engine);
 }
 
 int domain_statement(const scenario *s, char *buf, size_t cap)

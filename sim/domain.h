@@ -4,7 +4,8 @@
  *
  * Contract: a scenario's `validated:` block (scenario.h's scenario_domain: TP degrees, modes,
  * batch and context ranges, hardware, model, the grid and the verdict it got) is what tpsim
- * validate judged it on, as its author states it. domain_check compares one cell with it: inside is
+ * validate judged it on, as its author states it (with `engine:`, the serving engine it was judged
+ * under, compared with the scenario's). domain_check compares one cell with it: inside is
  * 1 only when no mark is made; a scenario without the block gets the one mark "this scenario was
  * never validated". Plain values, no allocation, no state; run, sweep and plan share it.
  */
@@ -24,8 +25,6 @@ typedef struct domain_cell {
     int graphs;           /* the cell's execution mode */
     const char *hardware; /* the hardware it runs on (hw_spec.name) */
     const char *model;    /* the model it runs (model_arch.name) */
-    const char *engine;   /* the serving engine that prices it (scenario.engine); NULL: not
-                             checked */
 } domain_cell;
 
 typedef struct domain_report {
