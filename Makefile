@@ -158,6 +158,7 @@ run: deps
 predictions: deps
 	@$(MAKE) --no-print-directory all
 	scripts/predictions.sh $(BUILD)/tpsim docs/predictions.csv
+	scripts/predictions-serving.sh $(BUILD)/tpsim docs/predictions-serving.csv
 
 # The golden outputs (tests/data/golden/README.md): rewrite them from this build, for a change
 # meant to change run, sweep, validate or plan output (its commit says which and why).

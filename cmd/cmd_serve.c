@@ -49,12 +49,12 @@ typedef struct serve_opts {
     double rate, mem_util, reserve_gib;
     uint64_t seed;
     int have_seed, format; /* 0 text, 1 json, 2 csv */
-    int quiet;
+    int quiet, interval;
 } serve_opts;
 
 enum {
     F_HELP, F_TP, F_CONC, F_RATE, F_REQ, F_ISL, F_OSL, F_LENGTHS, F_SEED, F_TOKENS, F_SEQS,
-    F_BLOCK, F_MEM, F_RESERVE, F_FORMAT, F_TRACE, F_QUIET
+    F_BLOCK, F_MEM, F_RESERVE, F_FORMAT, F_TRACE, F_QUIET, F_INTERVAL
 };
 
 static const cli_flag serve_flags[] = {
@@ -77,6 +77,8 @@ static const cli_flag serve_flags[] = {
     {"format", 0, 1, "text|json|csv", "the report's format (default text)"},
     {"trace", 0, 1, "FILE", "write the steps and requests as a Chrome/Perfetto trace"},
     {"quiet", 0, 0, NULL, "no progress line on a terminal"},
+    {"interval", 0, 0, NULL, "also run with every kernel class's time at the ends of its\n"
+                             "held-out error: [lo, hi] beside the mean TTFT and TPOT"},
     CMD_SCN_FLAGS,
     CLI_END};
 
@@ -122,6 +124,8 @@ static int serve_parse(int argc, char **argv, serve_opts *o, scn_opts *so, tp_er
             o->trace_path = v;
         } else if (f == F_QUIET) {
             o->quiet = 1;
+        } else if (f == F_INTERVAL) {
+            o->interval = 1;
         } else if (cmd_scn_flag(so, serve_flags[f].name, v, err) < 0) {
             return -1;
         }
@@ -286,6 +290,8 @@ typedef struct serve_report {
     const serve_result *r;
     const scost *cost;
     double weights;
+    int interval;          /* lo/hi below hold the mean TTFT and TPOT's range */
+    double lo[2], hi[2];   /* [0] TTFT, [1] TPOT, ms */
 } serve_report;
 
 static double q_ms(const qsketch *q, double p)
@@ -359,7 +365,11 @@ static void serve_text(const serve_report *p)
         char label[64];
         printf("%s\n", heads[i]);
         snprintf(label, sizeof label, "Mean %s (ms):", m[i].name);
-        printf("%-40s %.2f\n", label, mean_ms(m[i].sum, m[i].n));
+        if (p->interval && i < 2)
+            printf("%-40s %.2f  [%.2f, %.2f]\n", label, mean_ms(m[i].sum, m[i].n), p->lo[i],
+                   p->hi[i]);
+        else
+            printf("%-40s %.2f\n", label, mean_ms(m[i].sum, m[i].n));
         snprintf(label, sizeof label, "Median %s (ms):", m[i].name);
         printf("%-40s %.2f\n", label, q_ms(m[i].q, 0.5));
         snprintf(label, sizeof label, "P90 %s (ms):", m[i].name);
@@ -428,6 +438,12 @@ static void serve_json(const serve_report *p)
         snprintf(key, sizeof key, "p99_%s_ms", m[i].key);
         jw_knum(&w, key, q_ms(m[i].q, 0.99));
     }
+    if (p->interval) {
+        jw_knum(&w, "mean_ttft_lo_ms", p->lo[0]);
+        jw_knum(&w, "mean_ttft_hi_ms", p->hi[0]);
+        jw_knum(&w, "mean_tpot_lo_ms", p->lo[1]);
+        jw_knum(&w, "mean_tpot_hi_ms", p->hi[1]);
+    }
     jw_kint(&w, "n_steps", r->steps);
     jw_kint(&w, "preemptions", r->preemptions);
     jw_knum(&w, "tokens_per_step", r->tokens_per_step_mean);
@@ -450,6 +466,7 @@ static void serve_csv(const serve_report *p)
     for (int i = 0; i < 4; i++)
         printf(",mean_%s_ms,median_%s_ms,p90_%s_ms,p99_%s_ms", m[i].key, m[i].key, m[i].key,
                m[i].key);
+    if (p->interval) printf(",mean_ttft_lo_ms,mean_ttft_hi_ms,mean_tpot_lo_ms,mean_tpot_hi_ms");
     printf(",n_steps,preemptions,kv_blocks,kv_cache_peak\n");
     csv_put(stdout, p->s->name);
     putchar(',');
@@ -463,6 +480,7 @@ static void serve_csv(const serve_report *p)
     for (int i = 0; i < 4; i++)
         printf(",%.6f,%.6f,%.6f,%.6f", mean_ms(m[i].sum, m[i].n), q_ms(m[i].q, 0.5),
                q_ms(m[i].q, 0.9), q_ms(m[i].q, 0.99));
+    if (p->interval) printf(",%.6f,%.6f,%.6f,%.6f", p->lo[0], p->hi[0], p->lo[1], p->hi[1]);
     printf(",%ld,%ld,%ld,%.6f\n", r->steps, r->preemptions, c->kv_blocks, r->kv_peak);
 }
 
@@ -488,6 +506,43 @@ static long serve_capture_max(const serve_opts *o)
 {
     long m = 2 * o->seqs < SERVE_CAPTURE_CAP ? 2 * o->seqs : SERVE_CAPTURE_CAP;
     return m < o->tokens ? m : o->tokens;
+}
+
+/* --interval: the same load with every kernel class's time at (1 -/+ its held-out error),
+ * the calibration's own (kcal_error_pct), each run on its own step cache; lo and hi are the
+ * smallest and largest mean TTFT and TPOT of the three runs. */
+static int serve_interval(scenario *s, const serve_opts *o, const serve_config *c,
+                          serve_report *rep, tp_err *err)
+{
+    serve_metric m[4];
+    serve_metrics(rep->r, m);
+    for (int i = 0; i < 2; i++) rep->lo[i] = rep->hi[i] = mean_ms(m[i].sum, m[i].n);
+    int rc = 0;
+    for (int sign = -1; sign <= 1 && rc == 0; sign += 2) {
+        scost cost;
+        serve_result r;
+        s->kernel_err_sign = sign;
+        serve_config cc = *c;
+        cc.observe = NULL;
+        cc.price_ctx = &cost;
+        if (scost_init(&cost, s, o->tp, ((const scost *)c->price_ctx)->capture_max, err) ||
+            serve_run(&cc, &r, err)) {
+            scost_free(&cost);
+            rc = -1;
+            break;
+        }
+        serve_metric e[4];
+        serve_metrics(&r, e);
+        for (int i = 0; i < 2; i++) {
+            double v = mean_ms(e[i].sum, e[i].n);
+            if (v < rep->lo[i]) rep->lo[i] = v;
+            if (v > rep->hi[i]) rep->hi[i] = v;
+        }
+        serve_result_free(&r);
+        scost_free(&cost);
+    }
+    s->kernel_err_sign = 0;
+    return rc;
 }
 
 int tpsim_cmd_serve(int argc, char **argv)
@@ -547,7 +602,8 @@ int tpsim_cmd_serve(int argc, char **argv)
     have_res = 1;
     if (obs.shown > 0) fputs("\r                                        \r", stderr);
     if (o.trace_path) fprintf(tf.f, "\n]}\n");
-    serve_report rep = {s, &o, &c, &res, &cost, weights};
+    serve_report rep = {s, &o, &c, &res, &cost, weights, o.interval, {0, 0}, {0, 0}};
+    if (o.interval && serve_interval(s, &o, &c, &rep, &err)) goto out;
     if (o.format == 1) serve_json(&rep);
     else if (o.format == 2) serve_csv(&rep);
     else serve_text(&rep);
