@@ -248,10 +248,11 @@ static void obs_step(void *ctx, const serve_step_info *s)
             s->start * 1e6, (s->end - s->start) * 1e6, s->step, s->shape.tokens, s->shape.seqs,
             s->shape.decode_seqs, s->shape.prefill_seqs);
     obs_sep(o);
-    fprintf(o->trace,
-            "{\"name\":\"scheduler\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"kv_blocks\":%ld,"
-            "\"running\":%ld,\"waiting\":%ld}}",
-            s->start * 1e6, s->kv_used, s->running, s->waiting);
+    fprintf(
+        o->trace,
+        "{\"name\":\"scheduler\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"kv_blocks\":%ld,"
+        "\"running\":%ld,\"waiting\":%ld}}",
+        s->start * 1e6, s->kv_used, s->running, s->waiting);
 }
 
 static void obs_request(void *ctx, const serve_req_info *r)

@@ -133,7 +133,8 @@ static int scost_reprice(void *ctx, prog *p, tp_err *err)
         prog_op *op = &p->ops[i];
         if (op->name == OPN_ATTENTION) {
             double t = m->decode ? scost_next(m->decode, &at_decode, OPN_ATTENTION) : 0.0;
-            if (t < 0) return tp_err_set(err, "serve: the decode program lacks a layer's attention");
+            if (t < 0)
+                return tp_err_set(err, "serve: the decode program lacks a layer's attention");
             if (m->prefill_seqs > 0 && p->shape && p->shape[i].x[0] > 0)
                 t += scost_prefill_attn(m, op, &p->shape[i], kernels);
             else if (m->prefill_seqs > 0) /* MLA: no grid shape; the decode op per token */
@@ -141,7 +142,8 @@ static int scost_reprice(void *ctx, prog *p, tp_err *err)
             op->gpu_s = t;
         } else if (scost_is_logits(op->name)) {
             double t = scost_next(m->logits, &at_logits[op->name], op->name);
-            if (t < 0) return tp_err_set(err, "serve: the logits program lacks '%s'", prog_op_name(op));
+            if (t < 0)
+                return tp_err_set(err, "serve: the logits program lacks '%s'", prog_op_name(op));
             op->gpu_s = t;
         }
         if (m->piecewise && (op->name == OPN_ATTENTION || op->name == OPN_CACHE_WRITE))
