@@ -17,16 +17,6 @@
 #include "run.h"
 #include "servecost.h"
 
-/* vLLM's defaults for `vllm serve` on a GPU of at least 70 GiB that is not an A100 (H100,
- * H200, B200: EngineArgs.get_batch_defaults, vllm/engine/arg_utils.py; docs/serve.md#defaults),
- * and for the others. */
-#define SERVE_BIG_GPU_GIB 70.0
-#define SERVE_TOKENS_BIG 8192
-#define SERVE_SEQS_BIG 1024
-#define SERVE_TOKENS_SMALL 2048
-#define SERVE_SEQS_SMALL 256
-#define SERVE_BLOCK 16        /* vLLM's default KV block size (CacheConfig.block_size) */
-#define SERVE_CAPTURE_CAP 512 /* max_cudagraph_capture_size = min(2 max_num_seqs, 512) */
 #define SERVE_REQUESTS_PER_CLIENT 10 /* --requests' default: 10 per client (ASSUMED) */
 #define SERVE_MAX_LENGTHS 1000000
 
@@ -488,11 +478,11 @@ static void serve_csv(const serve_report *p)
 /* The server's defaults for this GPU, as vLLM picks them. */
 static void serve_defaults(const scenario *s, serve_opts *o)
 {
-    int big = s->hw.hbm_bytes >= SERVE_BIG_GPU_GIB * 1024.0 * 1024.0 * 1024.0 &&
-              !strstr(s->hw.name, "A100");
-    if (!o->tokens) o->tokens = big ? SERVE_TOKENS_BIG : SERVE_TOKENS_SMALL;
-    if (!o->seqs) o->seqs = big ? SERVE_SEQS_BIG : SERVE_SEQS_SMALL;
-    if (!o->block) o->block = SERVE_BLOCK;
+    long tokens, seqs;
+    scost_server_defaults(s, &tokens, &seqs);
+    if (!o->tokens) o->tokens = tokens;
+    if (!o->seqs) o->seqs = seqs;
+    if (!o->block) o->block = SCOST_BLOCK;
     if (!o->tp) o->tp = s->tp;
     if (!o->have_seed) o->seed = s->seed;
     if (!o->requests)
@@ -501,12 +491,6 @@ static void serve_defaults(const scenario *s, serve_opts *o)
         if (!o->isl) o->isl = 1024;
         if (!o->osl) o->osl = 1024;
     }
-}
-
-static long serve_capture_max(const serve_opts *o)
-{
-    long m = 2 * o->seqs < SERVE_CAPTURE_CAP ? 2 * o->seqs : SERVE_CAPTURE_CAP;
-    return m < o->tokens ? m : o->tokens;
 }
 
 /* --interval: the same load with every kernel class's time at (1 -/+ its held-out error),
@@ -584,7 +568,7 @@ int tpsim_cmd_serve(int argc, char **argv)
                    weights / 1e9, o.reserve_gib, o.mem_util, s->hw.hbm_bytes / 1e9);
         goto out;
     }
-    if (scost_init(&cost, s, o.tp, s->graphs ? serve_capture_max(&o) : 0, &err)) goto out;
+    if (scost_init(&cost, s, o.tp, s->graphs ? scost_capture_max(o.tokens, o.seqs) : 0, &err)) goto out;
     serve_obs obs = {NULL, 1, !o.quiet && isatty(STDERR_FILENO), o.requests, 0, serve_clock(), 0};
     serve_observer observer = {obs_step, obs_request, &obs};
     serve_config c = {o.tokens, o.seqs, o.block, blocks, o.concurrency, o.rate, o.requests, o.isl,

@@ -17,6 +17,20 @@ long scost_capture_pad(long n, long max)
     return (n + 15) / 16 * 16 <= max ? (n + 15) / 16 * 16 : 0;
 }
 
+void scost_server_defaults(const scenario *s, long *max_tokens, long *max_seqs)
+{
+    int big = s->hw.hbm_bytes >= SCOST_BIG_GPU_GIB * 1024.0 * 1024.0 * 1024.0 &&
+              !strstr(s->hw.name, "A100");
+    *max_tokens = big ? SCOST_TOKENS_BIG : SCOST_TOKENS_SMALL;
+    *max_seqs = big ? SCOST_SEQS_BIG : SCOST_SEQS_SMALL;
+}
+
+long scost_capture_max(long max_tokens, long max_seqs)
+{
+    long m = 2 * max_seqs < SCOST_CAPTURE_CAP ? 2 * max_seqs : SCOST_CAPTURE_CAP;
+    return m < max_tokens ? m : max_tokens;
+}
+
 int scost_init(scost *c, const scenario *s, long tp, long capture_max, tp_err *err)
 {
     memset(c, 0, sizeof *c);

@@ -63,6 +63,21 @@ int scost_init(scost *c, const scenario *s, long tp, long capture_max, tp_err *e
 int scost_price(void *ctx, const serve_step_shape *shape, double *step_s, tp_err *err);
 void scost_free(scost *c);
 
+/* vLLM's defaults for `vllm serve` on a GPU of at least 70 GiB that is not an A100 (H100,
+ * H200, B200: EngineArgs.get_batch_defaults, vllm/engine/arg_utils.py; docs/serve.md#defaults),
+ * and for the others; the KV block (CacheConfig.block_size); the largest capture size's cap. */
+#define SCOST_BIG_GPU_GIB 70.0
+#define SCOST_TOKENS_BIG 8192
+#define SCOST_SEQS_BIG 1024
+#define SCOST_TOKENS_SMALL 2048
+#define SCOST_SEQS_SMALL 256
+#define SCOST_BLOCK 16
+#define SCOST_CAPTURE_CAP 512
+/* max_num_batched_tokens and max_num_seqs as vLLM defaults them on the scenario's GPU. */
+void scost_server_defaults(const scenario *s, long *max_tokens, long *max_seqs);
+/* vLLM's largest capture size: min(2 max_num_seqs, 512, max_num_batched_tokens). */
+long scost_capture_max(long max_tokens, long max_seqs);
+
 /* Weights per rank and the KV blocks of block_size tokens a replica at tp holds. */
 int scost_kv_blocks(const scenario *s, long tp, long block_size, double mem_util,
                     double reserve_bytes, double *weights, long *blocks, tp_err *err);
