@@ -158,6 +158,7 @@ run: deps
 predictions: deps
 	@$(MAKE) --no-print-directory all
 	scripts/predictions.sh $(BUILD)/tpsim docs/predictions.csv
+	scripts/predictions-serving.sh $(BUILD)/tpsim docs/predictions-serving.csv
 
 # The golden outputs (tests/data/golden/README.md): rewrite them from this build, for a change
 # meant to change run, sweep, validate or plan output (its commit says which and why).
@@ -284,6 +285,9 @@ bench: deps
 	@# CPU seconds, not wall: on shared cores the wall time is mostly the wait for a core
 	@scripts/cpu-seconds.sh make_run_cpu_s 3 $(BUILD)/bench-run.log $(MAKE) --no-print-directory run
 	@$(MAKE) --no-print-directory bench-plan
+	@# serve: 1,000 requests of 1,024 + 1,024 tokens at concurrency 64, 70B TP-4 (budget 5 s)
+	@scripts/cpu-seconds.sh serve_1000_cpu_s 5 $(BUILD)/bench-serve.log $(BUILD)/tpsim serve \
+	  serve-h100 --concurrency 64 --requests 1000 --isl 1024 --osl 1024 --quiet
 
 # tpsim plan's full default search on one core (issue 20's budget: under 10 s): 3 GPUs x TP
 # {1,2,4,8} x {eager, graphs} x batch 1..256 x 5 contexts, every cell whose KV cache fits

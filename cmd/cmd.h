@@ -58,6 +58,7 @@ int tpsim_cmd_sweep(int argc, char **argv);
 int cmd_sweep_fit(const char *path, scn_opts *so, const char *grid_path, char (*store)[192],
                   char *shown, size_t shown_cap, tp_err *err);
 int tpsim_cmd_trace(int argc, char **argv);
+int tpsim_cmd_serve(int argc, char **argv);
 int tpsim_cmd_allreduce(int argc, char **argv);
 int tpsim_cmd_merge(int argc, char **argv);
 int tpsim_cmd_plan(int argc, char **argv);

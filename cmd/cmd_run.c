@@ -541,7 +541,7 @@ int tpsim_cmd_run(int argc, char **argv)
     tp_err err = {{0}};
     scn_opts so;
     memset(&so, 0, sizeof so);
-    run_opts o = {{-1, -1, -1, -1, -1, 0, 0}, NULL, NULL, 0, 0, 0};
+    run_opts o = {{-1, -1, -1, -1, -1, 0, 0, RUN_REQ_PLAIN}, NULL, NULL, 0, 0, 0};
     int parsed = run_parse(argc, argv, &o, &so, &err);
     if (parsed) return parsed > 0 ? 0 : cmd_fail(&err);
     run_request req = o.req;

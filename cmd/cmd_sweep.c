@@ -232,7 +232,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     scn_opts so;
     memset(&o, 0, sizeof o);
     memset(&so, 0, sizeof so);
-    o.req = (run_request){-1, -1, -1, -1, -1, 0, 0};
+    o.req = (run_request){-1, -1, -1, -1, -1, 0, 0, RUN_REQ_PLAIN};
     const char *path = NULL;
     char fitted[SCN_MAX_FIT * SCN_MAX_FIT_KEYS][192];
     int parsed = sweep_parse(argc, argv, &o, &so, &path, &err);

@@ -28,6 +28,10 @@ static const tpsim_command commands[] = {
      "fit the scenario's declared parameters on its declared cells,\npredict a measured grid, "
      "apply the kill-switch",
      tpsim_cmd_validate},
+    {"serve", "SCENARIO --concurrency N|--rate R [...]",
+     "one vLLM replica serving requests: TTFT, TPOT, ITL, E2E\nand throughput under a load, "
+     "step by step",
+     tpsim_cmd_serve},
     {"sweep", "SCENARIO [...]", "what-if grid over tp, batch, ctx, mode to CSV", tpsim_cmd_sweep},
     {"merge", "OUT PART...", "join the parts of a sweep run with --shard I/N", tpsim_cmd_merge},
     {"plan", "SCENARIO --gpus N --tpot-ms T [...]",

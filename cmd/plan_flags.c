@@ -292,7 +292,7 @@ int pflags_parse(int argc, char **argv, pflags_opts *o, scn_opts *so, const char
 void pflags_defaults(pflags_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->req = (run_request){-1, -1, -1, -1, -1, 0, 0};
+    o->req = (run_request){-1, -1, -1, -1, -1, 0, 0, RUN_REQ_PLAIN};
     o->batch_max = 256, o->util = PLAN_MEM_UTIL, o->reserve_gib = PLAN_RESERVE_GIB, o->top = 10;
 }
 

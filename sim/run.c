@@ -165,6 +165,12 @@ static void fold_free(run_fold *f)
     qsketch_free(&f->steps);
 }
 
+/* Whether this cell replays CUDA graphs: the scenario's mode unless the request runs eagerly. */
+static int run_graphs(const scenario *s, const run_request *req)
+{
+    return s->graphs && !req->eager;
+}
+
 coll_setup run_coll_setup(const scenario *s, const arcal *cal)
 {
     return (coll_setup){s->allreduce_model, cal, s->hw.compute_capability};
@@ -242,23 +248,25 @@ static int run_program(const scenario *s, const run_request *req, const run_reso
                        run_summary *out, prog *p, tp_err *err)
 {
     prog_opts po = s->program;
-    po.piecewise = s->graphs && s->piecewise;
+    po.piecewise = run_graphs(s, req) && s->piecewise;
     if (res->cal) {
         /* the copy-in is launched only where vLLM's custom all-reduce runs eagerly */
         double msg = (double)req->batch * (double)s->model.hidden *
                      prec_elem_bytes(s->program.prec_activations, s->model.dtype_bytes);
-        out->allreduce_call = coll_allreduce(&res->coll, msg, s->graphs);
+        out->allreduce_call = coll_allreduce(&res->coll, msg, run_graphs(s, req));
         po.allreduce_no_copy = !out->allreduce_call.copy_in;
     }
     out->calibration = res->cal;
     out->calibration_borrowed = res->borrowed;
     if (prog_build(p, &s->model, &po, req->tp, req->batch, req->ctx, err)) return -1;
+    int graphs = run_graphs(s, req);
     cost_params cp = {s->hw.hbm_bw,     s->hbm_eff,        s->hw.peak_flops, s->flops_eff,
-                      s->hw.pcie_bw,    s->kernel_fixed_s, s->graphs ? s->graph_node_s : 0.0,
-                      s->graphs,        res->coll,         s->hw.fp8_peak_flops, NULL, 0};
+                      s->hw.pcie_bw,    s->kernel_fixed_s, graphs ? s->graph_node_s : 0.0,
+                      graphs,           res->coll,         s->hw.fp8_peak_flops, NULL, 0};
     cp.kernel_err_sign = s->kernel_err_sign;
     if (scenario_kernels(s, &cp.kernels, &out->kernels_borrowed, err) ||
-        cost_apply(p, &cp, &out->analytic, err)) {
+        cost_apply(p, &cp, &out->analytic, err) ||
+        (req->reprice && req->reprice(req->reprice_ctx, p, err))) {
         prog_free(p);
         return -1;
     }
@@ -297,7 +305,7 @@ static engine_config run_engine_config(const scenario *s, const run_request *req
                            .warmup = req->warmup,
                            .seed = req->seed,
                            .host = hosts,
-                           .graphs = s->graphs,
+                           .graphs = run_graphs(s, req),
                            .graph_launch = s->graph_launch,
                            .broadcast_wait = s->broadcast_wait,
                            .phases_overlap = s->phases.overlap,
@@ -313,8 +321,8 @@ static void run_fill(const scenario *s, const prog *p, const engine_result *r, r
     out->method = r->method;
     out->method_why = r->method_why;
     out->ops_per_step = p->n;
-    out->graph_launches_per_step = s->graphs ? prog_graph_runs(p) : 0;
-    out->eager_launches_per_step = s->graphs ? prog_eager_ops(p) : p->n;
+    out->graph_launches_per_step = run_graphs(s, &out->req) ? prog_graph_runs(p) : 0;
+    out->eager_launches_per_step = run_graphs(s, &out->req) ? prog_eager_ops(p) : p->n;
     out->kernels_per_step = p->n_kernels;
     out->allreduces_per_step = p->n_allreduce;
     out->collectives_per_step = p->n_collectives;
@@ -377,7 +385,7 @@ static int run_cell_with(const scenario *s, const run_request *req, engine_metho
     dist coll;
     if (run_collective_dispatch(s, out, &coll, err)) goto out;
     out->collective_dispatch_s = coll.mean;
-    run_hosts(s, req->tp, req->batch, coll, hosts);
+    run_hosts(s, req->tp, req->seqs > 0 ? req->seqs : req->batch, coll, hosts);
     engine_config ec = run_engine_config(s, req, &d.program, hosts, method);
     if (!detail) { /* nobody keeps the steps: fold them as they end */
         ec.on_step = fold_on_step;
@@ -405,6 +413,17 @@ out:
         prog_free(&d.program);
     }
     return rc;
+}
+
+int run_program_costed(const scenario *s, const run_request *req, prog *p, tp_err *err)
+{
+    run_summary scratch;
+    run_resolved res;
+    memset(&scratch, 0, sizeof scratch);
+    memset(p, 0, sizeof *p);
+    return run_resolve(s, req->tp, &res, err) || run_program(s, req, &res, &scratch, p, err)
+               ? -1
+               : 0;
 }
 
 double run_allreduce_call_s(const scenario *s, const run_summary *r)

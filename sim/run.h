@@ -35,11 +35,22 @@
 #define RUN_RESERVE_GIB 4.84
 #define RUN_RESERVE_BYTES (RUN_RESERVE_GIB * 1024.0 * 1024.0 * 1024.0)
 
+/* Rewrites the costed program's GPU times before the engine runs it (serve's mixed steps:
+ * attention and the logits priced for the step's own requests). 0, or -1 with err set. */
+typedef int (*run_reprice_fn)(void *ctx, prog *p, tp_err *err);
+
 typedef struct run_request {
     long tp, batch, ctx, steps, warmup;
     uint64_t seed;
     const engine_sink *trace; /* the timeline's sink, or NULL */
+    /* serve's steps (zero for a decode step of batch sequences): */
+    long seqs;                /* requests whose per-step host work runs; 0: batch */
+    int eager;                /* launch op by op even where the scenario replays graphs */
+    run_reprice_fn reprice;   /* NULL: the program as costed */
+    void *reprice_ctx;
 } run_request;
+/* run_request's serve fields for a plain decode step, to end a positional initializer */
+#define RUN_REQ_PLAIN 0, 0, NULL, NULL
 
 typedef struct run_breakdown {
     double host, compute, allreduce, wait_peers, gpu_idle, offset;
@@ -114,6 +125,10 @@ void run_release(run_detail *detail);
  * registered buffer is its own op (the measured call includes it). -1 with one line when the
  * calibration has none. */
 int run_collective_dispatch(const scenario *s, const run_summary *r, dist *out, tp_err *err);
+/* The cell's step program with every op's GPU time, as run_cell builds it (the request's
+ * eager flag and reprice hook honoured), without running the engine. Caller frees with
+ * prog_free; on error nothing is left allocated. */
+int run_program_costed(const scenario *s, const run_request *req, prog *p, tp_err *err);
 /* The time of one layer all-reduce (batch x hidden x dtype bytes) at the summary's cell. */
 double run_allreduce_call_s(const scenario *s, const run_summary *r);
 /* The collective model set-up for the scenario at its calibration for k. */

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: %s\n", s ? err.msg : "out of memory");
         return 2;
     }
-    run_request req = {tp, batch < 0 ? s->batch : batch, s->ctx, steps, 1, 42, 0};
+    run_request req = {tp, batch < 0 ? s->batch : batch, s->ctx, steps, 1, 42, 0, RUN_REQ_PLAIN};
     run_summary sum;
     double best = 1e30, best_cpu = 1e30;
     for (int rep = 0; rep < reps; rep++) {

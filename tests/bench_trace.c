@@ -99,7 +99,7 @@ static int bench_writer(void)
     }
     FILE *null = fopen("/dev/null", "w");
     if (!null) return 2;
-    run_request req = {8, 1, 2048, 20, 0, 42, NULL};
+    run_request req = {8, 1, 2048, 20, 0, 42, NULL, RUN_REQ_PLAIN};
     run_summary sum;
     double t_old = 1e30, t_new = 1e30, t_none = 1e30;
     size_t slices = 0;

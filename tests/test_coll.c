@@ -366,7 +366,7 @@ static void test_graph_vs_eager_run(void **state)
     scenario *s = calloc(1, sizeof *s);
     tp_err err;
     run_summary re, rg, rn;
-    run_request req = {4, 1, 2048, 1, 0, 1, 0};
+    run_request req = {4, 1, 2048, 1, 0, 1, 0, RUN_REQ_PLAIN};
     assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", eager, 2, s, &err), 0);
     assert_int_equal(run_cell(s, &req, &re, NULL, &err), 0);
     scenario_free(s);

@@ -92,7 +92,7 @@ static void test_70b_single_rank_analytic(void **state)
     tp_err err;
     const char *sets[] = {"gpu.launch_latency_us=3.5", "gpu.kernel_fixed_us=1.25"};
     assert_int_equal(scenario_load("scenarios/paper-additive.yaml", sets, 2, s, &err), 0);
-    run_request req = {1, 4, 2048, 3, 1, 1, 0};
+    run_request req = {1, 4, 2048, 3, 1, 1, 0, RUN_REQ_PLAIN};
     run_summary sum;
     assert_int_equal(run_cell(s, &req, &sum, NULL, &err), 0);
     assert_int_equal(sum.allreduces_per_step, 0);

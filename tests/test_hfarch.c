@@ -27,6 +27,7 @@
 #include "model_testutil.h"
 
 #define QWEN3_8B "models/hf/Qwen3-8B.json"
+#define QWEN3_32B "models/hf/Qwen3-32B.json"
 #define QWEN3_30B "models/hf/Qwen3-30B-A3B.json"
 #define GEMMA2_9B "models/hf/gemma-2-9b-it.json"
 #define PHI4 "models/hf/phi-4.json"
@@ -71,6 +72,27 @@ static double weight_bytes_at(const model_arch *m, long tp)
 }
 
 /* ---- Qwen3 -------------------------------------------------------------------------------- */
+
+/* Qwen3-32B (the serving cells' model): 64 layers, hidden 5120, 64 heads / 8 KV heads of
+ * head_dim 128 (q 8192 wide: wider than hidden), intermediate 25600, vocab 151936, untied.
+ * A layer: q 5120*8192 = 41943040, k, v 2 * 5120*1024 = 10485760, o 8192*5120 = 41943040,
+ * MLP 3 * 5120*25600 = 393216000, norms 2*5120 + q/k norms 2*128 = 10496: 487598336; 64 of
+ * them 31206293504, embedding and lm_head 2 * 151936*5120 = 1555824640, final norm 5120:
+ * 32762123264. Published (Qwen/Qwen3-32B model card): 32.8B, non-embedding 31.2B. */
+static void test_qwen3_32b(void **state)
+{
+    (void)state;
+    model_arch m;
+    load(QWEN3_32B, &m);
+    assert_string_equal(m.name, "Qwen3-32B");
+    assert_int_equal(m.layers, 64);
+    assert_int_equal(m.heads * m.head_dim, 8192);
+    double total, active;
+    model_params(&m, &total, &active);
+    mtu_assert_near(total, 32762123264.0);
+    assert_count("Qwen3-32B", total, 32.8e9, 0.05e9);
+    assert_count("Qwen3-32B non-embedding", total - 2.0 * 151936 * 5120, 31.2e9, 0.05e9);
+}
 
 /* Qwen3-8B: 36 layers, hidden 4096, 32 heads / 8 KV heads of head_dim 128, intermediate
  * 12288, vocab 151936, untied, BF16; q_norm and k_norm (RMSNorm over each head's 128 values).
@@ -697,7 +719,7 @@ static void test_class_defaults(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_qwen3_8b),       cmocka_unit_test(test_qwen3_moe),
+        cmocka_unit_test(test_qwen3_8b), cmocka_unit_test(test_qwen3_32b),       cmocka_unit_test(test_qwen3_moe),
         cmocka_unit_test(test_gemma2_9b),      cmocka_unit_test(test_gemma2_layer_types),
         cmocka_unit_test(test_gemma3_1b),
         cmocka_unit_test(test_phi4),           cmocka_unit_test(test_phi3_mini_window),

@@ -47,7 +47,7 @@ static void test_memory_flat_in_steps(void **state)
     const char *sets[] = {"execution.mode=graphs", "host.step.dist=lognormal",
                           "host.step.mean_us=0", "host.step.cv=0.2"};
     assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", sets, 4, s, &err), 0);
-    run_request req = {2, 1, 2048, 100000, 0, 3, 0};
+    run_request req = {2, 1, 2048, 100000, 0, 3, 0, RUN_REQ_PLAIN};
     run_summary sum;
     run_detail d;
     long before = peak_rss_kb();
@@ -262,7 +262,7 @@ static void tuner_calibrations(char *dir, char (*out)[512])
 
 static void check_cell(const scenario *s, long tp, long batch, const char *what)
 {
-    run_request req = {tp, batch, 2048, 5, 2, 11, 0};
+    run_request req = {tp, batch, 2048, 5, 2, 11, 0, RUN_REQ_PLAIN};
     run_summary a, b;
     run_detail da, db;
     tp_err err;

@@ -120,7 +120,7 @@ static void true_steps(const fixture *fx, double truth[2][N_BATCH])
     assert_int_equal(scenario_load(fx->scenario, NULL, 0, s, &err), 0);
     for (int t = 0; t < 2; t++)
         for (size_t b = 0; b < N_BATCH; b++) {
-            run_request req = {2 << t, batches[b], 2048, 1, 0, 1, 0};
+            run_request req = {2 << t, batches[b], 2048, 1, 0, 1, 0, RUN_REQ_PLAIN};
             run_summary sum;
             assert_int_equal(run_cell(s, &req, &sum, NULL, &err), 0);
             truth[t][b] = sum.step_mean * 1e3;
@@ -338,7 +338,7 @@ static void scan_matches_fit(void **state)
         double sse = 0;
         for (size_t c = 0; c < g.n; c++) {
             if (g.cells[c].batch != 1 && g.cells[c].batch != 16) continue;
-            run_request req = {g.cells[c].tp, g.cells[c].batch, 2048, 1, 0, 1, 0};
+            run_request req = {g.cells[c].tp, g.cells[c].batch, 2048, 1, 0, 1, 0, RUN_REQ_PLAIN};
             run_summary sum;
             assert_int_equal(run_cell(s, &req, &sum, NULL, &err), 0);
             double rel = sum.step_mean * 1e3 / g.cells[c].measured_ms - 1;

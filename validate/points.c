@@ -16,7 +16,7 @@
 int val_predict(const scenario *s, long tp, long batch, long ctx, run_summary *sum,
                 tp_err *err)
 {
-    run_request req = {tp, batch, ctx, s->steps, s->warmup, s->seed, 0};
+    run_request req = {tp, batch, ctx, s->steps, s->warmup, s->seed, 0, RUN_REQ_PLAIN};
     return run_cell(s, &req, sum, NULL, err);
 }
 

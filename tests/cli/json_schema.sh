@@ -64,6 +64,8 @@ schema plan intervals "$TPSIM" plan eager-host-dispatch --gpus 8 --tpot-ms 30 --
     --batch-max 16 --quiet --format json
 schema plan unmet "$TPSIM" plan eager-host-dispatch --gpus 8 --tpot-ms 8 --ctx 2048 \
     --batch-max 4 --no-intervals --quiet --format json
+schema serve load "$TPSIM" serve serve-h100 --concurrency 4 --requests 8 --isl 256 --osl 16 --interval --format json
+schema serve rate "$TPSIM" serve serve-h100 --rate 2 --requests 4 --isl 128 --osl 4 --format json
 schema allreduce log "$TPSIM" allreduce --tp 8 --model nccl-fit --log "$LOG" --format json
 schema allreduce auto "$TPSIM" allreduce --tp 4 --sizes 16K..1M --format json
 schema allreduce tuner "$TPSIM" allreduce --tp 8 --model nccl-tuner --sizes 16K..1M --format json

@@ -15,6 +15,8 @@ if [ -d "$SHARED" ]; then
         cmp -s models/hf/Mixtral-8x7B-v0.1.json "$SHARED/aiconfigurator__mistralai--Mixtral-8x7B-v0.1_config.json"
     check "models/hf/DeepSeek-V3.json is the shipped config.json" \
         cmp -s models/hf/DeepSeek-V3.json "$SHARED/aiconfigurator__deepseek-ai--DeepSeek-V3_config.json"
+    check "models/hf/Qwen3-32B.json is the shipped config.json" \
+        cmp -s models/hf/Qwen3-32B.json "$SHARED/aiconfigurator__Qwen--Qwen3-32B_config.json"
 else
     echo "models.sh: no $SHARED beside the clone: the copies' provenance check skipped"
 fi

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# serve.sh: `tpsim serve` end to end: a lone request's decode step is the step `tpsim run`
+# prices for that cell (another path through the step model); the reports in every format;
+# the trace; determinism; bad input (status 2, one line, nothing written); the registered
+# serving predictions regenerate (a sample of their rows, byte for byte).
+source tests/cli/lib.sh
+S=serve-h100
+
+# one request of 2040 + 2 tokens: its one decode step runs at context 2041, which the step
+# cache rounds to 2048: tpsim run's step at batch 1, context 2048 (full graph, padded to 1)
+expect_ok "run at batch 1, ctx 2048" "$TPSIM" run $S --batch 1 --ctx 2048 --format json
+run_ms=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_ms"]["mean"])' "$TMP/out")
+expect_ok "serve one request" "$TPSIM" serve $S --concurrency 1 --requests 1 --isl 2040 --osl 2 --format json
+check "the lone request's TPOT is run's step" python3 - "$TMP/out" "$run_ms" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); want = float(sys.argv[2])
+assert abs(j["mean_tpot_ms"] - want) <= 1e-6 * want, (j["mean_tpot_ms"], want)
+assert j["requests"] == 1 and j["n_steps"] == 2 and j["preemptions"] == 0, j
+# E2E = the prefill step (TTFT) + one decode step
+assert abs(j["mean_e2el_ms"] - j["mean_ttft_ms"] - want) <= 1e-6 * want, j
+PY
+
+# a load: text as vllm bench serve prints it, JSON and CSV agree
+expect_ok "text report" "$TPSIM" serve $S --concurrency 8 --requests 24 --isl 512 --osl 64 --interval
+check "the benchmark block" grep -q "^============ Serving Benchmark Result ============" "$TMP/out"
+check "TPOT with its interval" grep -Eq "^Mean TPOT \(ms\): +[0-9.]+  \[[0-9.]+, [0-9.]+\]" "$TMP/out"
+check "the scheduler's defaults named" grep -q "max_num_batched_tokens 8192, max_num_seqs 1024" "$TMP/out"
+cp "$TMP/out" "$TMP/text1"
+expect_ok "the same run again" "$TPSIM" serve $S --concurrency 8 --requests 24 --isl 512 --osl 64 --interval
+check "deterministic" cmp -s "$TMP/out" "$TMP/text1"
+expect_ok "json" "$TPSIM" serve $S --concurrency 8 --requests 24 --isl 512 --osl 64 --interval --format json
+mv "$TMP/out" "$TMP/j"
+expect_ok "csv" "$TPSIM" serve $S --concurrency 8 --requests 24 --isl 512 --osl 64 --interval --format csv
+check "json and csv agree; the interval holds the mean; Little's law" python3 - "$TMP/j" "$TMP/out" <<'PY'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 1
+r = rows[0]
+for k in ("mean_ttft_ms", "mean_tpot_ms", "p99_itl_ms", "mean_e2el_ms"):
+    assert abs(float(r[k]) - j[k]) <= 1e-5 * abs(j[k]), k
+assert j["mean_ttft_lo_ms"] <= j["mean_ttft_ms"] <= j["mean_ttft_hi_ms"]
+assert j["mean_tpot_lo_ms"] < j["mean_tpot_ms"] < j["mean_tpot_hi_ms"]
+assert j["requests"] == 24 and j["output_tokens"] == 24 * 64 and j["input_tokens"] == 24 * 512
+# closed loop: requests/s x mean E2E <= the 8 clients, near it before the last wave drains
+l = j["request_throughput"] * j["mean_e2el_ms"] / 1e3
+assert 6.0 < l <= 8.0 * (1 + 1e-6), l
+PY
+
+# Poisson arrivals, lengths from a file: seeded
+printf 'isl,osl,note\n128,16,a\n512,32,b\n' >"$TMP/len.csv"
+expect_ok "rate and lengths" "$TPSIM" serve $S --rate 4 --requests 20 --lengths "$TMP/len.csv" --format json --seed 3
+mv "$TMP/out" "$TMP/r3"
+expect_ok "another seed" "$TPSIM" serve $S --rate 4 --requests 20 --lengths "$TMP/len.csv" --format json --seed 4
+check "another seed, another run" bash -c "! cmp -s '$TMP/out' '$TMP/r3'"
+check "the drawn lengths" python3 - "$TMP/r3" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+# each request is 128+16 or 512+32: the totals are a mix of the two
+n512 = (j["input_tokens"] - 128 * 20) // (512 - 128)
+assert 0 < n512 < 20 and j["output_tokens"] == 16 * (20 - n512) + 32 * n512, j
+PY
+
+# the trace: steps, requests as async slices, counters
+expect_ok "trace" "$TPSIM" serve $S --concurrency 4 --requests 8 --isl 256 --osl 8 --trace "$TMP/t.json"
+check "a Perfetto trace" python3 - "$TMP/t.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+steps = [e for e in ev if e["name"] == "step"]
+req = [e for e in ev if e.get("cat") == "request" and e["name"] == "request"]
+assert len(steps) > 0 and len(req) == 16, (len(steps), len(req))
+assert sorted(e["ph"] for e in req) == ["b"] * 8 + ["e"] * 8
+assert all(e["dur"] > 0 for e in steps)
+assert any(e["ph"] == "C" for e in ev)
+PY
+
+# bad input
+expect_fail2 "no load" "^tpsim: serve: give one load" "$TPSIM" serve $S
+expect_fail2 "two loads" "^tpsim: serve: give one load" "$TPSIM" serve $S --concurrency 2 --rate 1
+expect_fail2 "bad concurrency" "^tpsim: --concurrency: " "$TPSIM" serve $S --concurrency 0
+expect_fail2 "bad format" "^tpsim: --format: 'yaml', expected text, json or csv" "$TPSIM" serve $S --concurrency 2 --format yaml
+expect_fail2 "lengths and isl" "^tpsim: serve: --lengths and --isl/--osl" "$TPSIM" serve $S --concurrency 2 --lengths "$TMP/len.csv" --isl 4
+expect_fail2 "a prompt longer than the KV cache" "^tpsim: serve: a request of 500000 prompt \+ 10 output tokens needs [0-9]+ KV blocks of 16 tokens; the cache holds [0-9]+ .*never finish" \
+    "$TPSIM" serve $S --concurrency 2 --isl 500000 --osl 10
+expect_fail2 "no room for a KV cache" "^tpsim: serve: Llama-3.1-70B at TP-1 leaves no room for a KV cache" \
+    "$TPSIM" serve $S --concurrency 2 --tp 1 --set precision.weights=fp8
+printf 'isl,osl\n128,x\n' >"$TMP/bad1.csv"
+expect_fail2 "a bad length" "^tpsim: $TMP/bad1.csv:2:5: osl: 'x' is not an integer" "$TPSIM" serve $S --concurrency 2 --lengths "$TMP/bad1.csv"
+printf 'isl,out\n128,4\n' >"$TMP/bad2.csv"
+expect_fail2 "no osl column" "^tpsim: $TMP/bad2.csv:1:1: header lacks osl" "$TPSIM" serve $S --concurrency 2 --lengths "$TMP/bad2.csv"
+printf 'isl,osl,isl\n128,4,5\n' >"$TMP/bad3.csv"
+expect_fail2 "a duplicate column" "^tpsim: $TMP/bad3.csv:1:9: duplicate column 'isl'" "$TPSIM" serve $S --concurrency 2 --lengths "$TMP/bad3.csv"
+printf 'isl,osl\n' >"$TMP/bad4.csv"
+expect_fail2 "no rows" "^tpsim: $TMP/bad4.csv: no rows" "$TPSIM" serve $S --concurrency 2 --lengths "$TMP/bad4.csv"
+mkdir "$TMP/dir"
+expect_fail2 "a trace into a folder" "^tpsim: " "$TPSIM" serve $S --concurrency 2 --requests 2 --trace "$TMP/dir"
+check "no trace left by a refused run" bash -c "! ls '$TMP'/dir/* >/dev/null 2>&1"
+
+# the registered serving predictions: a sample of cells regenerates byte for byte
+expect_ok "sample of the serving predictions" scripts/predictions-serving.sh "$TPSIM" "$TMP/ps.csv" 50
+check "the sample matches the registered rows" python3 - "$TMP/ps.csv" docs/predictions-serving.csv docs/serving-cells.csv <<'PY'
+import sys
+got = open(sys.argv[1]).read().split("\n")
+reg = open(sys.argv[2]).read().split("\n")
+cells = [l for l in open(sys.argv[3]).read().split("\n") if l and not l.startswith("#")][1:]
+assert got[0] == reg[0]
+assert len(reg) == len(cells) + 2, "one row per cell"
+sample = [reg[1 + i] for i in range(0, len(cells), 50)]
+assert got[1:-1] == sample, (got[1:3], sample[:2])
+for row, cell in zip(reg[1:-1], cells):
+    assert row.startswith(cell.rsplit(",", 0)[0]), (row, cell)
+PY
+finish
