@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "plan_flags.h"
 #include "plan_out.h"
+#include "plan_serve.h"
 #include "plot.h"
 #include "shard.h"
 #include "validate.h"
@@ -516,6 +517,10 @@ int tpsim_cmd_plan(int argc, char **argv)
         goto out;
     }
     if (pcmd_load_all(ps, n_hw, scn, graphs, scn_hw, &err)) goto out;
+    if (o.workload) { /* the serving search: each replica run by tpsim serve */
+        status = plan_serve(&o, scn, n_scn, &err);
+        goto out;
+    }
     plan_spec sp = pcmd_spec(&o, scn, n_scn);
     if (pcmd_reachable(&sp, &o, scn, &err)) goto out;
     if (plan_search(&sp, &r, &err)) goto out;

@@ -319,6 +319,9 @@ static void serve_text(const serve_report *p)
     printf("model      %s on %ld x %s, TP-%ld, %s (vLLM V1 scheduler; CUDA graphs %s)\n",
            s->model.name, gpus, s->hw.name, p->o->tp, serve_mode(s),
            s->graphs ? "FULL_AND_PIECEWISE" : "off");
+    printf("engine     %s%s%s%s: host phases %s\n", s->engine, s->engine_path[0] ? " (" : "",
+           s->engine_path, s->engine_path[0] ? ")" : "",
+           s->phases.overlap ? "overlapped" : "serialised");
     printf("server     max_num_batched_tokens %ld, max_num_seqs %ld, KV cache %ld blocks of %ld "
            "tokens (%ld tokens; weights %.1f GB per rank)\n",
            c->max_num_batched_tokens, c->max_num_seqs, c->kv_blocks, c->block_size,
@@ -392,6 +395,8 @@ static void serve_json(const serve_report *p)
     jw_kstr(&w, "model", s->model.name);
     jw_kstr(&w, "hardware", s->hw.name);
     jw_kstr(&w, "mode", serve_mode(s));
+    jw_kstr(&w, "serving_engine", s->engine);
+    jw_kstr(&w, "serving_engine_file", s->engine_path[0] ? s->engine_path : NULL);
     jw_kint(&w, "tp", p->o->tp);
     jw_kuint(&w, "seed", c->seed);
     jw_kint(&w, "concurrency", c->concurrency);
@@ -452,7 +457,7 @@ static void serve_csv(const serve_report *p)
     const serve_config *c = p->c;
     serve_metric m[4];
     serve_metrics(r, m);
-    printf("scenario,model,hardware,mode,tp,concurrency,rate,isl,osl,requests,duration_s,"
+    printf("scenario,model,hardware,mode,serving_engine,tp,concurrency,rate,isl,osl,requests,duration_s,"
            "output_throughput,output_throughput_per_gpu");
     for (int i = 0; i < 4; i++)
         printf(",mean_%s_ms,median_%s_ms,p90_%s_ms,p99_%s_ms", m[i].key, m[i].key, m[i].key,
@@ -464,7 +469,9 @@ static void serve_csv(const serve_report *p)
     csv_put(stdout, p->s->model.name);
     putchar(',');
     csv_put(stdout, p->s->hw.name);
-    printf(",%s,%ld,%ld,%.6g,%ld,%ld,%ld,%.6f,%.6f,%.6f", serve_mode(p->s), p->o->tp,
+    printf(",%s,", serve_mode(p->s));
+    csv_put(stdout, p->s->engine);
+    printf(",%ld,%ld,%.6g,%ld,%ld,%ld,%.6f,%.6f,%.6f", p->o->tp,
            c->concurrency, c->rate, c->n_lengths ? 0 : c->isl, c->n_lengths ? 0 : c->osl,
            r->requests, r->duration, (double)r->output_tokens / r->duration,
            (double)r->output_tokens / r->duration / (double)p->o->tp);

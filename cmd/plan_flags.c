@@ -32,7 +32,11 @@ static const char pflags_help_text[] =
     "  first. --plot DIR draws, per context, pareto-ctxC (latency vs tokens/s per GPU, a\n"
     "  curve per configuration, the target, the choice) and breakdown-ctxC (where the\n"
     "  winner's and runner-up's step goes), PNG and SVG.\n"
-    "  Scope: one decode step; no prefill interference, no queueing.\n"
+    "  Scope: one decode step; no prefill interference, no queueing. With --workload\n"
+    "  ISL,OSL,C (C clients in a closed loop, or rN for N requests/s over the N GPUs, split\n"
+    "  evenly over the replicas) it searches serving instead: hardware x mode x TP x\n"
+    "  max_num_seqs, each replica run by tpsim serve, ranked by output tokens/s per GPU\n"
+    "  among those whose mean TPOT meets T (and mean TTFT --ttft-ms, when given).\n"
     "  Exit status: 0, 1 when some context has no configuration meeting T (the closest is\n"
     "  shown), 2 on bad input (one line).\n";
 
@@ -115,6 +119,32 @@ static int pflags_ctx_range(const char *flag, const char *text, pflags_opts *o, 
     return 0;
 }
 
+/* --workload ISL,OSL,C or ISL,OSL,rR. */
+static int pflags_workload(const char *flag, const char *text, pflags_opts *o, tp_err *err)
+{
+    char part[3][64];
+    const char *p = text;
+    for (int i = 0; i < 3; i++) {
+        const char *c = i < 2 ? strchr(p, ',') : p + strlen(p);
+        if (!c || (size_t)(c - p) >= sizeof part[i] || (i == 2 && strchr(p, ',')))
+            return tp_err_set(err, "%s: '%s', expected ISL,OSL,C (clients) or ISL,OSL,rR "
+                              "(requests per second)", flag, text);
+        snprintf(part[i], sizeof part[i], "%.*s", (int)(c - p), p);
+        p = c + 1;
+    }
+    if (cli_long(flag, part[0], 1, 1L << 24, &o->wl_isl, err) ||
+        cli_long(flag, part[1], 1, 1L << 24, &o->wl_osl, err))
+        return -1;
+    o->wl_conc = 0, o->wl_rate = 0;
+    if (part[2][0] == 'r') {
+        if (cli_double(flag, part[2] + 1, 1e-9, 1e9, &o->wl_rate, err)) return -1;
+    } else if (cli_long(flag, part[2], 1, 1000000, &o->wl_conc, err)) {
+        return -1;
+    }
+    o->workload = 1;
+    return 0;
+}
+
 /* The parsed flags together: required ones, --shard's and --tp's constraints; then the
  * scenario and the grid located. 0, or -1 with err set. */
 static int pflags_check(pflags_opts *o, const char **path, tp_err *err)
@@ -123,6 +153,12 @@ static int pflags_check(pflags_opts *o, const char **path, tp_err *err)
     if (!o->gpus) return tp_err_set(err, "plan: missing --gpus N (the GPUs to deploy on)");
     if (!o->tpot_ms)
         return tp_err_set(err, "plan: missing --tpot-ms T (the per-token latency target)");
+    if (o->ttft_ms && !o->workload)
+        return tp_err_set(err, "--ttft-ms: a TTFT target needs a serving load, expected "
+                          "--workload ISL,OSL,C too");
+    if (o->workload && (o->n_shards || o->plot || o->ctx_given))
+        return tp_err_set(err, "--workload: the serving search takes no %s, expected it without",
+                          o->n_shards ? "--shard" : o->plot ? "--plot" : "--ctx");
     if (o->n_shards && o->plot)
         return tp_err_set(
             err, "--plot: a shard holds part of the search, expected --plot without --shard");
@@ -163,7 +199,7 @@ static int pflags_check(pflags_opts *o, const char **path, tp_err *err)
 /* plan's flags (pflags_flag reads them by index) */
 enum { F_HELP, F_GPUS, F_TPOT, F_HW, F_TP, F_MODE, F_CTX, F_CTX_RANGE, F_BATCH_MAX, F_UTIL,
        F_RESERVE, F_TOP, F_GRID, F_NO_IV, F_FORMAT, F_OUT, F_STEPS, F_WARMUP, F_SEED,
-       F_JOBS, F_QUIET, F_SHARD, F_PLOT };
+       F_JOBS, F_QUIET, F_SHARD, F_PLOT, F_WORKLOAD, F_TTFT };
 static const cli_flag pflags_flags[] = {
     {"help", 'h', 0, NULL, "this help"},
     {"gpus", 0, 1, "N", "GPUs to deploy on (required)"},
@@ -189,6 +225,9 @@ static const cli_flag pflags_flags[] = {
     {"quiet", 0, 0, NULL, "no progress line on a terminal"},
     {"shard", 0, 1, "I/N", "only cells I, I+N, ...: a CSV part for tpsim merge"},
     {"plot", 0, 1, "DIR", "draw the Pareto and breakdown figures (PNG, SVG) into DIR"},
+    {"workload", 0, 1, "ISL,OSL,C|rR", "plan serving: prompt and output tokens per request and\n"
+                                        "C clients (closed loop) or R requests/s in all"},
+    {"ttft-ms", 0, 1, "T", "with --workload: the mean time-to-first-token target in ms"},
     CMD_SET_FLAG,
     CMD_MODEL_FLAG,
     CMD_CALIB_FLAG,
@@ -262,6 +301,10 @@ static int pflags_flag(pflags_opts *o, scn_opts *so, const char **path, int f, c
         o->quiet = 1;
     } else if (f == F_PLOT) {
         o->plot = v;
+    } else if (f == F_WORKLOAD) {
+        if (pflags_workload(shown, v, o, err)) return -1;
+    } else if (f == F_TTFT) {
+        if (cli_double(shown, v, 1e-6, 1e9, &o->ttft_ms, err)) return -1;
     } else if (f == F_SHARD) {
         if (shard_parse(v, &o->shard, &o->n_shards, err)) return -1;
     } else if (cmd_scn_flag(so, pflags_flags[f].name, v, err) < 0) {

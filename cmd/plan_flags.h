@@ -56,6 +56,10 @@ typedef struct pflags_opts {
     int jobs, quiet, top, no_intervals;
     long shard, n_shards;
     uint64_t fp; /* the part's fingerprint (shard.h): the flags here, the scenario later */
+    /* --workload ISL,OSL,LOAD: the serving search (plan_serve.h) in place of the step's */
+    int workload;
+    long wl_isl, wl_osl, wl_conc; /* wl_conc > 0: that many clients, else wl_rate requests/s */
+    double wl_rate, ttft_ms;      /* ttft_ms 0: no TTFT target */
 } pflags_opts;
 
 void pflags_defaults(pflags_opts *o);

@@ -96,6 +96,34 @@ mkdir "$TMP/dir"
 expect_fail2 "a trace into a folder" "^tpsim: " "$TPSIM" serve $S --concurrency 2 --requests 2 --trace "$TMP/dir"
 check "no trace left by a refused run" bash -c "! ls '$TMP'/dir/* >/dev/null 2>&1"
 
+# plan on serving: each replica is tpsim serve at its share of the load
+expect_ok "plan --workload" "$TPSIM" plan $S --gpus 8 --tp 4,8 --mode graphs --tpot-ms 30 --ttft-ms 2000 --workload 1024,128,16 --format csv --quiet
+mv "$TMP/out" "$TMP/plan.csv"
+expect_ok "plan --workload on one thread" "$TPSIM" plan $S --gpus 8 --tp 4,8 --mode graphs --tpot-ms 30 --ttft-ms 2000 --workload 1024,128,16 --format csv --quiet --jobs 1
+check "the same rows on one thread as on many" cmp -s "$TMP/out" "$TMP/plan.csv"
+expect_ok "serve at one replica's share" "$TPSIM" serve $S --tp 4 --concurrency 8 --max-num-seqs 8 --isl 1024 --osl 128 --format json
+check "plan's TP-4 row is serve's replica of 8 clients; ranked by tokens/s per GPU" python3 - "$TMP/plan.csv" "$TMP/out" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+j = json.load(open(sys.argv[2]))
+r = [r for r in rows if r["tp"] == "4" and r["max_num_seqs"] == "8"][0]
+assert r["clients"] == "8" and r["requests"] == "80", r
+assert abs(float(r["mean_tpot_ms"]) - j["mean_tpot_ms"]) < 1e-5 and abs(float(r["mean_ttft_ms"]) - j["mean_ttft_ms"]) < 1e-5
+assert abs(float(r["output_throughput_per_gpu"]) - j["output_throughput_per_gpu"]) < 1e-4
+meets = [r["meets"] == "true" for r in rows]
+assert meets == sorted(meets, reverse=True)
+tp = [float(r["output_throughput_per_gpu"]) for r in rows if r["meets"] == "true"]
+assert tp == sorted(tp, reverse=True) and tp
+for r in rows:
+    assert (r["meets"] == "true") == (float(r["mean_tpot_ms"]) <= 30 and float(r["mean_ttft_ms"]) <= 2000)
+PY
+"$TPSIM" plan $S --gpus 4 --tp 4 --mode graphs --tpot-ms 1 --workload 1024,128,8 --quiet >"$TMP/out" 2>&1
+check "no configuration meets 1 ms: exit 1, the closest shown" bash -c "[ $? -eq 1 ] && grep -q 'none meets' '$TMP/out'"
+expect_fail2 "--ttft-ms without a workload" "^tpsim: --ttft-ms: a TTFT target needs a serving load" "$TPSIM" plan $S --gpus 4 --tpot-ms 30 --ttft-ms 100
+expect_fail2 "a bad workload" "^tpsim: --workload: '1024,128', expected ISL,OSL,C" "$TPSIM" plan $S --gpus 4 --tpot-ms 30 --workload 1024,128
+expect_fail2 "a bad rate" "^tpsim: --workload: " "$TPSIM" plan $S --gpus 4 --tpot-ms 30 --workload 1024,128,rx
+expect_fail2 "json with a workload" "^tpsim: --format: json is not written for --workload" "$TPSIM" plan $S --gpus 4 --tpot-ms 30 --workload 1024,128,4 --format json
+
 # the registered serving predictions: a sample of cells regenerates byte for byte
 expect_ok "sample of the serving predictions" scripts/predictions-serving.sh "$TPSIM" "$TMP/ps.csv" 50
 check "the sample matches the registered rows" python3 - "$TMP/ps.csv" docs/predictions-serving.csv docs/serving-cells.csv <<'PY'
@@ -109,5 +137,12 @@ sample = [reg[1 + i] for i in range(0, len(cells), 50)]
 assert got[1:-1] == sample, (got[1:3], sample[:2])
 for row, cell in zip(reg[1:-1], cells):
     assert row.startswith(cell.rsplit(",", 0)[0]), (row, cell)
+PY
+check "the first registration is kept: the same cells" python3 - docs/predictions-serving-2026-12-03-v1.csv docs/predictions-serving.csv <<'PY'
+import csv, sys
+old, new = (list(csv.DictReader(open(p, newline=""))) for p in sys.argv[1:])
+cell = lambda r: tuple(r[k] for k in ("model", "precision", "gpu", "tp", "isl", "osl", "concurrency"))
+assert [cell(r) for r in old] == [cell(r) for r in new]
+assert old[0]["mean_tpot_ms"] == "16.604", old[0]
 PY
 finish
