@@ -457,7 +457,8 @@ static void serve_csv(const serve_report *p)
     const serve_config *c = p->c;
     serve_metric m[4];
     serve_metrics(r, m);
-    printf("scenario,model,hardware,mode,serving_engine,tp,concurrency,rate,isl,osl,requests,duration_s,"
+    printf("scenario,model,hardware,mode,serving_engine,tp,concurrency,rate,isl,osl,requests,"
+           "duration_s,"
            "output_throughput,output_throughput_per_gpu");
     for (int i = 0; i < 4; i++)
         printf(",mean_%s_ms,median_%s_ms,p90_%s_ms,p99_%s_ms", m[i].key, m[i].key, m[i].key,
@@ -575,7 +576,8 @@ int tpsim_cmd_serve(int argc, char **argv)
                    weights / 1e9, o.reserve_gib, o.mem_util, s->hw.hbm_bytes / 1e9);
         goto out;
     }
-    if (scost_init(&cost, s, o.tp, s->graphs ? scost_capture_max(o.tokens, o.seqs) : 0, &err)) goto out;
+    if (scost_init(&cost, s, o.tp, s->graphs ? scost_capture_max(o.tokens, o.seqs) : 0, &err))
+        goto out;
     serve_obs obs = {NULL, 1, !o.quiet && isatty(STDERR_FILENO), o.requests, 0, serve_clock(), 0};
     serve_observer observer = {obs_step, obs_request, &obs};
     serve_config c = {o.tokens, o.seqs, o.block, blocks, o.concurrency, o.rate, o.requests, o.isl,

@@ -719,12 +719,18 @@ static void test_class_defaults(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_qwen3_8b), cmocka_unit_test(test_qwen3_32b),       cmocka_unit_test(test_qwen3_moe),
-        cmocka_unit_test(test_gemma2_9b),      cmocka_unit_test(test_gemma2_layer_types),
+        cmocka_unit_test(test_qwen3_8b),
+        cmocka_unit_test(test_qwen3_32b),
+        cmocka_unit_test(test_qwen3_moe),
+        cmocka_unit_test(test_gemma2_9b),
+        cmocka_unit_test(test_gemma2_layer_types),
         cmocka_unit_test(test_gemma3_1b),
-        cmocka_unit_test(test_phi4),           cmocka_unit_test(test_phi3_mini_window),
-        cmocka_unit_test(test_shipped_counts), cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_class_defaults), cmocka_unit_test(test_max_positions),
+        cmocka_unit_test(test_phi4),
+        cmocka_unit_test(test_phi3_mini_window),
+        cmocka_unit_test(test_shipped_counts),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_class_defaults),
+        cmocka_unit_test(test_max_positions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
