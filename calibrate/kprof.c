@@ -430,7 +430,8 @@ static const char *const kp_aic_cols[3][8] = {
 static const char *const kp_aic_names[3] = {"GEMM", "generation-attention",
                                             "context-attention"};
 
-/* The header's columns by name: each of the layout's exactly once, `version` allowed. */
+/* The header's columns by name (kp_read refused a repeated one): each of the layout's, `version`
+ * allowed. */
 static int kp_aic_header(const char *path, char **hdr, const int *hl, int nh, int lay, int *col,
                          tp_err *err)
 {
@@ -440,10 +441,6 @@ static int kp_aic_header(const char *path, char **hdr, const int *hl, int nh, in
     for (int w = 0; w < nw; w++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", w ? "," : "", want[w]);
     for (int i = 0; i < nh; i++) {
-        for (int j = 0; j < i; j++)
-            if (!strcmp(hdr[i], hdr[j]))
-                return tp_err_at(err, path, hl[i], 0, "column '%s' twice, expected each column "
-                                 "once", hdr[i]);
         int known = !strcmp(hdr[i], "version");
         for (int w = 0; w < nw; w++) known |= !strcmp(hdr[i], want[w]);
         if (!known)
@@ -592,7 +589,7 @@ int kp_read(const char *path, kp_set *set, tp_err *err)
     csv_init(&rd, path, text, len);
     char *hdr[KP_MAX_FIELDS];
     int lines[KP_MAX_FIELDS], cols[KP_MAX_FIELDS];
-    int nh = csv_next(&rd, hdr, lines, cols, KP_MAX_FIELDS, err), rc = -1;
+    int nh = csv_header(&rd, hdr, lines, cols, KP_MAX_FIELDS, err), rc = -1;
     int lay = nh <= 0 ? -1
               : kp_col(hdr, nh, "gemm_dtype") >= 0 ? KP_AIC_GEMM
               : kp_col(hdr, nh, "step") >= 0 && kp_col(hdr, nh, "batch_size") >= 0 ? KP_AIC_GEN

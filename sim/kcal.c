@@ -225,7 +225,7 @@ static int kcal_grid_points(const char *path, char *text, size_t len, int k, kca
     char *f[KG_MAX_DIMS + 2];
     csv_reader rd;
     csv_init(&rd, path, text, len);
-    if ((n = csv_next(&rd, f, lines, cols, KG_MAX_DIMS + 2, err)) < 0) return -1;
+    if ((n = csv_header(&rd, f, lines, cols, KG_MAX_DIMS + 2, err)) < 0) return -1;
     for (int i = 0; i <= dims; i++)
         if (n != dims + 1 || strcmp(f[i], i < dims ? names[i] : "us"))
             return tp_err_at(err, path, n > 0 ? lines[0] : 1, 0, "header is not the %s grid's, "
