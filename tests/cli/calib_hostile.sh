@@ -66,4 +66,21 @@ sed 's/^beta_gbps: .*/beta_gbps: 0.001/' "$A" >"$TMP/ar.yaml"
 sed "s#^  - ../models/allreduce/h100-sxm-tp4.yaml#  - $TMP/ar.yaml#" "$SK" >"$TMP/s.yaml"
 expect_fail2 "all-reduce: bandwidth near zero" "ar.yaml:[0-9]+:[0-9]+: .*beta_gbps.*0.001" \
     "$TPSIM" run "$TMP/s.yaml" --tp 4
+# --- tpsim-probe keys, read exactly: gemv_tpK_LAYER_bB_gbps, every character, K and B in range --
+P=tests/data/kfit/probe-synthetic.yaml
+probe() { sed "s/^  gemv_tp2_qkv_proj_b1_gbps:/  $1:/" "$P" >"$TMP/p.yaml"; }
+form="p.yaml:[0-9]+:[0-9]+: measured.%s: expected a key gemv_tpK_LAYER_bB_gbps"
+probe gemv_tp4294967298_qkv_proj_b1_gbps   # 2^32 + 2: not TP 2
+expect_fail2 "probe: TP past a 32-bit int" "measured.gemv_tp4294967298_qkv_proj_b1_gbps: TP 4294967298 and batch 1, expected a TP degree dividing 64" \
+    "$TPSIM" fit-kernels "$TMP/p.yaml"
+probe gemv_tp2_qkv_proj_b99999999999_gbps
+expect_fail2 "probe: batch out of range" "TP 2 and batch 99999999999, expected .* a batch of 1..16777216" \
+    "$TPSIM" fit-kernels "$TMP/p.yaml"
+for k in gemv_tp2_qkv_proj_b1x_gbps gemv_tp02_qkv_proj_b1_gbps gemv_tp-2_qkv_proj_b1_gbps \
+         gemv_tp2_qkv_projx_b1_gbps gemv_tp2_qkv_b1_gbps gemv_tp2_qkv_proj_b_gbps gemv_tp_qkv_proj_b1_gbps; do
+    probe "$k"
+    expect_fail2 "probe: $k" "$(printf "$form" "$k")" "$TPSIM" fit-kernels "$TMP/p.yaml"
+done
+probe gemv_tp2_qkv_proj_b1_gbps
+expect_ok "probe: the bundled keys" "$TPSIM" fit-kernels "$TMP/p.yaml"
 finish
