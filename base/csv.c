@@ -134,6 +134,29 @@ int csv_next(csv_reader *r, char **fields, int *lines, int *cols, int cap, tp_er
     }
 }
 
+int csv_unique(const char *path, char *const *fields, const int *lines, const int *cols, int n,
+               tp_err *err)
+{
+    /* n is a header's width, a few dozen at most (the reader's cap): pairwise is enough */
+    for (int i = 1; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(fields[i], fields[j])) {
+                char sb[TP_SHORT_MAX];
+                return tp_err_at(err, path, lines[i], cols[i],
+                                 "duplicate column '%s' (also field %d at line %d column %d), "
+                                 "expected each column named once", tp_shorten(fields[i], sb),
+                                 j + 1, lines[j], cols[j]);
+            }
+    return 0;
+}
+
+int csv_header(csv_reader *r, char **fields, int *lines, int *cols, int cap, tp_err *err)
+{
+    int n = csv_next(r, fields, lines, cols, cap, err);
+    if (n > 0 && csv_unique(r->path, fields, lines, cols, n, err)) return -1;
+    return n;
+}
+
 void csv_put(FILE *f, const char *s)
 {
     size_t n = strlen(s);

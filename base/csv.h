@@ -8,7 +8,8 @@
  * character is '#' outside any record are comments, blank lines are skipped, and blanks
  * around an unquoted field or around quotes are dropped. Refused with one
  * "file:line:col: ..." line: an unterminated quoted field, text after a closing quote, a
- * quote inside an unquoted field, a NUL byte, more fields than the caller's room.
+ * quote inside an unquoted field, a NUL byte, more fields than the caller's room; and, read
+ * through csv_header, a header naming a column twice.
  *
  * Writing: csv_put writes one field, in quotes (inner quotes doubled) when it holds a comma,
  * a quote, a line break, leading or trailing blanks or a leading '#', else as it is.
@@ -32,6 +33,13 @@ void csv_init(csv_reader *r, const char *path, char *text, size_t len);
  * character, or of its opening quote) in lines[] and cols[]. Returns n (>= 1), 0 at the end
  * of the text, -1 with err set. */
 int csv_next(csv_reader *r, char **fields, int *lines, int *cols, int cap, tp_err *err);
+/* A header record: csv_next, then csv_unique on its fields. Same returns as csv_next. */
+int csv_header(csv_reader *r, char **fields, int *lines, int *cols, int cap, tp_err *err);
+/* Refuses a header naming a column twice: a reader that looks columns up by name would
+ * otherwise take the first silently and never read the second. The message is
+ * "file:line:col: duplicate column 'x' (...)" at the second one. 0, or -1 with err set. */
+int csv_unique(const char *path, char *const *fields, const int *lines, const int *cols, int n,
+               tp_err *err);
 
 /* One field, quoted when it must be. */
 void csv_put(FILE *f, const char *field);

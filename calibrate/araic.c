@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "csv.h"
 #include "num.h"
 #include "rfile.h"
 
@@ -44,14 +45,14 @@ static int araic_header(araic_state *st, char *line, tp_err *err)
     int n = araic_split(line, f);
     if (n < 0) return tp_err_set(err, "%s:%d: more than %d columns", st->file, st->line,
                                  ARAIC_MAX_FIELDS);
+    /* every name once, those araic does not read too: a repeated column is a broken export */
+    int lines[ARAIC_MAX_FIELDS], cols[ARAIC_MAX_FIELDS];
+    for (int i = 0; i < n; i++) lines[i] = st->line, cols[i] = (int)(f[i] - line) + 1;
+    if (csv_unique(st->file, f, lines, cols, n, err)) return -1;
     for (int c = 0; c < C_N; c++) st->col[c] = -1;
     for (int i = 0; i < n; i++)
         for (int c = 0; c < C_N; c++) {
-            if (strcmp(f[i], araic_names[c])) continue;
-            if (st->col[c] >= 0)
-                return tp_err_set(err, "%s:%d: column '%s' twice, expected it once", st->file,
-                                  st->line, f[i]);
-            st->col[c] = i;
+            if (!strcmp(f[i], araic_names[c])) st->col[c] = i;
         }
     for (int c = 0; c < C_DEVICE; c++)
         if (st->col[c] < 0)

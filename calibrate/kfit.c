@@ -245,7 +245,7 @@ static int kf_fit_qnorm(const kp_sample *const *rows, size_t n, int kind, kcal_l
 {
     double c[KF_MAXP] = {0};
     /* start: the sum's fit (floor: the linear one's t0 as the floor and its bandwidth) */
-    if (n < KF_NP || kf_nonneg(rows, n, kind == KL_FLOOR ? KL_LINEAR : KL_SUM, NULL, c)) return -1;
+    if (n <= KF_NP || kf_nonneg(rows, n, kind == KL_FLOOR ? KL_LINEAR : KL_SUM, NULL, c)) return -1;
     kf_qrow *r = malloc(n * sizeof *r);
     if (!r) return -1;
     kcal_law probe = {.kind = kind, .tile_m = KCAL_TILE_M};
@@ -274,7 +274,8 @@ int kf_fit_law(const kp_sample *const *rows, size_t n, int kind, kcal_law *out)
     if (kind == KL_SMOOTH || kind == KL_TILED || kind == KL_FLOOR)
         return kf_fit_qnorm(rows, n, kind, out);
     double c[KF_MAXP] = {0}, x[KF_MAXP];
-    if (!n || n < (size_t)kf_features(kind, rows[0], 1, x)) return -1;
+    /* one row more than parameters (kcal.h): a fit through every row has no error to report */
+    if (!n || n <= (size_t)kf_features(kind, rows[0], 1, x)) return -1;
     if (kind != KL_ROOFLINE) {
         if (kf_nonneg(rows, n, kind, NULL, c)) return -1;
         kf_to_law(kind, c, out);
@@ -415,6 +416,34 @@ static int kf_grid_candidate(const kp_sample **rows, size_t n, const kp_sample *
     return 0;
 }
 
+/* Law kind's held-out error over the nf folds into out (heldout_pct, fold_pct): each fold
+ * predicted by a fit on the others. -1, with none of it set, when a fold's complement is too
+ * small for the law. */
+static int kf_heldout(const kp_sample *const *rows, size_t n, const kp_sample **train,
+                      const int *folds, int nf, int kind, kf_class_fit *out)
+{
+    double e = 0, wsum = 0, pct[KF_MAX_FOLDS];
+    for (int f = 0; f < nf; f++) {
+        size_t nt = 0;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i]->fold != folds[f]) train[nt++] = rows[i];
+        kcal_law lf;
+        if (kf_fit_law(train, nt, kind, &lf)) return -1;
+        double ef = 0, wf = 0;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i]->fold == folds[f]) {
+                double d = kf_time_us(&lf, rows[i]) - rows[i]->us;
+                ef += rows[i]->w * fabs(d) / rows[i]->us;
+                wf += rows[i]->w;
+            }
+        pct[f] = wf > 0 ? 100.0 * ef / wf : -1;
+        e += ef, wsum += wf;
+    }
+    memcpy(out->fold_pct[kind], pct, (size_t)nf * sizeof pct[0]);
+    out->heldout_pct[kind] = 100.0 * e / wsum;
+    return 0;
+}
+
 int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
 {
     memset(out, 0, sizeof *out);
@@ -443,8 +472,10 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
     const int *cand = cls == KC_ATTENTION                     ? attn_laws
                      : cls == KC_GEMM || cls == KC_GEMM_FP8 ? gemm_laws
                                                             : op_laws;
-    int best = -1;
-    double best_score = INFINITY;
+    /* by held-out error among the laws every fold's training rows can fit; when none can (a
+     * fold's complement has too few rows, kf_fit_law), by in-sample error among all */
+    int best = -1, best_in = -1;
+    double best_score = INFINITY, best_in_score = INFINITY;
     for (int k = 0; k < KL_COUNT; k++) {
         out->heldout_pct[k] = out->insample_pct[k] = -1;
         for (int f = 0; f < KF_MAX_FOLDS; f++) out->fold_pct[k][f] = -1;
@@ -455,33 +486,17 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
         if (kf_fit_law(rows, n, kind, &l)) continue;
         out->insample_pct[kind] = kf_wmape_pct(rows, n, &l);
         double score = out->insample_pct[kind];
+        if (best_in < 0 || score < best_in_score - 0.01) best_in_score = score, best_in = kind;
         if (nf > 1) {
-            double e = 0, wsum = 0;
-            int ok = 1;
-            for (int f = 0; f < nf && ok; f++) {
-                size_t nt = 0;
-                for (size_t i = 0; i < n; i++)
-                    if (rows[i]->fold != folds[f]) train[nt++] = rows[i];
-                kcal_law lf;
-                if (kf_fit_law(train, nt, kind, &lf)) { ok = 0; break; }
-                double ef = 0, wf = 0;
-                for (size_t i = 0; i < n; i++)
-                    if (rows[i]->fold == folds[f]) {
-                        double d = kf_time_us(&lf, rows[i]) - rows[i]->us;
-                        ef += rows[i]->w * fabs(d) / rows[i]->us;
-                        wf += rows[i]->w;
-                    }
-                out->fold_pct[kind][f] = wf > 0 ? 100.0 * ef / wf : -1;
-                e += ef, wsum += wf;
-            }
-            if (!ok) continue;
-            out->heldout_pct[kind] = score = 100.0 * e / wsum;
+            if (kf_heldout(rows, n, train, folds, nf, kind, out)) continue;
+            score = out->heldout_pct[kind];
         }
         /* a later (richer) law must beat the simpler one by 0.01 points, not by rounding */
         if (best < 0 || score < best_score - 0.01) best_score = score, best = kind;
     }
+    out->chosen_by_heldout = nf > 1 && best >= 0;
+    if (best < 0) best = best_in, best_score = best_in_score;
     if (best < 0) goto out;
-    out->chosen_by_heldout = nf > 1;
     kf_fit_law(rows, n, best, &out->law);
     out->mape_pct = kf_mape_pct(rows, n, &out->law);
     out->r2 = kf_r2(rows, n, &out->law);
@@ -489,8 +504,8 @@ int kf_fit_class(const kp_set *set, int cls, kf_class_fit *out)
     if (kf_grid_candidate(rows, n, train, folds, nf, cls, out) == 0) {
         double gs = nf > 1 ? out->heldout_pct[KL_GRID] : out->insample_pct[KL_GRID];
         /* in-sample the grid is exact: with one fold it would always win, so it must be
-         * held out to be chosen */
-        if (nf > 1 && gs < best_score - 0.01) out->chosen = KL_GRID;
+         * held out, against held-out laws, to be chosen */
+        if (out->chosen_by_heldout && gs < best_score - 0.01) out->chosen = KL_GRID;
     }
     rc = 0;
 out:

@@ -41,7 +41,8 @@ typedef struct kf_class_fit {
     int chosen;               /* the law that won: law.kind, or KL_GRID (law is its fallback) */
 } kf_class_fit;
 
-/* Fit law `kind` to rows[0..n-1]; -1 when n is too small for it. */
+/* Fit law `kind` to rows[0..n-1]; -1 when n is not above its parameters (kcal_law_params),
+ * where the fit would pass through every row and read an error of 0. */
 int kf_fit_law(const kp_sample *const *rows, size_t n, int kind, kcal_law *out);
 double kf_mape_pct(const kp_sample *const *rows, size_t n, const kcal_law *l);
 /* The same, each row weighted by its w (each token band counts alike). */

@@ -10,6 +10,7 @@
 #include "csv.h"
 #include "kcal.h"
 #include "num.h"
+#include "phys.h"
 #include "rfile.h"
 
 #define KP_MAX_FIELDS 128
@@ -238,6 +239,40 @@ static int kp_attention(csv_reader *rd, char **hdr, int nh, kp_set *set, tp_err 
  * on Llama-3.1-70B's per-rank linear layers (calibrate/probe_gemv.c's shapes: hidden 8192,
  * 64 query and 8 KV heads of 128, intermediate 28672, vocab 128256), bytes moved per call =
  * weights + 2 * B * (in + out), so time = bytes / bandwidth. */
+static const char *const kp_probe_layers[] = {"qkv_proj", "o_proj", "gate_up_proj",
+                                               "down_proj", "lm_head"};
+
+/* A whole number at *p: 1..18 digits (a long holds it; the caller checks its range), no sign
+ * or leading zero, then the text `end` ('\0': the key's end); *p moves past `end`. -1 when the
+ * form is not that. */
+static int kp_probe_count(const char **p, const char *end, long *out)
+{
+    size_t d = strspn(*p, "0123456789"), e = strlen(end);
+    if (d < 1 || d > 18 || ((*p)[0] == '0' && d > 1) || strncmp(*p + d, end, e ? e : 1))
+        return -1;
+    char buf[19];
+    memcpy(buf, *p, d);
+    buf[d] = '\0';
+    if (num_long(buf, 0, 999999999999999999L, out) != NUM_OK) return -1;
+    *p += d + e;
+    return 0;
+}
+
+/* A key gemv_tpK_LAYER_bB_gbps read exactly, every character: its TP, layer and batch. -1 when
+ * the form differs (a layer by its whole name, not a prefix). The ranges are the caller's. */
+static int kp_probe_key(const char *key, long *tp, int *layer, long *b)
+{
+    const char *p = key + 7; /* after "gemv_tp" */
+    if (kp_probe_count(&p, "_", tp)) return -1;
+    *layer = -1;
+    for (int l = 0; l < 5 && *layer < 0; l++) {
+        size_t n = strlen(kp_probe_layers[l]);
+        if (!strncmp(p, kp_probe_layers[l], n) && !strncmp(p + n, "_b", 2)) *layer = l, p += n + 2;
+    }
+    if (*layer < 0 || kp_probe_count(&p, "_gbps", b)) return -1;
+    return *p ? -1 : 0;
+}
+
 static int kp_probe(const char *path, kp_set *set, tp_err *err)
 {
     cfg_doc *doc = cfg_load(path, err);
@@ -257,34 +292,28 @@ static int kp_probe(const char *path, kp_set *set, tp_err *err)
         cfg_error(m, err, "expected a map of tpsim-probe's measurements");
         goto out;
     }
-    static const char *const layers[] = {"qkv_proj", "o_proj", "gate_up_proj", "down_proj",
-                                         "lm_head"};
     static const int ops[] = {2, 4, 6, 8, 2};
     for (size_t i = 0; i < m->n; i++) {
         const char *key = m->keys[i];
-        int tp = 0, b = 0, used = 0, L = -1;
-        char layer[32];
-        if (strncmp(key, "gemv_tp", 7) || strlen(key) > 60) continue;
-        if (sscanf(key, "gemv_tp%d_%31[a-z_]%n", &tp, layer, &used) != 2) continue;
-        /* the layer name runs to "_bB_gbps": split it off the end */
-        char *bpos = strstr(layer, "_b");
-        if (!bpos || !strstr(key, "_gbps")) continue;
-        for (int l = 0; l < 5; l++)
-            if (!strncmp(layer, layers[l], strlen(layers[l])) && layer[strlen(layers[l])] == '_')
-                L = l;
-        const char *bp = strstr(key, layers[L < 0 ? 0 : L]);
-        if (L < 0 || !bp || sscanf(bp + strlen(layers[L]), "_b%d_gbps", &b) != 1) {
+        size_t kl = strlen(key);
+        long tp = 0, b = 0;
+        int L = -1;
+        /* a GEMV bandwidth is a gemv_tp... key ending _gbps; the probe's other gemv_tp keys
+         * (an efficiency) are not samples */
+        if (strncmp(key, "gemv_tp", 7) || kl < 5 || strcmp(key + kl - 5, "_gbps")) continue;
+        if (kp_probe_key(key, &tp, &L, &b)) {
             cfg_error(m->vals[i], err, "expected a key gemv_tpK_LAYER_bB_gbps with LAYER one of "
                       "qkv_proj, o_proj, gate_up_proj, down_proj, lm_head");
             goto out;
         }
-        if (tp < 1 || tp > 64 || 64 % tp || b < 1) {
-            cfg_error(m->vals[i], err, "TP %d and batch %d, expected a TP degree dividing 64 "
-                      "heads and a batch >= 1", tp, b);
+        /* 64 query heads (the probe's Llama-3.1-70B shapes); a batch as fit-kernels' others */
+        if (tp < 1 || tp > 64 || 64 % tp || b < 1 || b > (1L << 24)) {
+            cfg_error(m->vals[i], err, "TP %ld and batch %ld, expected a TP degree dividing 64 "
+                      "heads and a batch of 1..%ld", tp, b, 1L << 24);
             goto out;
         }
         double gbps;
-        if (cfg_double(m, key, 1, 1e-3, 1e6, &gbps, err)) goto out;
+        if (cfg_double(m, key, 1, PHYS_GBPS_MIN, PHYS_GBPS_MAX, &gbps, err)) goto out;
         double q = 64.0 / tp, kvh = 8 / tp > 0 ? 8.0 / tp : 1.0, H = 8192, hd = 128;
         double in[] = {H, q * hd, H, 28672.0 / tp, H};
         double outw[] = {(q + 2 * kvh) * hd, H, 2 * 28672.0 / tp, H, 128256.0 / tp};
@@ -430,7 +459,8 @@ static const char *const kp_aic_cols[3][8] = {
 static const char *const kp_aic_names[3] = {"GEMM", "generation-attention",
                                             "context-attention"};
 
-/* The header's columns by name: each of the layout's exactly once, `version` allowed. */
+/* The header's columns by name (kp_read refused a repeated one): each of the layout's, `version`
+ * allowed. */
 static int kp_aic_header(const char *path, char **hdr, const int *hl, int nh, int lay, int *col,
                          tp_err *err)
 {
@@ -440,10 +470,6 @@ static int kp_aic_header(const char *path, char **hdr, const int *hl, int nh, in
     for (int w = 0; w < nw; w++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", w ? "," : "", want[w]);
     for (int i = 0; i < nh; i++) {
-        for (int j = 0; j < i; j++)
-            if (!strcmp(hdr[i], hdr[j]))
-                return tp_err_at(err, path, hl[i], 0, "column '%s' twice, expected each column "
-                                 "once", hdr[i]);
         int known = !strcmp(hdr[i], "version");
         for (int w = 0; w < nw; w++) known |= !strcmp(hdr[i], want[w]);
         if (!known)
@@ -592,7 +618,7 @@ int kp_read(const char *path, kp_set *set, tp_err *err)
     csv_init(&rd, path, text, len);
     char *hdr[KP_MAX_FIELDS];
     int lines[KP_MAX_FIELDS], cols[KP_MAX_FIELDS];
-    int nh = csv_next(&rd, hdr, lines, cols, KP_MAX_FIELDS, err), rc = -1;
+    int nh = csv_header(&rd, hdr, lines, cols, KP_MAX_FIELDS, err), rc = -1;
     int lay = nh <= 0 ? -1
               : kp_col(hdr, nh, "gemm_dtype") >= 0 ? KP_AIC_GEMM
               : kp_col(hdr, nh, "step") >= 0 && kp_col(hdr, nh, "batch_size") >= 0 ? KP_AIC_GEN

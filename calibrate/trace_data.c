@@ -18,6 +18,7 @@ tr_rank *tr_add_rank(tr_trace *t, const char *file)
     if (n >= sizeof name) n = sizeof name - 1;
     memcpy(name, file, n);
     name[n] = '\0';
+    if (t->n_ranks >= TR_MAX_RANKS) return NULL;
     if (t->n_ranks == t->cap_ranks) {
         size_t cap = t->cap_ranks ? 2 * t->cap_ranks : 4;
         tr_rank *g = realloc(t->ranks, cap * sizeof *g);
@@ -31,6 +32,13 @@ tr_rank *tr_add_rank(tr_trace *t, const char *file)
     memcpy(r->file, name, n + 1);
     t->n_ranks++;
     return r;
+}
+
+const char *tr_oom_why(const tr_trace *t)
+{
+    return t->n_ranks >= TR_MAX_RANKS ? "more than 131072 ranks (processes), expected at most "
+                                        "131072 in one import"
+                                      : "out of memory";
 }
 
 static uint64_t tr_hash(const char *s, size_t len)

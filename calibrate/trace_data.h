@@ -100,8 +100,14 @@ typedef struct tr_trace {
     size_t n_slots;
 } tr_trace;
 
-/* A new rank appended to t (zeroed, file recorded), or NULL when out of memory. */
+/* At most this many ranks in one import: 2^17, more than the largest GPU clusters built (about
+ * 100,000 GPUs; assumed) and about 200 MB of ranks; every pass over them is linear or n log n. */
+#define TR_MAX_RANKS 131072
+/* A new rank appended to t (zeroed, file recorded), or NULL when out of memory or at
+ * TR_MAX_RANKS (tr_oom_why says which). */
 tr_rank *tr_add_rank(tr_trace *t, const char *file);
+/* Why a reader's allocation failed: the rank bound when t is at it, else out of memory. */
+const char *tr_oom_why(const tr_trace *t);
 /* The id of the name (len bytes, need not be NUL-terminated); UINT32_MAX on no memory. */
 uint32_t tr_intern(tr_trace *t, const char *s, size_t len);
 static inline const char *tr_name(const tr_trace *t, uint32_t id) { return t->names[id]; }

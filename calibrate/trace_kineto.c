@@ -430,7 +430,7 @@ int tr_kineto_read(tr_trace *t, const char *path, tp_err *err)
     kin_rank kr = {tr_add_rank(t, path), t, 0, 0, 0};
     int rc = -1;
     if (!kr.r) {
-        tp_err_set(err, "%s: out of memory", path);
+        tp_err_set(err, "%s: %s", path, tr_oom_why(t));
     } else if (kin_document(&k, &kr) == 0) {
         tr_rank *r = kr.r;
         for (size_t i = 0; i < r->gpu.n; i++) r->gpu.v[i].ts += kr.base_ns;
@@ -452,7 +452,7 @@ int tr_kineto_read(tr_trace *t, const char *path, tp_err *err)
             tp_err_set(err, "%s: baseTimeNanoseconds + ts beyond 2^61 ns (73 years), expected "
                             "times of one recording", path);
         else if (kr.by_pid && tr_split_by_pid(t, before))
-            rc = tp_err_set(err, "%s: out of memory", path);
+            rc = tp_err_set(err, "%s: %s", path, tr_oom_why(t));
     }
     if (rc) tr_truncate(t, before);
     jscan_close(&k);

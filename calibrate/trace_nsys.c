@@ -117,7 +117,7 @@ static int nsys_gpu(nsys *n, const char *sql, tr_gpu_kind kind)
                     (uint8_t)kind};
         if (id == UINT32_MAX || tr_push_gpu(r, &g)) {
             sqlite3_finalize(st);
-            return tp_err_set(n->err, "%s: out of memory", n->path);
+            return tp_err_set(n->err, "%s: %s", n->path, tr_oom_why(n->t));
         }
     }
     sqlite3_finalize(st);

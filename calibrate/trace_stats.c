@@ -137,18 +137,48 @@ static long tr_step_at(const tr_step *steps, size_t first, size_t n, int64_t key
 }
 
 
+typedef struct tr_rank_at {
+    long rank;
+    size_t i;
+} tr_rank_at;
+
+static int tr_cmp_rank_at(const void *a, const void *b)
+{
+    const tr_rank_at *x = a, *y = b;
+    if (x->rank != y->rank) return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first rank of t numbered `rank`, found in by (t's ranks sorted by number): a search per
+ * step, not a scan of every rank (80,000 ranks of one step each were 80,000^2 compares). */
+static const tr_rank *tr_rank_numbered(const tr_trace *t, const tr_rank_at *by, long rank)
+{
+    size_t lo = 0, hi = t->n_ranks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by[mid].rank < rank) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->n_ranks && by[lo].rank == rank ? &t->ranks[by[lo].i] : NULL;
+}
+
 /* Each step's host phases: the Python function events of its rank that start inside it. */
 static int tr_step_phases(const tr_trace *t, tr_report *out)
 {
     size_t cap = 1;
     for (size_t s = 0; s < out->n_steps; s++) cap++;
     double *v = malloc(cap * sizeof *v);
-    if (!v) return -1;
+    tr_rank_at *by = malloc((t->n_ranks + 1) * sizeof *by);
+    if (!v || !by) {
+        free(v);
+        free(by);
+        return -1;
+    }
+    for (size_t i = 0; i < t->n_ranks; i++) by[i] = (tr_rank_at){t->ranks[i].rank, i};
+    qsort(by, t->n_ranks, sizeof *by, tr_cmp_rank_at);
     for (size_t s = 0; s < out->n_steps; s++) {
         tr_step *st = &out->steps[s];
-        const tr_rank *r = NULL;
-        for (size_t i = 0; i < t->n_ranks && !r; i++)
-            if (t->ranks[i].rank == st->rank) r = &t->ranks[i];
+        const tr_rank *r = tr_rank_numbered(t, by, st->rank);
         for (size_t i = 0; r && i < r->spans.n; i++) {
             const tr_span *sp = &r->spans.v[i];
             if (sp->ts < st->start || sp->ts >= st->end) continue;
@@ -165,6 +195,7 @@ static int tr_step_phases(const tr_trace *t, tr_report *out)
         out->phase[ph] = tr_stats(v, n);
     }
     free(v);
+    free(by);
     return 0;
 }
 
@@ -569,12 +600,17 @@ int tr_analyze(tr_trace *t, const tr_options *o, tr_report *out, tp_err *err)
     size_t n_launch = 0, n_gap = 0, n_host = 0;
     int used_marker = 0, rc = -1;
     if (!launch_all || !gap_all || !api_name || !name_class || !interval_all) goto out;
+    size_t host_cap = 0;
     for (size_t i = 0; i < t->n_ranks; i++) {
-        double *grown =
-            realloc(host_all,
-                    (out->n_steps + 1 + t->ranks[i].gpu.n + t->ranks[i].spans.n) * sizeof(double));
-        if (!grown) goto out;
-        host_all = grown;
+        /* grown by doubling: a realloc per rank to a few more than the steps so far copied
+         * the whole array each time, quadratic in ranks */
+        size_t need = out->n_steps + 1 + t->ranks[i].gpu.n + t->ranks[i].spans.n;
+        if (need > host_cap) {
+            size_t nc = need > 2 * host_cap ? need : 2 * host_cap;
+            double *grown = realloc(host_all, nc * sizeof(double));
+            if (!grown) goto out;
+            host_all = grown, host_cap = nc;
+        }
         if (tr_rank_analyze(t, name_class, &t->ranks[i], o, out, &cap, &used_marker, launch_all,
                             api_name, &n_launch, gap_all, interval_all, &n_gap, host_all, &n_host))
             goto out;

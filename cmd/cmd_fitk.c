@@ -20,6 +20,7 @@
 #include "kfit.h"
 #include "kprof.h"
 #include "ofile.h"
+#include "phys.h"
 
 #define FK_MAX_FILES 16
 
@@ -309,7 +310,9 @@ static int fk_check_folds(const kp_set *set, tp_err *err)
     return 0;
 }
 
-static void fk_fit_all(const kp_set *set, fk_result *r)
+/* A class with rows but too few for any law is refused: a fit through each of its rows would
+ * report an error of 0, which the calibration's intervals would then trust (kcal.h). */
+static int fk_fit_all(const kp_set *set, fk_result *r, tp_err *err)
 {
     int borrowed[KC_COUNT]; /* fk_read_file's, kept */
     memcpy(borrowed, r->borrowed, sizeof borrowed);
@@ -320,7 +323,16 @@ static void fk_fit_all(const kp_set *set, fk_result *r)
         if (kf_fit_class(set, k, &r->fit[k]) == 0) {
             r->have[k] = 1;
             r->laws[k] = r->fit[k].law;
+            continue;
         }
+        size_t rows = 0;
+        for (size_t i = 0; i < set->n; i++) rows += set->s[i].cls == k;
+        if (rows)
+            return tp_err_set(err, "fit-kernels: the '%s' class has %zu row%s, too few for any "
+                              "law: a fit through every row leaves its error unknown, expected "
+                              "at least %d (one more than the constant law's parameter)",
+                              kcal_class_names[k], rows, rows > 1 ? "s" : "",
+                              kcal_law_params(KL_CONST) + 1);
     }
     fk_breakdown(set, r->laws, r->have, NULL, &r->br);
     /* not measured by any profile: the sampler's kernels and the copies are short passes
@@ -330,6 +342,16 @@ static void fk_fit_all(const kp_set *set, fk_result *r)
         int k = borrowers[i];
         if (!r->have[k] && r->have[KC_ADD]) r->from[k] = KC_ADD, r->laws[k] = r->laws[KC_ADD];
     }
+    return 0;
+}
+
+/* Law l's error as the reports compare it: held out where the class's law was chosen so, else
+ * in-sample, where the grid is no candidate (it passes through every row: 0 by construction);
+ * < 0: none. */
+static double fk_law_pct(const kf_class_fit *c, int l)
+{
+    if (c->chosen_by_heldout) return c->heldout_pct[l];
+    return l == KL_GRID ? -1 : c->insample_pct[l];
 }
 
 /* The law's fields; bare: its name alone (after "fallback: "). */
@@ -383,7 +405,7 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
         fprintf(f, "  %s: {", kcal_class_names[k]);
         int first = 1;
         for (int l = 0; l < KL_COUNT; l++) {
-            double v = r->fit[k].n_folds > 1 ? r->fit[k].heldout_pct[l] : r->fit[k].insample_pct[l];
+            double v = fk_law_pct(&r->fit[k], l);
             if (v < 0) continue;
             fprintf(f, "%s%s: %.2f", first ? "" : ", ", kcal_law_names[l], v);
             first = 0;
@@ -416,7 +438,8 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
         if (r->have[k]) {
             fprintf(f, ", n: %d, r2: %.5f, mape_pct: %.2f", c->n, grid ? 1.0 : c->r2,
                     grid ? c->insample_pct[KL_GRID] : c->mape_pct);
-            if (c->n_folds > 1) fprintf(f, ", heldout_mape_pct: %.2f", c->heldout_pct[c->chosen]);
+            if (c->chosen_by_heldout)
+                fprintf(f, ", heldout_mape_pct: %.2f", c->heldout_pct[c->chosen]);
             if (grid) fprintf(f, ", fallback_heldout_mape_pct: %.2f", c->heldout_pct[c->law.kind]);
         } else {
             fprintf(f, ", from: %s", kcal_class_names[r->from[k]]);
@@ -466,14 +489,14 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         printf("%-10s %6d %5d  %-9s", kcal_class_names[k], c->n, c->n_folds,
                kcal_law_names[c->chosen]);
         for (int l = 0; l < KL_COUNT; l++) {
-            double v = c->n_folds > 1 ? c->heldout_pct[l] : c->insample_pct[l];
+            double v = fk_law_pct(c, l);
             if (v < 0) printf(" %9s", "-");
             else printf(" %9.2f", v);
         }
         printf(" %8.5f %7.2f\n", c->r2, c->mape_pct);
     }
     printf("(law columns: held-out MAPE %% per candidate law, "
-           "in-sample where a class has one fold)\n");
+           "in-sample where a class has one fold, or a fold's complement too few rows)\n");
     printf("chosen laws:\n");
     for (int k = 0; k < KC_COUNT; k++) {
         if (!r->have[k] && r->from[k] < 0) continue;
@@ -484,13 +507,13 @@ static void fk_print_text(const fk_args *a, const kp_set *set, const fk_result *
         printf("\n");
     }
     int multi = 0;
-    for (int k = 0; k < KC_COUNT; k++) multi |= r->have[k] && r->fit[k].n_folds > 1;
+    for (int k = 0; k < KC_COUNT; k++) multi |= r->have[k] && r->fit[k].chosen_by_heldout;
     if (multi)
         printf("held-out MAPE %% of the chosen law by fold (TP degree, attention source, trace "
                "rank), each predicted from a fit on the others:\n");
     for (int k = 0; k < KC_COUNT; k++) {
         const kf_class_fit *c = &r->fit[k];
-        if (!r->have[k] || c->n_folds < 2) continue;
+        if (!r->have[k] || !c->chosen_by_heldout) continue;
         printf("  %-10s", kcal_class_names[k]);
         for (int f = 0; f < c->n_folds; f++) {
             double v = c->fold_pct[c->chosen][f];
@@ -624,14 +647,14 @@ static void fk_print_json(const fk_args *a, const kp_set *set, const fk_result *
             jw_knum(&w, "mape_pct", c->mape_pct);
             jw_kbool(&w, "chosen_by_heldout", c->chosen_by_heldout);
             /* per law: "heldout_mape_pct" is one number elsewhere (docs/json.md) */
-            jw_key(&w, c->n_folds > 1 ? "law_heldout_mape_pct" : "law_insample_mape_pct");
+            jw_key(&w, c->chosen_by_heldout ? "law_heldout_mape_pct" : "law_insample_mape_pct");
             jw_obj(&w);
             for (int m = 0; m < KL_COUNT; m++) {
-                double v = c->n_folds > 1 ? c->heldout_pct[m] : c->insample_pct[m];
+                double v = fk_law_pct(c, m);
                 if (v >= 0) jw_knum(&w, kcal_law_names[m], v);
             }
             jw_end_obj(&w);
-            if (c->n_folds > 1) fk_json_folds(&w, set, c);
+            if (c->chosen_by_heldout) fk_json_folds(&w, set, c);
             fk_json_breaks(&w, &r->br, k, 1);
         }
         jw_end_obj(&w);
@@ -795,7 +818,7 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
     if (!ok) tp_err_set(&err, "fit-kernels: out of memory");
     for (int i = 0; ok && i < a.n_files; i++) ok = fk_read_file(&a, i, &set, res, &err) == 0;
     if (ok) ok = fk_check_folds(&set, &err) == 0;
-    if (ok) kp_weigh(&set), fk_fit_all(&set, res);
+    if (ok) kp_weigh(&set), ok = fk_fit_all(&set, res, &err) == 0;
     if (ok && a.out) /* a calibration must price every op tpsim emits */
         for (int k = 0; k < KC_COUNT && ok; k++)
             if (!res->have[k] && res->from[k] < 0 && !KCAL_OPTIONAL(k))
@@ -804,11 +827,27 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
                                 "measures it", kcal_class_names[k]) == 0;
     for (int k = 0; k < KC_COUNT && ok && a.out; k++) /* kcal_load's bound: the file must load */
         if (res->have[k] && (res->fit[k].mape_pct >= 99.995 ||
-                             (res->fit[k].n_folds > 1 &&
+                             (res->fit[k].chosen_by_heldout &&
                               res->fit[k].heldout_pct[res->fit[k].chosen] >= 99.995)))
             ok = tp_err_set(&err, "fit-kernels: the '%s' class's law misses its rows by 100%% or "
                             "more, expected under 100%% (a calibration's error bounds its "
                             "intervals)", kcal_class_names[k]) == 0;
+    for (int k = 0; k < KC_COUNT && ok && a.out; k++) { /* phys.h's ranges: the file must load */
+        const kcal_law *l = &res->laws[k];
+        double gbps = l->s_per_byte > 0 ? 1e-9 / l->s_per_byte : 0;
+        double tf = l->s_per_flop > 0 ? 1e-12 / l->s_per_flop : 0;
+        double rg = l->s_per_row_flop > 0 ? 1e-12 / l->s_per_row_flop : 0; /* TFLOP/s */
+        if (!res->have[k]) continue;
+        if ((gbps && (gbps < PHYS_GBPS_MIN || gbps > PHYS_GBPS_MAX)) ||
+            (tf && (tf < PHYS_TFLOPS_MIN || tf > PHYS_TFLOPS_MAX)) ||
+            (rg && (rg < PHYS_TFLOPS_MIN || rg > PHYS_TFLOPS_MAX)) ||
+            l->t0_s * 1e6 > PHYS_TIME_US_MAX || l->s_per_seq * 1e6 > PHYS_TIME_US_MAX)
+            ok = tp_err_set(&err, "fit-kernels: the '%s' class's law has a rate or time outside "
+                            "the physical range (%g GB/s, %g TFLOP/s), expected %g..%g GB/s and "
+                            "%g..%g TFLOP/s (docs/sources.md#physical-bounds)",
+                            kcal_class_names[k], gbps, tf, PHYS_GBPS_MIN, PHYS_GBPS_MAX,
+                            PHYS_TFLOPS_MIN, PHYS_TFLOPS_MAX) == 0;
+    }
     if (ok && a.out) ok = fk_write_grids(&a, &set, res, &err) == 0;
     int to_stdout = a.out && cli_is_stdout(a.out);
     if (ok && a.out && !to_stdout) {

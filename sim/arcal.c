@@ -6,6 +6,7 @@
 
 #include "cfg.h"
 #include "nccltune.h"
+#include "phys.h"
 
 static const char *const arcal_keys[] = {
     "kind",      "hardware",  "tp",     "fit",           "lambda_us",
@@ -32,8 +33,8 @@ static const char *const line_keys[] = {"latency_us", "gbps", NULL};
 static int arcal_read_graph(const cfg_node *g, arcal *c, tp_err *err)
 {
     double lam = 0;
-    if (cfg_expect_map(g, graph_keys, err) || cfg_double(g, "lambda_us", 1, 0, 1e6, &lam, err) ||
-        cfg_source(g, 1, err))
+    if (cfg_expect_map(g, graph_keys, err) ||
+        cfg_double(g, "lambda_us", 1, 0, PHYS_TIME_US_MAX, &lam, err) || cfg_source(g, 1, err))
         return -1;
     c->has_graph_lambda = 1;
     c->graph_lambda_s = lam * 1e-6;
@@ -49,10 +50,11 @@ static int arcal_read_tuner(const cfg_node *t, arcal *c, tp_err *err)
     if (cfg_expect_map(t, tuner_keys, err) || cfg_string(t, "nccl_version", 1, &ver, err) ||
         !(an = cfg_need(t, "algorithms", err)) ||
         cfg_double(t, "channels", 1, 1, 64, &u.channels, err) ||
-        cfg_double(t, "bw_per_channel_gbps", 1, 1e-3, 1e4, &u.bw_per_channel_gbps, err) ||
-        cfg_double(t, "nvls_busbw_gbps", 0, 0, 1e5, &u.nvls_busbw_gbps, err) ||
-        cfg_double(t, "launch_us", 1, 0, 1e6, &launch_us, err) ||
-        cfg_double(t, "graph_launch_us", 0, 0, 1e6, &graph_us, err) || cfg_source(t, 1, err))
+        cfg_double(t, "bw_per_channel_gbps", 1, PHYS_GBPS_MIN, 1e4, &u.bw_per_channel_gbps, err) ||
+        cfg_double(t, "nvls_busbw_gbps", 0, 0, PHYS_GBPS_MAX, &u.nvls_busbw_gbps, err) ||
+        cfg_double(t, "launch_us", 1, 0, PHYS_TIME_US_MAX, &launch_us, err) ||
+        cfg_double(t, "graph_launch_us", 0, 0, PHYS_TIME_US_MAX, &graph_us, err) ||
+        cfg_source(t, 1, err))
         return -1;
     if (!nt_find(ver))
         return cfg_error(cfg_get(t, "nccl_version"), err,
@@ -87,8 +89,9 @@ static int arcal_read_line(const cfg_node *m, const char *key, arcal_line *out, 
     cfg_node *n = cfg_get(m, key);
     double lat = 0, gbps = 0;
     if (!n) return 0;
-    if (cfg_expect_map(n, line_keys, err) || cfg_double(n, "latency_us", 1, 0, 1e6, &lat, err) ||
-        cfg_double(n, "gbps", 1, 1e-3, 1e6, &gbps, err))
+    if (cfg_expect_map(n, line_keys, err) ||
+        cfg_double(n, "latency_us", 1, 0, PHYS_TIME_US_MAX, &lat, err) ||
+        cfg_double(n, "gbps", 1, PHYS_GBPS_MIN, PHYS_GBPS_MAX, &gbps, err))
         return -1;
     *out = (arcal_line){1, lat * 1e-6, gbps * 1e9};
     return 0;
@@ -102,8 +105,8 @@ static int arcal_read_custom(const cfg_node *m, arcal *c, tp_err *err)
         arcal_read_line(m, "one_stage", &c->custom[0], err) ||
         arcal_read_line(m, "two_stage", &c->custom[1], err) ||
         arcal_read_line(m, "symm_mem", &c->custom[2], err) ||
-        cfg_double(m, "eager_dispatch_us", 0, 0, 1e6, &ed, err) ||
-        cfg_double(m, "symm_mem_eager_dispatch_us", 0, 0, 1e6, &sed, err) ||
+        cfg_double(m, "eager_dispatch_us", 0, 0, PHYS_TIME_US_MAX, &ed, err) ||
+        cfg_double(m, "symm_mem_eager_dispatch_us", 0, 0, PHYS_TIME_US_MAX, &sed, err) ||
         cfg_source(m, 1, err))
         return -1;
     if (!c->custom[0].valid && !c->custom[1].valid && !c->custom[2].valid)
@@ -127,8 +130,8 @@ static int arcal_read_pieces(const cfg_node *seq, arcal *c, tp_err *err)
         double from = 0, lam = 0, beta = 0;
         if (cfg_expect_map(p, piece_keys, err) ||
             cfg_double(p, "from_bytes", 1, 0, 1e15, &from, err) ||
-            cfg_double(p, "lambda_us", 1, 0, 1e6, &lam, err) ||
-            cfg_double(p, "beta_gbps", 1, 1e-3, 1e6, &beta, err))
+            cfg_double(p, "lambda_us", 1, 0, PHYS_TIME_US_MAX, &lam, err) ||
+            cfg_double(p, "beta_gbps", 1, PHYS_GBPS_MIN, PHYS_GBPS_MAX, &beta, err))
             return -1;
         if (i == 0 && from != 0)
             return cfg_error(cfg_get(p, "from_bytes"), err, "the first piece must start at 0");
@@ -158,8 +161,8 @@ int arcal_load(const char *path, arcal *out, tp_err *err)
     if (cfg_expect_map(r, arcal_keys, err) || !kn || cfg_as_choice(kn, kinds, &kind, err) ||
         cfg_string(r, "hardware", 1, &hw, err) || cfg_long(r, "tp", 1, 2, 1024, &c.tp, err) ||
         !(fn = cfg_need(r, "fit", err)) || cfg_as_choice(fn, fits, &c.piecewise, err) ||
-        cfg_double(r, "lambda_us", !c.piecewise, 0, 1e6, &lam, err) ||
-        cfg_double(r, "beta_gbps", !c.piecewise, 1e-3, 1e6, &beta, err) ||
+        cfg_double(r, "lambda_us", !c.piecewise, 0, PHYS_TIME_US_MAX, &lam, err) ||
+        cfg_double(r, "beta_gbps", !c.piecewise, PHYS_GBPS_MIN, PHYS_GBPS_MAX, &beta, err) ||
         cfg_double(r, "r2", 0, -1e9, 1, &ignored, err) ||
         cfg_double(r, "band_bias_pct", 0, -1e6, 1e6, &ignored, err) ||
         cfg_double(r, "piecewise_r2", 0, -1e9, 1, &ignored, err) ||

@@ -9,6 +9,7 @@
 
 #include "cfg.h"
 #include "locate.h"
+#include "phys.h"
 
 static const char *const hw_keys[] = {
     "kind",         "name",          "sms",          "hbm_gb",          "hbm_gbps",
@@ -35,12 +36,12 @@ int hw_load(const char *path, hw_spec *out, tp_err *err)
         cfg_long(r, "sms", 1, 1, 100000, &h.sms, err) ||
         cfg_double(r, "hbm_gb", 1, 0.001, 1e6, &hbm_gb, err) ||
         cfg_double(r, "hbm_bytes", 0, 1e6, 1e15, &hbm_bytes, err) ||
-        cfg_double(r, "hbm_gbps", 1, 1, 1e6, &hbm_gbps, err) ||
-        cfg_double(r, "bf16_tflops", 1, 0.001, 1e6, &tflops, err) ||
-        cfg_double(r, "fp8_tflops", 0, 0.001, 1e6, &fp8_tflops, err) ||
-        cfg_double(r, "pcie_gbps", 1, 0.001, 1e5, &pcie, err) ||
-        cfg_double(r, "kernel_fixed_us", 1, 0, 1e6, &fixed_us, err) ||
-        cfg_double(r, "launch_latency_us", 1, 0, 1e6, &lat_us, err) ||
+        cfg_double(r, "hbm_gbps", 1, PHYS_GBPS_MIN, PHYS_GBPS_MAX, &hbm_gbps, err) ||
+        cfg_double(r, "bf16_tflops", 1, PHYS_TFLOPS_MIN, PHYS_TFLOPS_MAX, &tflops, err) ||
+        cfg_double(r, "fp8_tflops", 0, PHYS_TFLOPS_MIN, PHYS_TFLOPS_MAX, &fp8_tflops, err) ||
+        cfg_double(r, "pcie_gbps", 1, PHYS_GBPS_MIN, PHYS_GBPS_MAX, &pcie, err) ||
+        cfg_double(r, "kernel_fixed_us", 1, 0, PHYS_TIME_US_MAX, &fixed_us, err) ||
+        cfg_double(r, "launch_latency_us", 1, 0, PHYS_TIME_US_MAX, &lat_us, err) ||
         cfg_double(r, "hbm_efficiency", 0, 1e-3, 1, &h.hbm_efficiency, err) ||
         cfg_double(r, "flops_efficiency", 0, 1e-3, 1, &h.flops_efficiency, err) ||
         cfg_double(r, "compute_capability", 0, 1, 99, &cc, err) || cfg_source(r, 1, err) ||

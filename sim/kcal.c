@@ -9,6 +9,7 @@
 #include "cfg.h"
 #include "csv.h"
 #include "num.h"
+#include "phys.h"
 #include "prog.h"
 #include "rfile.h"
 
@@ -120,11 +121,16 @@ static const char *const entry_keys[] = {
     "from", "n", "r2", "mape_pct", "heldout_mape_pct", "source", "grid", "fallback",
     "fallback_heldout_mape_pct", NULL};
 
-/* A rate (GB/s, TFLOP/s) as seconds per unit; absent or 0 means the term is absent. */
-static int kcal_rate(const cfg_node *e, const char *key, double unit, double *out, tp_err *err)
+/* A rate (GB/s, TFLOP/s, GFLOP/s) as seconds per unit; absent or 0 means the term is absent,
+ * else it is in lo..hi (phys.h: a rate near 0 would price a kernel at 10^290 s). */
+static int kcal_rate(const cfg_node *e, const char *key, double unit, double lo, double hi,
+                     double *out, tp_err *err)
 {
     double v = 0;
-    if (cfg_double(e, key, 0, 0, 1e9, &v, err)) return -1;
+    if (cfg_double(e, key, 0, 0, hi, &v, err)) return -1;
+    if (v > 0 && v < lo)
+        return cfg_error(cfg_get(e, key), err, "%g is below the physical range, expected 0 (no "
+                         "such term) or %g..%g (docs/sources.md#physical-bounds)", v, lo, hi);
     *out = v > 0 ? 1.0 / (v * unit) : 0.0;
     return 0;
 }
@@ -159,9 +165,13 @@ static int kcal_grid_row(const char *path, char **f, const int *lines, int n, in
                          dims + 1);
     for (int i = 0; i <= dims; i++) {
         double v;
-        if (num_double(f[i], 1e-9, 1e12, &v) != NUM_OK)
-            return tp_err_at(err, path, lines[i], 0, "'%s' is not a number in (0, 1e12], "
-                             "expected a positive %s", f[i], i < dims ? "coordinate" : "time (us)");
+        double hi = i < dims ? 1e12 : PHYS_TIME_US_MAX; /* a time: phys.h */
+        if (num_double(f[i], 1e-9, hi, &v) != NUM_OK)
+            return tp_err_at(
+                err, path, lines[i], 0,
+                "'%s' is not a number in (0, %g], "
+                "expected a positive %s",
+                f[i], hi, i < dims ? "coordinate" : "time (us, docs/sources.md#physical-bounds)");
         if (i < dims) x[i] = v;
         else *t = v;
     }
@@ -225,7 +235,7 @@ static int kcal_grid_points(const char *path, char *text, size_t len, int k, kca
     char *f[KG_MAX_DIMS + 2];
     csv_reader rd;
     csv_init(&rd, path, text, len);
-    if ((n = csv_next(&rd, f, lines, cols, KG_MAX_DIMS + 2, err)) < 0) return -1;
+    if ((n = csv_header(&rd, f, lines, cols, KG_MAX_DIMS + 2, err)) < 0) return -1;
     for (int i = 0; i <= dims; i++)
         if (n != dims + 1 || strcmp(f[i], i < dims ? names[i] : "us"))
             return tp_err_at(err, path, n > 0 ? lines[0] : 1, 0, "header is not the %s grid's, "
@@ -288,6 +298,28 @@ static int kcal_read_grid(const cfg_node *gn, int k, kcal *c, int *gi, tp_err *e
     return rc;
 }
 
+int kcal_law_params(int kind)
+{
+    switch (kind) {
+    case KL_CONST: return 1;                  /* t0 */
+    case KL_LINEAR: return 2;                 /* t0, bytes */
+    case KL_SMOOTH: case KL_TILED: return 4;  /* t0, bytes, FLOPs, q (tiled's tile is fixed) */
+    case KL_GRID: return 0;                   /* its fallback's count is the one that binds */
+    default: return 3;                        /* row, seq, roofline, sum; floor: t0, bytes, q */
+    }
+}
+
+/* A measured class's n: a fit on as many rows as its law has parameters passes through every
+ * row, so its in-sample error (mape_pct, which intervals take) reads 0 whatever the truth. */
+static int kcal_enough_rows(const cfg_node *e, const kcal_entry *x, tp_err *err)
+{
+    int p = kcal_law_params(x->law.kind);
+    if (x->from >= 0 || x->n >= p + 1) return 0;
+    return cfg_error(cfg_get(e, "n"), err, "%g rows for law %s's %d parameter%s: its error is "
+                     "unknown (a fit through every row reads 0), expected n >= %d", x->n,
+                     kcal_law_names[x->law.kind], p, p > 1 ? "s" : "", p + 1);
+}
+
 static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
 {
     kcal_entry x = {.valid = 1, .from = -1, .grid = -1, .n = 0, .r2 = 0,
@@ -298,11 +330,12 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
     long tile = 0; /* whole rows: the tile pads the batch to a multiple of it */
     if (cfg_expect_map(e, entry_keys, err) || !ln ||
         cfg_as_choice(ln, kcal_law_names, &x.law.kind, err) ||
-        cfg_double(e, "t0_us", 1, 0, 1e6, &t0, err) ||
-        kcal_rate(e, "gbps", 1e9, &x.law.s_per_byte, err) ||
-        kcal_rate(e, "tflops", 1e12, &x.law.s_per_flop, err) ||
-        kcal_rate(e, "row_gflops", 1e9, &x.law.s_per_row_flop, err) ||
-        cfg_double(e, "seq_us", 0, 0, 1e6, &seq, err) ||
+        cfg_double(e, "t0_us", 1, 0, PHYS_TIME_US_MAX, &t0, err) ||
+        kcal_rate(e, "gbps", 1e9, PHYS_GBPS_MIN, PHYS_GBPS_MAX, &x.law.s_per_byte, err) ||
+        kcal_rate(e, "tflops", 1e12, PHYS_TFLOPS_MIN, PHYS_TFLOPS_MAX, &x.law.s_per_flop, err) ||
+        kcal_rate(e, "row_gflops", 1e9, PHYS_TFLOPS_MIN * 1e3, PHYS_TFLOPS_MAX * 1e3,
+                  &x.law.s_per_row_flop, err) ||
+        cfg_double(e, "seq_us", 0, 0, PHYS_TIME_US_MAX, &seq, err) ||
         cfg_double(e, "q", 0, 1, 64, &x.law.q, err) ||
         cfg_long(e, "tile_m", 0, 1, 4096, &tile, err) || cfg_double(e, "n", 0, 0, 1e9, &x.n, err) ||
         cfg_double(e, "r2", 0, -1e9, 1, &x.r2, err) ||
@@ -349,8 +382,35 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
         if (from == k) return cfg_error(fn, err, "a class cannot copy its own law");
         x.from = from;
     }
-    if (kcal_quality(e, ln, x.from, err)) return -1;
+    if (kcal_quality(e, ln, x.from, err) || kcal_enough_rows(e, &x, err)) return -1;
     c->cls[k] = x;
+    return 0;
+}
+
+/* from: the copy states its source's law, term for term, and the source is measured: a chain
+ * (or a cycle) would leave the copy's error to a class with none of its own. */
+static int kcal_check_from(const cfg_node *cn, const kcal *c, int k, tp_err *err)
+{
+    const kcal_entry *x = &c->cls[k];
+    int f = x->from;
+    cfg_node *fn = cfg_get(cfg_get(cn, kcal_class_names[k]), "from");
+    if (!c->cls[f].valid)
+        return cfg_error(fn, err, "class '%s' is not in the file", kcal_class_names[f]);
+    const kcal_entry *s = &c->cls[f];
+    if (s->from >= 0)
+        return cfg_error(fn, err, "class '%s' copies '%s' in turn, expected a measured class "
+                         "(no chain or cycle of from:)", kcal_class_names[f],
+                         kcal_class_names[s->from]);
+    if (x->grid >= 0)
+        return cfg_error(fn, err, "a class that copies %s's law reads no grid of its own, "
+                         "expected no grid:", kcal_class_names[f]);
+    const kcal_law *a = &x->law, *b = &s->law;
+    if (a->kind != b->kind || a->t0_s != b->t0_s || a->s_per_byte != b->s_per_byte ||
+        a->s_per_flop != b->s_per_flop || a->s_per_row_flop != b->s_per_row_flop ||
+        a->s_per_seq != b->s_per_seq || a->q != b->q || a->tile_m != b->tile_m)
+        return cfg_error(fn, err, "the law differs from %s's, which it copies, expected the same "
+                         "law and terms (%s%s)", kcal_class_names[f], kcal_law_names[b->kind],
+                         s->grid >= 0 ? ", the grid's fallback" : "");
     return 0;
 }
 
@@ -385,14 +445,9 @@ int kcal_load(const char *path, kcal *out, tp_err *err)
         cfg_node *e = cfg_get(cn, kcal_class_names[k]);
         if (e && kcal_read_entry(e, k, cp, err)) goto out;
     }
-    for (int k = 0; k < KC_COUNT; k++) {
-        int f = cp->cls[k].from;
-        if (cp->cls[k].valid && f >= 0 && !cp->cls[f].valid) {
-            cfg_error(cfg_get(cfg_get(cn, kcal_class_names[k]), "from"), err,
-                      "class '%s' is not in the file", kcal_class_names[f]);
+    for (int k = 0; k < KC_COUNT; k++)
+        if (cp->cls[k].valid && cp->cls[k].from >= 0 && kcal_check_from(cn, cp, k, err))
             goto out;
-        }
-    }
     snprintf(cp->named_at, sizeof cp->named_at, "%s", path);
     snprintf(cp->hardware, sizeof cp->hardware, "%s", hw);
     if (kcal_check_names(cp, err)) goto out;

@@ -16,10 +16,11 @@
  * kernel costs its latency floor t0 until its bytes take longer than that (no additive t0). A term
  * whose parameter the law does not use is absent (kcal_law_names lists the laws and their terms).
  * `from: CLASS` marks a class the profiles did not measure, priced with CLASS's law (its numbers
- * say so). Every op kind prog emits maps to one class (kcal_class_of; -1 for one that does not,
- * which kcal_check_names reports by name). Values are caller-owned but for the measured grids,
- * shared on the heap (kcal_grids: kcal_free drops a kcal's hold); times in seconds, rates in
- * bytes/s and FLOP/s. The fit quality (n, r2, mape_pct, heldout_mape_pct) is carried for
+ * say so, term for term; CLASS is measured itself: no chain, no cycle). Every rate and time is
+ * in phys.h's physical range. Every op kind prog emits maps to one class (kcal_class_of; -1 for one
+ * that does not, which kcal_check_names reports by name). Values are caller-owned but for the
+ * measured grids, shared on the heap (kcal_grids: kcal_free drops a kcal's hold); times in seconds,
+ * rates in bytes/s and FLOP/s. The fit quality (n, r2, mape_pct, heldout_mape_pct) is carried for
  * reports and intervals: a measured class must have n, r2 and mape_pct (heldout_mape_pct
  * where there were folds); a `from:` class has none of them (it takes its source's).
  * `law: grid` (kgrid.h) prices an op from the measured grid in the CSV file `grid:` names
@@ -131,6 +132,10 @@ void kcal_share(kcal *dst, const kcal *src);
 /* Drop c's reference to its grids (freed with the last) and clear it; a kcal with none (all
  * zero, or freed already) is left as it is. */
 void kcal_free(kcal *c);
+/* The parameters law kind fits (0 for grid: its fallback's count binds). A measured class needs
+ * one row more than its law's parameters (kcal_load refuses fewer, kf_fit_law fits on no
+ * fewer): with as many rows as parameters the fit passes through each, error 0. */
+int kcal_law_params(int kind);
 /* A class's relative error, %: its held-out MAPE, else its in-sample MAPE, of the class whose
  * law it copies (from:) when it was not measured itself. */
 double kcal_error_pct(const kcal *c, int cls);

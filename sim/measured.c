@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "locate.h"
+#include "phys.h"
 
 static const char *const mc_root_keys[] = {"kind", "hardware", "device", "host",
                                            "gpu",  "apply",    NULL};
@@ -103,9 +104,10 @@ static int mc_dist(const cfg_node *host, measured_part part, measured_cal *m, tp
     int kind;
     double mean, cv = 0, call;
     if (!(kn = cfg_need(n, "dist", err)) || cfg_as_choice(kn, mc_dists, &kind, err) ||
-        cfg_double(n, "mean_us", 1, 0, 1e9, &mean, err) ||
+        cfg_double(n, "mean_us", 1, 0, PHYS_TIME_US_MAX, &mean, err) ||
         cfg_double(n, "cv", 0, 0, 10, &cv, err) ||
-        cfg_double(n, "call_mean_us", 0, 0, 1e9, &call, err) || cfg_source(n, 1, err))
+        cfg_double(n, "call_mean_us", 0, 0, PHYS_TIME_US_MAX, &call, err) ||
+        cfg_source(n, 1, err))
         return -1;
     if (kind == 0 && cv != 0)
         return cfg_error(cfg_get(n, "cv"), err, "a constant has no cv, expected 0 or no cv key");

@@ -125,6 +125,29 @@ static void test_errors(void **state)
     expect_error("1,2,3,4,5,6,7,8,9\n", 18, "g.csv:1:17: more than 8 fields");
 }
 
+/* A header naming a column twice, even quoted or with blanks around it, is refused at the
+ * second; distinct names and a repeated value in a data row are not headers' business. */
+static void test_duplicate_header(void **state)
+{
+    (void)state;
+    const char *in = "a, b ,\"c\"\n1,1,1\n";
+    char *t = text_of(in, strlen(in));
+    csv_reader r;
+    rec x;
+    tp_err err = {{0}};
+    csv_init(&r, "g.csv", t, strlen(in));
+    assert_int_equal(csv_header(&r, x.f, x.line, x.col, CAP, &err), 3);
+    assert_int_equal(next(&r, &x, &err), 3);
+    free(t);
+    const char *dup = "# note\nx,\"y\",z, y\n";
+    t = text_of(dup, strlen(dup));
+    csv_init(&r, "g.csv", t, strlen(dup));
+    assert_int_equal(csv_header(&r, x.f, x.line, x.col, CAP, &err), -1);
+    const char *want = "g.csv:2:10: duplicate column 'y' (also field 2 at line 2 column 3)";
+    if (!strstr(err.msg, want)) fail_msg("got '%s', expected '%s'", err.msg, want);
+    free(t);
+}
+
 /* What csv_put writes reads back as the same fields. */
 static void test_write_reads_back(void **state)
 {
@@ -160,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_crlf_bom_comments),
         cmocka_unit_test(test_empty_fields_and_last_line),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_duplicate_header),
         cmocka_unit_test(test_write_reads_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -130,10 +130,32 @@ static void test_add_rank_own_name(void **state)
     tr_free(&t);
 }
 
+/* The rank bound: the last rank fits, the next is refused, and the reason names the bound.
+ * The array is calloc'd whole and only its last ranks touched (their pages alone get memory). */
+static void test_rank_bound(void **state)
+{
+    (void)state;
+    tr_trace t;
+    memset(&t, 0, sizeof t);
+    t.ranks = calloc(TR_MAX_RANKS, sizeof *t.ranks);
+    assert_non_null(t.ranks);
+    t.cap_ranks = TR_MAX_RANKS;
+    t.n_ranks = TR_MAX_RANKS - 1;
+    assert_string_equal(tr_oom_why(&t), "out of memory");
+    assert_non_null(tr_add_rank(&t, "many.json"));
+    assert_int_equal(t.n_ranks, 131072);
+    assert_null(tr_add_rank(&t, "many.json"));
+    assert_int_equal(t.n_ranks, 131072);
+    assert_non_null(strstr(tr_oom_why(&t), "more than 131072 ranks"));
+    t.n_ranks = 0; /* nothing of theirs to free */
+    tr_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_rank_own_name),
+        cmocka_unit_test(test_rank_bound),
         cmocka_unit_test(test_stats_by_hand),
         cmocka_unit_test(test_classes),
         cmocka_unit_test(test_writer_grid),

@@ -171,10 +171,15 @@ static void coverage_near_nominal(void **state)
     print_message("coverage %d/%d = %.3f, mean width %.2fx one measurement's alone\n", inside,
                   heldout, cover, width / noise_width);
     assert_int_equal(heldout, 12 * N_SEEDS);
-    /* the figure the report quotes (VAL_SYNTHETIC_COVERAGE) */
-    assert_non_null(strstr(VAL_SYNTHETIC_COVERAGE, "118 of 120 "));
-    assert_int_equal(inside, 118);
-    /* nominal 0.95; with 120 intervals, 3 binomial sigmas below is 0.89 */
+    /* the figure the report quotes (VAL_SYNTHETIC_COVERAGE) is the one found here */
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "%d of %d held-out cells at the declared error", inside,
+             heldout);
+    if (!strstr(VAL_SYNTHETIC_COVERAGE, quoted)) fail_msg("the report quotes '%s', found '%s'",
+                                                          VAL_SYNTHETIC_COVERAGE, quoted);
+    /* by hand: nominal 0.95 of 120 is 114, binomial sd sqrt(120 x 0.95 x 0.05) = 2.39; three sd
+     * below is 106.8 (0.89), above 121.2 is no bound: the width check below is the other side */
+    assert_true(inside >= 107);
     assert_true(cover >= 0.89);
     /* and not trivially wide: the parameters add to one measurement's own error, not swamp it */
     assert_true(width / noise_width > 1.02 && width / noise_width < 2.0);
@@ -223,10 +228,15 @@ static void coverage_with_model_error(void **state)
     print_message("model error: coverage %d/%d = %.3f; model error found in %d of %d fits\n",
                   inside, heldout, cover, estimated, 3 * N_SEEDS);
     assert_int_equal(heldout, 12 * 3 * N_SEEDS);
-    assert_non_null(strstr(VAL_SYNTHETIC_COVERAGE, "341 of 360 "));
-    assert_int_equal(inside, 341);
-    /* nominal 0.95; with 360 intervals, 3 binomial sigmas below is 0.915; far above the
-     * 0.49 the declared error alone would give */
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "%d of %d with 2%% of undeclared model error", inside,
+             heldout);
+    if (!strstr(VAL_SYNTHETIC_COVERAGE, quoted)) fail_msg("the report quotes '%s', found '%s'",
+                                                          VAL_SYNTHETIC_COVERAGE, quoted);
+    /* by hand: nominal 0.95 of 360 is 342, binomial sd sqrt(360 x 0.95 x 0.05) = 4.14; three
+     * sd either side is 329.6 .. 354.4: below, the model error was not folded in (the declared
+     * 1% alone holds about 0.49 of them, 176); above, the intervals are wider than 95% */
+    assert_true(inside >= 330 && inside <= 354);
     assert_true(cover >= 0.915);
 }
 

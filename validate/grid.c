@@ -33,9 +33,6 @@ static int grid_header(const char *path, int line, char **f, const int *col, int
                              "unknown column '%s', expected config, tp, batch, ctx, measured_ms "
                              "[, pred_compute_ms, pred_comm_ms, full_pred_ms, error_pct]",
                              f[i]);
-        if (have[c] >= 0)
-            return tp_err_at(err, path, line, col[i],
-                             "column '%s' appears twice (first at column %d)", f[i], col[have[c]]);
         have[c] = i;
         map[i] = c;
     }
@@ -128,7 +125,9 @@ int grid_load(const char *path, grid *out, tp_err *err)
     while ((nf = csv_next(&rd, fields, lines, cols, GRID_MAX_FIELDS, err)) > 0) {
         line = lines[0];
         if (!ncols) {
-            if (grid_header(path, line, fields, cols, nf, map, err)) goto out;
+            if (csv_unique(path, fields, lines, cols, nf, err) ||
+                grid_header(path, line, fields, cols, nf, map, err))
+                goto out;
             ncols = nf;
             continue;
         }

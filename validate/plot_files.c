@@ -4,6 +4,7 @@
 #include "plot.h"
 
 #include "ofile.h"
+#include "rfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -267,6 +268,12 @@ int plot_set_check(plot_ctx *c)
                 return tp_err_set(c->err, "plot: %s: is a directory, expected a figure file "
                                           "or nothing; the figures in %s are unchanged",
                                   to, c->dir);
+            /* as -o (ofile_open): a file this run read is never replaced by a figure that has
+             * its name (a grid kept as DIR/objective.csv) */
+            if (stat(to, &sb) == 0 && rfile_is_input(&sb))
+                return tp_err_set(c->err, "plot: %s: is one of this run's inputs, refusing to "
+                                          "overwrite it; expected another folder; the figures "
+                                          "in %s are unchanged", to, c->dir);
         }
     /* installed only when the whole command succeeded so far: its report reached stdout */
     return ofile_stdout_ok(c->err) ? -1 : 0;

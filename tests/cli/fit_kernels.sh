@@ -164,7 +164,7 @@ sed '5s/latency_ms/latency_us/' "$AG" > "$TMP/unit.csv"
 expect_fail2 "aic unit" "unit.csv:5: column 'latency_us', expected AIConfigurator's GEMM columns" \
     "$TPSIM" fit-kernels "$TMP/unit.csv"
 sed '5s/,k,/,m,/' "$AG" > "$TMP/dup.csv"
-expect_fail2 "aic duplicate column" "dup.csv:5: column 'm' twice" "$TPSIM" fit-kernels "$TMP/dup.csv"
+expect_fail2 "aic duplicate column" "dup.csv:5:16: duplicate column 'm' \(also field 2" "$TPSIM" fit-kernels "$TMP/dup.csv"
 sed '5s/,k,latency_ms/,latency_ms/;6,$s/,[^,]*,\([^,]*\)$/,\1/' "$AG" > "$TMP/nok.csv"
 expect_fail2 "aic missing column" "nok.csv:5: no k column" "$TPSIM" fit-kernels "$TMP/nok.csv"
 sed '7s/,[^,]*$//' "$AG" > "$TMP/ashort.csv"

@@ -78,4 +78,27 @@ if [ "$rc" -eq 143 ]; then
 else
     bad "validate --plot finished before every signal ($try tries)"
 fi
+
+# --- validate --scan DIR / --plot DIR: a figure's file named like an input is refused, as -o is,
+# the input intact and no figure installed (the report, printed before figures install, stays)
+# refused NAME PATTERN CMD...: exit 2, one stderr line matching PATTERN
+refused() {
+    local name=$1 pat=$2; shift 2
+    "$@" >/dev/null 2>"$TMP/err"; local rc=$?
+    check "$name: exit $rc, expected 2" test "$rc" -eq 2
+    check "$name: $(head -c 300 "$TMP/err")" grep -Eq "$pat" "$TMP/err"
+}
+mkdir -p "$TMP/sc" "$TMP/pl"
+cp validate/h100-ctx2048.csv "$TMP/sc/objective.csv"
+refused "--scan over the grid kept as DIR/objective.csv" \
+    "plot: .*sc/objective.csv: is one of this run's inputs, refusing to overwrite it" \
+    "$TPSIM" validate eager-host-dispatch --grid "$TMP/sc/objective.csv" --scan "$TMP/sc" --quiet
+check "--scan: the grid intact" cmp -s validate/h100-ctx2048.csv "$TMP/sc/objective.csv"
+check "--scan: no figure installed" test ! -e "$TMP/sc/objective.gp"
+cp scenarios/paper-additive.yaml "$TMP/pl/breakdown.gp"
+refused "--plot over the scenario named DIR/breakdown.gp" \
+    "plot: .*pl/breakdown.gp: is one of this run's inputs, refusing to overwrite it" \
+    "$TPSIM" validate "$TMP/pl/breakdown.gp" --plot "$TMP/pl" --quiet
+check "--plot: the scenario intact" cmp -s scenarios/paper-additive.yaml "$TMP/pl/breakdown.gp"
+check "--plot: no figure installed" test ! -e "$TMP/pl/breakdown.png"
 finish

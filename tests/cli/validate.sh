@@ -114,7 +114,7 @@ bad_grid() { # NAME PATTERN CONTENT
 H='config,tp,batch,ctx,measured_ms\n'
 bad_grid "missing column"  '1: missing column .measured_ms.' 'config,tp,batch,ctx\nH100 TP-2,2,1,2048\n'
 bad_grid "unknown column"  '2:33: unknown column .speed.'        '# c\nconfig,tp,batch,ctx,measured_ms,speed\n'
-bad_grid "repeated column" '1:11: column .tp. appears twice \(first at column 8\)'     'config,tp,tp,batch,ctx,measured_ms\n'
+bad_grid "repeated column" '1:11: duplicate column .tp. \(also field 2 at line 1 column 8\)'     'config,tp,tp,batch,ctx,measured_ms\n'
 bad_grid "non-numeric"     '2:20: measured_ms: .fast. is not a number' "${H}H100 TP-2,2,1,2048,fast\n"
 bad_grid "negative time"   '2:20: measured_ms: -3 is out of range'  "${H}H100 TP-2,2,1,2048,-3\n"
 bad_grid "fractional tp"   '2:11: tp: 2.5 is not an integer'       "${H}H100 TP-2,2.5,1,2048,27\n"
