@@ -1,4 +1,5 @@
 /* cmd_run.c: `tpsim run`: simulate decode steps of one cell and explain the step time. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +231,10 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_kint(&w, "steps", r->req.steps);
     jw_kint(&w, "warmup", r->req.warmup);
     jw_kuint(&w, "seed", r->req.seed);
+    double params, active; /* the checkpoint's, and those one token uses (MoE: fewer) */
+    model_params(&s->model, &params, &active);
+    jw_kint(&w, "params_total", (int64_t)llround(params));
+    jw_kint(&w, "params_active", (int64_t)llround(active));
     jw_kint(&w, "ops_per_step", (int64_t)r->ops_per_step);
     jw_kint(&w, "kernels_per_step", (int64_t)r->kernels_per_step);
     jw_kint(&w, "allreduces_per_step", (int64_t)r->allreduces_per_step);
@@ -383,6 +388,14 @@ static void run_print_text(const scenario *s, const run_summary *r)
            "warm-up, seed %llu)\n",
            step * 1e3, r->step_p50 * 1e3, r->step_p99 * 1e3, r->step_min * 1e3, r->step_max * 1e3,
            r->req.steps, r->req.warmup, (unsigned long long)r->req.seed);
+    double params, active;
+    model_params(&s->model, &params, &active);
+    if (s->model.experts)
+        printf("model      %.2f B parameters, %.2f B active per token (%ld of %ld experts a "
+               "token)\n", params / 1e9, active / 1e9, s->model.experts_per_tok,
+               s->model.experts);
+    else
+        printf("model      %.2f B parameters\n", params / 1e9);
     printf("per step   %zu GPU ops on each rank: %zu kernel/copy launches, %zu all-reduces",
            r->ops_per_step, r->kernels_per_step, r->allreduces_per_step);
     if (r->collectives_per_step > r->allreduces_per_step)
@@ -540,6 +553,7 @@ int tpsim_cmd_run(int argc, char **argv)
     run_summary sum;
     ofile tf = {0};
     if (scn_opts_load(path, &so, s, &err)) goto out;
+    cmd_notes(s);
     if (!o.have_seed) req.seed = s->seed;
     req = run_defaults(s, req);
     if (scenario_check_flag_calibs(s, &req.tp, 1, &err)) goto out;
