@@ -176,14 +176,14 @@ static void run_text_domain(const scenario *s, const run_summary *r)
     run_domain(s, r, &d);
     char buf[DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX], what[DOMAIN_STATEMENT_MAX];
     domain_join(&d, buf, sizeof buf);
-    if (!domain_statement(s, what, sizeof what)) {
+    if (!domain_statement_words(s, what, sizeof what)) {
         printf("domain     ** OUTSIDE: %s; no measurement backs this cell **\n", buf);
         return;
     }
     if (d.inside)
-        printf("domain     inside what %s was validated on", s->name);
+        printf("domain     inside what %s was tested on", s->name);
     else
-        printf("domain     ** OUTSIDE what %s was validated on: %s **\n          ", s->name, buf);
+        printf("domain     ** OUTSIDE what %s was tested on: %s **\n          ", s->name, buf);
     printf(" (%s)\n", what);
 }
 
@@ -513,6 +513,7 @@ static int run_open_trace(const scenario *s, const char *trace_path, run_request
         return tp_err_set(err, "out of memory");
     }
     trace_init(*tw, tf->f, title);
+    trace_identify(*tw, s->hw.name, s->model.name);
     /* the collectives' kernel names follow the model that prices them (trace.h) */
     const arcal *cal = NULL;
     const char *borrowed = NULL;
