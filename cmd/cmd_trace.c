@@ -28,7 +28,8 @@ static const char trace_help_text[] =
     "export; several files are the ranks of one job, merged on absolute time. SIM is tpsim\n"
     "run --trace output. Steps come from vLLM's execute_* annotations, --step-marker (an\n"
     "extended regex on annotation names), or idle gaps on the GPU. --hardware (a models/hw/\n"
-    "file) gives -o the nominal HBM bandwidth for per-class efficiencies. --kernels writes every\n"
+    "file, or the GPU's id, name or nvidia-smi name: b200, \"NVIDIA H100 80GB HBM3\") gives\n"
+    "-o the nominal HBM bandwidth for per-class efficiencies. --kernels writes every\n"
     "GPU activity's duration (rank,kind,start_ns,dur_us,bytes,name), which fit-kernels reads.\n"
     "\n"
     "compare: first what each side ran (steps, ranks, TP degree, mode, GPU, model, kernels\n"
@@ -101,7 +102,8 @@ static const cli_flag trace_flags[] = {
     {"output", 'o', 1, "CALIB.yaml", "import: write a trace calibration (tpsim run --measured)"},
     {"step-marker", 0, 1, "REGEX", "steps from annotations matching this extended regex"},
     {"format", 0, 1, "text|json", "the report's format (default text)"},
-    {"hardware", 0, 1, "HW.yaml", "import: a models/hw/ file, for per-class efficiencies"},
+    {"hardware", 0, 1, "GPU", "import: the GPU (a models/hw/ file, its id, name or alias),\n"
+                              "for per-class efficiencies"},
     {"kernels", 0, 1, "KERNELS.csv", "import: each GPU activity's duration, for fit-kernels"},
     CLI_END};
 
@@ -171,7 +173,8 @@ static int trace_import(int argc, char **argv)
     int status = 2;
     tr_options o = {a.marker ? &re : NULL};
     hw_spec hw = {0};
-    if (a.hardware && (!a.out || hw_load(a.hardware, &hw, &err))) {
+    char hw_path[HW_PATH_MAX];
+    if (a.hardware && (!a.out || hw_resolve(a.hardware, hw_path, sizeof hw_path, &hw, &err))) {
         if (!a.out)
             tp_err_set(&err, "--hardware: only with -o (it sets the calibration's efficiencies)");
         goto out;
