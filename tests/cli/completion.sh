@@ -12,15 +12,26 @@ complete_words() {
     bash -c 'source docs/tpsim.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tpsim
              printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
 }
+# every "COMMAND WORD" pair (WORD: a flag of it, from its --help) completed in one bash, which
+# prints each pair whose flag is not among the completions of its first four characters
 for c in "${cmds[@]}"; do
-    check "completes command $c" grep -qx -- "$c" <(complete_words tpsim "${c:0:2}")
-    mapfile -t flags < <("$TPSIM" help "$c" |
-        sed -n 's/^  \(-[A-Za-z0-9], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p')
-    check "$c has flags" test "${#flags[@]}" -ge 1
-    for f in "${flags[@]}"; do
-        check "completes $c $f" grep -qx -- "$f" <(complete_words tpsim "$c" "${f:0:4}")
-    done
+    n=$("$TPSIM" help "$c" | sed -n 's/^  \(-[A-Za-z0-9], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p' |
+        tee -a "$TMP/flags" | sed "s/^/$c /" | tee -a "$TMP/pairs" | wc -l)
+    check "$c has flags" test "$n" -ge 1
+    printf '%s %s\n' "$c" "$c" >>"$TMP/cmdpairs"
 done
+missing() { # FILE: the pairs "A B" for which _tpsim offers no B after "tpsim A <prefix of B>"
+    bash -c 'source docs/tpsim.bash
+        while read -r a b; do
+            if [ "$a" = "$b" ]; then COMP_WORDS=(tpsim "${b:0:2}"); COMP_CWORD=1
+            else COMP_WORDS=(tpsim "$a" "${b:0:4}"); COMP_CWORD=2; fi
+            _tpsim
+            [[ " ${COMPREPLY[*]} " == *" $b "* ]] || echo "$a $b"
+        done <"$1"' _ "$1"
+}
+miss=$(cat "$TMP/cmdpairs" "$TMP/pairs" | missing /dev/stdin | tr '\n' ' ')
+check "completes every command and every flag ($(cat "$TMP/cmdpairs" "$TMP/pairs" | wc -l) pairs): $miss" \
+    test -z "$miss"
 check "completes trace's subcommands" test "$(complete_words tpsim trace c)" = compare
 check "completes help's topics" grep -qx plan <(complete_words tpsim help pl)
 check "a file after a command" grep -qx scenarios/eager-host-dispatch.yaml \
