@@ -271,6 +271,14 @@ viewer-node:
 man: $(BUILD)/tpsim
 	scripts/gen-man.sh $(BUILD)/tpsim <docs/tpsim.1 >$(BUILD)/tpsim.1.new
 	mv $(BUILD)/tpsim.1.new docs/tpsim.1
+	scripts/gen-completion.sh $(BUILD)/tpsim >$(BUILD)/tpsim.bash.new
+	mv $(BUILD)/tpsim.bash.new docs/tpsim.bash
+
+# bash completion from the command and flag tables (also written by `make man`)
+.PHONY: completion
+completion: $(BUILD)/tpsim
+	scripts/gen-completion.sh $(BUILD)/tpsim >$(BUILD)/tpsim.bash.new
+	mv $(BUILD)/tpsim.bash.new docs/tpsim.bash
 
 # The fast path (max-plus), the event engine, then a 10^6-step TP-8 run for its peak RSS
 # (about 2.5 minutes: 7.8e9 rank-ops, peak RSS 3.5 MB).
@@ -388,7 +396,8 @@ install: $(filter-out $(BUILD)/obj/base/locate.o,$(OBJ))
 	$(CC) $(CFLAGS) $^ $(BUILD)/install/locate.o -o $(BUILD)/install/tpsim $(LDLIBS)
 	@# folders this install creates are listed, so uninstall removes those and never a
 	@# standard folder (an empty /usr/local/bin) that was there before
-	@made=""; for d in $(PREFIX) $(PREFIX)/bin $(PREFIX)/share $(PREFIX)/share/man $(INST_MAN); do \
+	@made=""; for d in $(PREFIX) $(PREFIX)/bin $(PREFIX)/share $(PREFIX)/share/man $(INST_MAN) \
+	  $(PREFIX)/share/bash-completion $(PREFIX)/share/bash-completion/completions; do \
 	  [ -d "$(DESTDIR)$$d" ] || made="$$d $$made"; done; \
 	install -d $(DESTDIR)$(INST_BIN) $(DESTDIR)$(INST_SHARE)/validate $(DESTDIR)$(INST_MAN); \
 	[ ! -f $(DESTDIR)$(INST_SHARE)/.made-dirs ] || made="$$made $$(cat $(DESTDIR)$(INST_SHARE)/.made-dirs)"; \
@@ -405,10 +414,13 @@ install: $(filter-out $(BUILD)/obj/base/locate.o,$(OBJ))
 	install -m 755 scripts/atlas.sh $(DESTDIR)$(INST_SHARE)/scripts/atlas.sh
 	install -m 644 scripts/atlas.gp $(DESTDIR)$(INST_SHARE)/scripts/atlas.gp
 	install -m 644 docs/tpsim.1 $(DESTDIR)$(INST_MAN)/tpsim.1
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 docs/tpsim.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tpsim
 
 uninstall:
 	rm -f $(DESTDIR)$(INST_BIN)/tpsim $(addprefix $(DESTDIR)$(INST_BIN)/,$(GPU_TOOLS))
 	rm -f $(DESTDIR)$(INST_MAN)/tpsim.1
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tpsim
 	@# the folders install made (deepest first), where nothing else is left in them
 	@made=$$(cat $(DESTDIR)$(INST_SHARE)/.made-dirs 2>/dev/null); \
 	rm -rf $(DESTDIR)$(INST_SHARE); \

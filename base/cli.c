@@ -1,6 +1,7 @@
 /* cli.c: see cli.h. */
 #include "cli.h"
 
+#include "locate.h"
 #include "num.h"
 
 #include <ctype.h>
@@ -186,8 +187,24 @@ int cli_next(cli_args *p, const char **value, tp_err *err)
                        what, amb);
             return CLI_ERROR;
         }
-        tp_err_set(err, "%s%sunknown option '%s'%s%s%s", p->cmd ? p->cmd : "", p->cmd ? ": " : "",
-                   what, p->help ? " (see " : "", p->help ? p->help : "", p->help ? ")" : "");
+        /* the closest flag by name (locate_closest), or one whose name the typed word
+         * extends by a '-' part ("--batch-size": --batch) */
+        const char *names[128];
+        int n = 0, best = -1;
+        size_t best_len = 0;
+        for (int i = 0; p->flags[i].name && n < 128; i++) names[n++] = p->flags[i].name;
+        if (len > 2 && what[1] == '-') {
+            best = locate_closest(what + 2, names, n);
+            for (int i = 0; best < 0 && i < n; i++) {
+                size_t k = strlen(names[i]);
+                if (k > best_len && !strncmp(what + 2, names[i], k) && what[2 + k] == '-')
+                    best = i, best_len = k;
+            }
+        }
+        tp_err_set(err, "%s%sunknown option '%s'%s%s%s%s%s%s", p->cmd ? p->cmd : "",
+                   p->cmd ? ": " : "", what, best >= 0 ? "; did you mean --" : "",
+                   best >= 0 ? names[best] : "", best >= 0 ? "?" : "", p->help ? " (see " : "",
+                   p->help ? p->help : "", p->help ? ")" : "");
         return CLI_ERROR;
     }
     cli_show(p, idx);

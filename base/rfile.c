@@ -1,5 +1,6 @@
 /* rfile.c: see rfile.h. */
 #include "rfile.h"
+#include <dirent.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "locate.h"
 
 static struct rfile_id {
     dev_t dev;
@@ -137,13 +140,61 @@ static int rfile_slurp(int fd, int regular, const char *path, size_t cap, const 
     return 0;
 }
 
+static int rfile_cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A file that does not exist: "; did you mean DIR/NAME?" when its folder holds a file whose
+ * name is close to it (locate_closest: a unique prefix or a small edit distance, on the file
+ * name only), else "". At most 256 names are looked at. */
+static const char *rfile_hint(const char *path, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (errno != ENOENT) return buf;
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    char dir[1024];
+    int dl = slash ? (int)(slash - path) : 0;
+    if (dl >= (int)sizeof dir) return buf;
+    snprintf(dir, sizeof dir, "%.*s", dl, slash == path ? "/" : path);
+    DIR *d = opendir(slash ? (dl ? dir : "/") : ".");
+    if (!d || !base[0]) {
+        if (d) closedir(d);
+        errno = ENOENT;
+        return buf;
+    }
+    static _Thread_local char names[256][256];
+    const char *ptrs[256];
+    int n = 0;
+    struct dirent *e;
+    while (n < 256 && (e = readdir(d)))
+        if (e->d_name[0] != '.' && strlen(e->d_name) < sizeof names[0]) {
+            snprintf(names[n], sizeof names[n], "%s", e->d_name);
+            ptrs[n] = names[n];
+            n++;
+        }
+    closedir(d);
+    qsort(ptrs, (size_t)n, sizeof ptrs[0], rfile_cmp_name); /* one answer, any readdir order */
+    int best = locate_closest(base, ptrs, n);
+    if (best >= 0 && strcmp(ptrs[best], base))
+        snprintf(buf, cap, "; did you mean %.200s%s%.200s?", slash ? dir : "", slash ? "/" : "",
+                 ptrs[best]);
+    errno = ENOENT;
+    return buf;
+}
+
 int rfile_read(const char *path, size_t cap, const char *what, char **buf, size_t *len,
                tp_err *err)
 {
     *buf = NULL;
     *len = 0;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    char hint[512];
+    if (fd < 0) {
+        int e = errno;
+        rfile_hint(path, hint, sizeof hint);
+        return tp_err_set(err, "%s: cannot open: %s%s", path, strerror(e), hint);
+    }
     struct stat st;
     int rc = -1;
     if (fstat(fd, &st) != 0) {
@@ -169,7 +220,12 @@ int rfile_check_regular(const char *path, size_t cap, const char *what, tp_err *
 {
     struct stat st;
     char sz[32];
-    if (stat(path, &st) != 0) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    if (stat(path, &st) != 0) {
+        char hint[512];
+        int e = errno;
+        rfile_hint(path, hint, sizeof hint);
+        return tp_err_set(err, "%s: cannot open: %s%s", path, strerror(e), hint);
+    }
     if (S_ISDIR(st.st_mode))
         return tp_err_set(err, "%s: cannot open: is a directory, expected %s", path, what);
     if (!S_ISREG(st.st_mode))

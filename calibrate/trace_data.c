@@ -196,6 +196,7 @@ int tr_split_by_pid(tr_trace *t, size_t i)
         if (tr_idmap_put(&map, t->ranks[d].rank, d)) goto oom;
         t->ranks[d].world_size = t->ranks[i].world_size;
         memcpy(t->ranks[d].device, t->ranks[i].device, sizeof t->ranks[d].device);
+        memcpy(t->ranks[d].model, t->ranks[i].model, sizeof t->ranks[d].model);
         for (size_t o = 0; o < t->ranks[i].ops.n; o++)
             if (tr_push_op(&t->ranks[d], &t->ranks[i].ops.v[o])) goto oom;
     }

@@ -83,6 +83,7 @@ typedef struct tr_rank {
     long world_size;    /* 0 when unknown */
     char file[512];
     char device[128];   /* the GPU's name when recorded */
+    char model[64];     /* the LLM's name when recorded (tpsim's otherData.model) */
     TR_VEC(tr_gpu) gpu;
     TR_VEC(tr_call) calls;
     TR_VEC(tr_span) spans;

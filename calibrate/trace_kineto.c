@@ -273,7 +273,8 @@ out:
     return rc;
 }
 
-/* A top-level member we read whole: baseTimeNanoseconds, distributedInfo, deviceProperties. */
+/* A top-level member we read whole: baseTimeNanoseconds, distributedInfo, deviceProperties,
+ * otherData (tpsim's names the model). */
 static int kin_member(jscan *k, kin_rank *kr, const char *key, size_t len)
 {
     json_error_t je;
@@ -302,6 +303,9 @@ static int kin_member(jscan *k, kin_rank *kr, const char *key, size_t len)
     } else if (!strcmp(key, "deviceProperties") && json_is_array(v) && json_array_size(v) > 0) {
         const char *name = json_string_value(json_object_get(json_array_get(v, 0), "name"));
         if (name) snprintf(kr->r->device, sizeof kr->r->device, "%s", name);
+    } else if (!strcmp(key, "otherData") && json_is_object(v)) {
+        const char *model = json_string_value(json_object_get(v, "model"));
+        if (model) snprintf(kr->r->model, sizeof kr->r->model, "%s", model);
     }
     json_decref(v);
     return rc;
@@ -393,7 +397,7 @@ static int kin_document(jscan *k, kin_rank *kr)
         } else {
             if (jscan_value(k, &v)) return -1;
             if ((!strcmp(key, "baseTimeNanoseconds") || !strcmp(key, "distributedInfo") ||
-                 !strcmp(key, "deviceProperties")) &&
+                 !strcmp(key, "deviceProperties") || !strcmp(key, "otherData")) &&
                 kin_member(k, kr, key, v.len))
                 return -1;
             k->pos += v.len;

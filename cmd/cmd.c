@@ -9,6 +9,11 @@
 #include "jw.h"
 #include "run.h"
 
+void cmd_notes(const scenario *s)
+{
+    if (s->model.note[0]) fprintf(stderr, "tpsim: note: %s\n", s->model.note);
+}
+
 int cmd_fail(const tp_err *err)
 {
     fprintf(stderr, "tpsim: %s\n", err->msg);

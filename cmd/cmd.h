@@ -43,6 +43,10 @@ int cmd_scn_flag(scn_opts *o, const char *name, const char *value, tp_err *err);
 struct jw;
 struct run_breakdown;
 void cmd_json_breakdown(struct jw *w, const char *key, const struct run_breakdown *b);
+/* Prints the scenario's notes (a config.json key accepted though tpsim does not read it:
+ * model_arch.note) as "tpsim: note: LINE" on stderr; nothing when there are none. */
+struct scenario;
+void cmd_notes(const struct scenario *s);
 /* Prints "tpsim: MESSAGE" to stderr and returns 2. */
 int cmd_fail(const tp_err *err);
 

@@ -27,7 +27,8 @@ static const char ar_help_text[] =
     "default auto) from an all-reduce calibration (default\n"
     "models/allreduce/h100-sxm-tpK.yaml). A..B steps by x2; sizes are bytes or K/M/G (powers\n"
     "of 1024). --log compares with the times of an nccl-tests all_reduce_perf log (its sizes\n"
-    "when --sizes is not given).\n";
+    "when --sizes is not given), against NCCL's model unless --model says otherwise: the\n"
+    "log measured NCCL, not vLLM's custom all-reduce.\n";
 
 typedef struct ar_args {
     long tp;
@@ -80,7 +81,8 @@ static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
         {"help", 'h', 0, NULL, "this help"},
         {"tp", 0, 1, "K", "ranks of the all-reduce (required)"},
         {"sizes", 0, 1, "A..B|A,B,...", "message sizes: A..B doubles, or a list (bytes or K/M/G)"},
-        {"model", 0, 1, "M", COLL_MODEL_CHOICES " (default auto)"},
+        {"model", 0, 1, "M", COLL_MODEL_CHOICES " (default auto; with --log\n"
+                             "NCCL's: nccl-tuner, else nccl-fit)"},
         {"calib", 0, 1, "FILE", "the all-reduce calibration\n"
                                 "(default models/allreduce/h100-sxm-tpK.yaml)"},
         {"mode", 0, 1, "eager|graphs", "execution mode (default eager)"},
@@ -92,7 +94,7 @@ static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
     cli_args ca;
     const char *v;
     int f;
-    *a = (ar_args){.tp = -1, .model = "auto"};
+    *a = (ar_args){.tp = -1}; /* .model NULL: auto, or NCCL's own with --log (ar_default) */
     if (cli_begin(&ca, "allreduce", "tpsim allreduce --help", flags, argc, argv, err)) return -1;
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         switch (f) {
@@ -224,17 +226,33 @@ static void ar_print_json(const ar_args *a, const arcal *cal, const coll_setup *
     jw_done(&w);
 }
 
+/* The model when --model is not given: auto, or with --log the model of what the log ran:
+ * an nccl-tests log measured NCCL, not vLLM's custom all-reduce, so nccl-tuner when the
+ * calibration holds the tuner's data, else nccl-fit. */
+static void ar_default(ar_args *a, coll_setup *cs)
+{
+    tp_err e = {{0}};
+    cs->model = COLL_AUTO;
+    if (a->log) {
+        cs->model = COLL_NCCL_TUNER;
+        if (coll_check(cs, &e)) cs->model = COLL_NCCL_FIT;
+    }
+    a->model = coll_model_names[cs->model];
+}
+
 int tpsim_cmd_allreduce(int argc, char **argv)
 {
     tp_err err = {{0}};
     ar_args a;
     int r = ar_parse_args(argc, argv, &a, &err);
+    /* the log measured NCCL (nccl-tests), so it is judged against NCCL's model unless --model
+     * says otherwise: the tuner's when the calibration has its data, else the fit */
     if (r == 1) return 0; /* the help was printed */
     if (r) return cmd_fail(&err);
     int model = -1;
-    for (int i = 0; coll_model_names[i]; i++)
+    for (int i = 0; a.model && coll_model_names[i]; i++)
         if (!strcmp(a.model, coll_model_names[i])) model = i;
-    if (model < 0) {
+    if (a.model && model < 0) {
         tp_err_set(&err, "--model: '%s', expected " COLL_MODEL_CHOICES, a.model);
         return cmd_fail(&err);
     }
@@ -260,6 +278,7 @@ int tpsim_cmd_allreduce(int argc, char **argv)
         goto out;
     }
     coll_setup cs = {(coll_model)model, cal, coll_sm_of(cal->hardware)};
+    if (!a.model) ar_default(&a, &cs);
     if (coll_check(&cs, &err)) goto out;
     if (a.sizes && ar_parse_sizes(a.sizes, sizes, &n, &err)) goto out;
     if (a.log) {

@@ -507,6 +507,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     if ((o.plot && plot_check(o.plot, &err)) || grid_load(o.grid, &g, &err) ||
         scn_opts_load(path, &so, base, &err))
         goto out;
+    cmd_notes(base);
     pcmd_defaults(&o, base);
     *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base};
     so.jobs = o.jobs;

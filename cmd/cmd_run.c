@@ -1,4 +1,5 @@
 /* cmd_run.c: `tpsim run`: simulate decode steps of one cell and explain the step time. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,14 +176,14 @@ static void run_text_domain(const scenario *s, const run_summary *r)
     run_domain(s, r, &d);
     char buf[DOMAIN_MAX_MARKS * DOMAIN_MARK_MAX], what[DOMAIN_STATEMENT_MAX];
     domain_join(&d, buf, sizeof buf);
-    if (!domain_statement(s, what, sizeof what)) {
+    if (!domain_statement_words(s, what, sizeof what)) {
         printf("domain     ** OUTSIDE: %s; no measurement backs this cell **\n", buf);
         return;
     }
     if (d.inside)
-        printf("domain     inside what %s was validated on", s->name);
+        printf("domain     inside what %s was tested on", s->name);
     else
-        printf("domain     ** OUTSIDE what %s was validated on: %s **\n          ", s->name, buf);
+        printf("domain     ** OUTSIDE what %s was tested on: %s **\n          ", s->name, buf);
     printf(" (%s)\n", what);
 }
 
@@ -233,6 +234,10 @@ static void run_print_json(const scenario *s, const run_summary *r)
     jw_kint(&w, "steps", r->req.steps);
     jw_kint(&w, "warmup", r->req.warmup);
     jw_kuint(&w, "seed", r->req.seed);
+    double params, active; /* the checkpoint's, and those one token uses (MoE: fewer) */
+    model_params(&s->model, &params, &active);
+    jw_kint(&w, "params_total", (int64_t)llround(params));
+    jw_kint(&w, "params_active", (int64_t)llround(active));
     jw_kint(&w, "ops_per_step", (int64_t)r->ops_per_step);
     jw_kint(&w, "kernels_per_step", (int64_t)r->kernels_per_step);
     jw_kint(&w, "allreduces_per_step", (int64_t)r->allreduces_per_step);
@@ -388,6 +393,14 @@ static void run_print_text(const scenario *s, const run_summary *r)
            "warm-up, seed %llu)\n",
            step * 1e3, r->step_p50 * 1e3, r->step_p99 * 1e3, r->step_min * 1e3, r->step_max * 1e3,
            r->req.steps, r->req.warmup, (unsigned long long)r->req.seed);
+    double params, active;
+    model_params(&s->model, &params, &active);
+    if (s->model.experts)
+        printf("model      %.2f B parameters, %.2f B active per token (%ld of %ld experts a "
+               "token)\n", params / 1e9, active / 1e9, s->model.experts_per_tok,
+               s->model.experts);
+    else
+        printf("model      %.2f B parameters\n", params / 1e9);
     printf("per step   %zu GPU ops on each rank: %zu kernel/copy launches, %zu all-reduces",
            r->ops_per_step, r->kernels_per_step, r->allreduces_per_step);
     if (r->collectives_per_step > r->allreduces_per_step)
@@ -515,6 +528,7 @@ static int run_open_trace(const scenario *s, const char *trace_path, run_request
         return tp_err_set(err, "out of memory");
     }
     trace_init(*tw, tf->f, title);
+    trace_identify(*tw, s->hw.name, s->model.name);
     /* the collectives' kernel names follow the model that prices them (trace.h) */
     const arcal *cal = NULL;
     const char *borrowed = NULL;
@@ -555,6 +569,7 @@ int tpsim_cmd_run(int argc, char **argv)
     run_summary sum;
     ofile tf = {0};
     if (scn_opts_load(path, &so, s, &err)) goto out;
+    cmd_notes(s);
     if (!o.have_seed) req.seed = s->seed;
     req = run_defaults(s, req);
     if (scenario_check_flag_calibs(s, &req.tp, 1, &err)) goto out;

@@ -250,6 +250,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     }
     /* defaults from the scenario for any axis not given; every axis checked before any work */
     if (scn_opts_load(path, &so, s, &err)) goto out;
+    cmd_notes(s);
     if (!o.n_tp) o.tps[o.n_tp++] = s->tp;
     if (!o.n_batch) o.batches[o.n_batch++] = s->batch;
     if (!o.n_ctx) o.ctxs[o.n_ctx++] = s->ctx;

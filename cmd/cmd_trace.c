@@ -1,6 +1,8 @@
 /* cmd_trace.c: `tpsim trace import` and `tpsim trace compare`: read profiler traces
  * (Kineto JSON, Nsight SQLite), report their steps, write a calibration, and compare a
  * real trace with tpsim's own --trace. */
+#include <ctype.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +28,23 @@ static const char trace_help_text[] =
     "export; several files are the ranks of one job, merged on absolute time. SIM is tpsim\n"
     "run --trace output. Steps come from vLLM's execute_* annotations, --step-marker (an\n"
     "extended regex on annotation names), or idle gaps on the GPU. --hardware (a models/hw/\n"
-    "file) gives -o the nominal HBM bandwidth for per-class efficiencies. --kernels writes every\n"
-    "GPU activity's duration (rank,kind,start_ns,dur_us,bytes,name), which fit-kernels reads.\n";
+    "file, or the GPU's id, name or nvidia-smi name: b200, \"NVIDIA H100 80GB HBM3\") gives\n"
+    "-o the nominal HBM bandwidth for per-class efficiencies. --kernels writes every\n"
+    "GPU activity's duration (rank,kind,start_ns,dur_us,bytes,name), which fit-kernels reads.\n"
+    "\n"
+    "compare: first what each side ran (steps, ranks, TP degree, mode, GPU, model, kernels\n"
+    "and launches a step) and a NOT LIKE FOR LIKE line for each difference; then per-step\n"
+    "means, real against sim, each row one rank's step averaged over all of them:\n"
+    "  step           a step's span: its marker, or a run of GPU work between idle gaps\n"
+    "  launch_calls   the launch calls' own time (cudaLaunchKernel...); '-' for a tpsim\n"
+    "                 trace, which prices each launch's call and framework work as one cost\n"
+    "  host_dispatch  the host thread from each launch call to the next: the calls and the\n"
+    "                 framework work between them (tpsim's per-launch host cost)\n"
+    "  gpu_compute    GPU time of every kernel and copy but the collectives\n"
+    "  collectives    GPU time of the collective kernels (NCCL, custom all-reduce)\n"
+    "  gpu_idle       the step's span less the time some stream was busy\n"
+    "and the GPU time per kernel class (gemm, attention, norm, elementwise, collective, copy),\n"
+    "classified by kernel name.\n";
 
 static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen, tp_err *err);
 
@@ -85,7 +102,8 @@ static const cli_flag trace_flags[] = {
     {"output", 'o', 1, "CALIB.yaml", "import: write a trace calibration (tpsim run --measured)"},
     {"step-marker", 0, 1, "REGEX", "steps from annotations matching this extended regex"},
     {"format", 0, 1, "text|json", "the report's format (default text)"},
-    {"hardware", 0, 1, "HW.yaml", "import: a models/hw/ file, for per-class efficiencies"},
+    {"hardware", 0, 1, "GPU", "import: the GPU (a models/hw/ file, its id, name or alias),\n"
+                              "for per-class efficiencies"},
     {"kernels", 0, 1, "KERNELS.csv", "import: each GPU activity's duration, for fit-kernels"},
     CLI_END};
 
@@ -155,7 +173,8 @@ static int trace_import(int argc, char **argv)
     int status = 2;
     tr_options o = {a.marker ? &re : NULL};
     hw_spec hw = {0};
-    if (a.hardware && (!a.out || hw_load(a.hardware, &hw, &err))) {
+    char hw_path[HW_PATH_MAX];
+    if (a.hardware && (!a.out || hw_resolve(a.hardware, hw_path, sizeof hw_path, &hw, &err))) {
         if (!a.out)
             tp_err_set(&err, "--hardware: only with -o (it sets the calibration's efficiencies)");
         goto out;
@@ -198,24 +217,63 @@ out:
     return status;
 }
 
-/* Per-step means of one side of a comparison, in ns. */
+/* One side of a comparison: what it ran (GPU, model, mode), and per-step means over its
+ * rank-steps, in ns. steps counts decode steps (the most any one rank has), not rank-steps. */
 typedef struct trace_side {
-    size_t steps;
-    double step, host, compute, collective, idle, kernels;
+    size_t steps, ranks;
+    long tp; /* the job's world size when the trace states it, else its ranks */
+    const char *device, *model; /* "" when the trace does not say */
+    double step, calls, dispatch, compute, collective, idle, kernels, launches, graph_launches;
+    double moe_kernels; /* kernels a step whose name says mixture of experts (fused_moe...) */
+    double per_launch;  /* host time per launch: dispatch / launches */
     double cls[TRC_COUNT];
 } trace_side;
 
-static trace_side trace_summarise(const tr_report *r)
+/* 1 when name contains word (ASCII, any case). */
+static int trace_has_word(const char *name, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = name; *p; p++) {
+        size_t i = 0;
+        while (i < n && p[i] && tolower((unsigned char)p[i]) == word[i]) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+static trace_side trace_summarise(const tr_trace *t, const tr_report *r)
 {
     trace_side s = {0};
-    s.steps = r->n_steps;
+    s.ranks = r->ranks;
+    s.device = s.model = "";
+    for (size_t i = 0; i < t->n_ranks; i++) {
+        if (!s.device[0]) s.device = t->ranks[i].device;
+        if (!s.model[0]) s.model = t->ranks[i].model;
+        if (t->ranks[i].world_size > s.tp) s.tp = t->ranks[i].world_size;
+        size_t n = 0;
+        for (size_t j = 0; j < r->n_steps; j++) n += r->steps[j].rank == t->ranks[i].rank;
+        if (n > s.steps) s.steps = n;
+        for (size_t g = 0; g < t->ranks[i].gpu.n; g++) {
+            const tr_gpu *k = &t->ranks[i].gpu.v[g];
+            if (k->kind == TR_KERNEL && (trace_has_word(tr_name(t, k->name), "moe") ||
+                                         trace_has_word(tr_name(t, k->name), "expert")))
+                s.moe_kernels++;
+        }
+    }
+    if (s.tp < (long)s.ranks) s.tp = (long)s.ranks;
     if (!r->n_steps) return s;
     for (size_t i = 0; i < r->n_steps; i++) {
         const tr_step *st = &r->steps[i];
+        double calls = st->launch_call.mean * (double)st->launch_call.n;
         s.step += (double)(st->end - st->start);
-        s.host += st->launch_call.mean * (double)st->launch_call.n;
+        s.calls += calls;
+        /* the host thread from a launch's call to the next one's: the call and the framework
+         * work between two calls, which is what tpsim's per-launch host cost stands for */
+        s.dispatch += calls + st->launch_gap.mean * (double)st->launch_gap.n;
         s.idle += (double)st->gpu_idle;
         s.kernels += (double)st->c.kernels;
+        s.launches += (double)st->c.launches;
+        s.graph_launches += (double)st->c.graph_launches;
         for (int k = 0; k < TRC_COUNT; k++) {
             s.cls[k] += (double)st->c.class_ns[k];
             if (k == TRC_COLLECTIVE)
@@ -224,24 +282,75 @@ static trace_side trace_summarise(const tr_report *r)
                 s.compute += (double)st->c.class_ns[k];
         }
     }
+    s.per_launch = s.launches > 0 ? s.dispatch / s.launches : 0;
     double n = (double)r->n_steps;
-    s.step /= n, s.host /= n, s.idle /= n, s.kernels /= n, s.compute /= n, s.collective /= n;
+    s.step /= n, s.calls /= n, s.dispatch /= n, s.idle /= n, s.kernels /= n, s.compute /= n;
+    s.collective /= n, s.launches /= n, s.graph_launches /= n, s.moe_kernels /= n;
     for (int k = 0; k < TRC_COUNT; k++) s.cls[k] /= n;
     return s;
 }
 
+/* A GPU name's canonical id when a models/hw file answers to it, else the name itself. */
+static void trace_gpu_id(const char *name, char *out, size_t cap)
+{
+    char path[HW_PATH_MAX];
+    hw_spec h;
+    tp_err e = {{0}};
+    if (name[0] && !hw_resolve(name, path, sizeof path, &h, &e))
+        snprintf(out, cap, "%s", h.id);
+    else
+        snprintf(out, cap, "%s", name);
+}
+
+#define TRACE_MAX_MISMATCH 8
+/* The ways the two sides did not run the same thing: GPU, model, mode, kernels a step, TP
+ * ranks; each one line into m[], how many. */
+static int trace_mismatches(const trace_side *a, const trace_side *b, char (*m)[256])
+{
+    int n = 0;
+    char ia[64], ib[64];
+    trace_gpu_id(a->device, ia, sizeof ia);
+    trace_gpu_id(b->device, ib, sizeof ib);
+    if (a->device[0] && b->device[0] && !hw_name_eq(ia, ib))
+        snprintf(m[n++], 256, "device: real ran on %s, sim on %s", a->device, b->device);
+    if (a->model[0] && b->model[0] && !hw_name_eq(a->model, b->model))
+        snprintf(m[n++], 256, "model: real is %s, sim %s", a->model, b->model);
+    if ((a->moe_kernels > 0) != (b->moe_kernels > 0))
+        snprintf(m[n++], 256, "model: %s runs mixture-of-experts kernels (%.0f a step), %s none",
+                 a->moe_kernels > 0 ? "real" : "sim",
+                 a->moe_kernels > 0 ? a->moe_kernels : b->moe_kernels,
+                 a->moe_kernels > 0 ? "sim" : "real");
+    int ga = a->graph_launches > 0, gb = b->graph_launches > 0;
+    if (ga != gb)
+        snprintf(m[n++], 256, "mode: real runs %s, sim %s", ga ? "CUDA graphs" : "eager",
+                 gb ? "CUDA graphs" : "eager");
+    double hi = a->kernels > b->kernels ? a->kernels : b->kernels;
+    if (hi > 0 && fabs(a->kernels - b->kernels) > 0.1 * hi) /* assumed: 10% is not one step */
+        snprintf(m[n++], 256, "kernels a step: real %.1f, sim %.1f (more than 10%% apart: "
+                 "not the same step)", a->kernels, b->kernels);
+    if (a->tp != b->tp)
+        snprintf(m[n++], 256, "TP degree: real %ld, sim %ld", a->tp, b->tp);
+    return n;
+}
+
+/* A row; sim < 0 when that side does not have the quantity (null in JSON, "-" in text). */
 static void trace_row(FILE *f, jw *w, const char *what, double real, double sim)
 {
+    int have = sim >= 0;
     double diff = sim - real, pct = real != 0 ? 100.0 * diff / real : 0.0;
     if (w) {
         jw_key(w, what);
         jw_obj(w);
         jw_knum(w, "real_ms", real / 1e6);
-        jw_knum(w, "sim_ms", sim / 1e6);
-        jw_knum(w, "diff_ms", diff / 1e6);
+        jw_key(w, "sim_ms");
+        jw_num(w, have ? sim / 1e6 : 0.0 / 0.0);
+        jw_key(w, "diff_ms");
+        jw_num(w, have ? diff / 1e6 : 0.0 / 0.0);
         jw_key(w, "diff_pct");
-        jw_num(w, real != 0 ? pct : 0.0 / 0.0);
+        jw_num(w, have && real != 0 ? pct : 0.0 / 0.0);
         jw_end_obj(w);
+    } else if (!have) {
+        fprintf(f, "| %s | %.3f | - | - | - |\n", what, real / 1e6);
     } else {
         fprintf(f, "| %s | %.3f | %.3f | %+.3f | ", what, real / 1e6, sim / 1e6, diff / 1e6);
         if (real != 0)
@@ -249,6 +358,68 @@ static void trace_row(FILE *f, jw *w, const char *what, double real, double sim)
         else
             fprintf(f, "- |\n");
     }
+}
+
+static void trace_side_json(jw *w, const char *side, const trace_side *s)
+{
+    char key[48];
+    snprintf(key, sizeof key, "%s_steps", side);
+    jw_kint(w, key, (int64_t)s->steps);
+    snprintf(key, sizeof key, "%s_ranks", side);
+    jw_kint(w, key, (int64_t)s->ranks);
+    snprintf(key, sizeof key, "%s_tp", side);
+    jw_kint(w, key, s->tp);
+    snprintf(key, sizeof key, "%s_device", side);
+    jw_kstr(w, key, s->device[0] ? s->device : NULL);
+    snprintf(key, sizeof key, "%s_model", side);
+    jw_kstr(w, key, s->model[0] ? s->model : NULL);
+    snprintf(key, sizeof key, "%s_mode", side);
+    jw_kstr(w, key, s->graph_launches > 0 ? "graphs" : "eager");
+    snprintf(key, sizeof key, "%s_kernels_per_step", side);
+    jw_knum(w, key, s->kernels);
+    snprintf(key, sizeof key, "%s_launches_per_step", side);
+    jw_knum(w, key, s->launches);
+    snprintf(key, sizeof key, "%s_host_per_launch_us", side);
+    jw_knum(w, key, s->per_launch / 1e3);
+}
+
+static void trace_side_text(const char *side, const char *file, const trace_side *s)
+{
+    printf("%-4s %s: %zu step%s on %zu rank%s of TP-%ld, %s%s%s%s%s, %.1f kernels and %.1f "
+           "launches a step\n",
+           side, file, s->steps, s->steps == 1 ? "" : "s", s->ranks, s->ranks == 1 ? "" : "s",
+           s->tp,
+           s->graph_launches > 0 ? "CUDA graphs" : "eager", s->device[0] ? ", " : "", s->device,
+           s->model[0] ? ", " : "", s->model, s->kernels, s->launches);
+}
+
+/* What each side ran and how they differ, then the phase table's opening (JSON: the keys
+ * before "phases", and that object opened). */
+static void trace_compare_head(jw *wp, char **files, const trace_side *real,
+                               const trace_side *sim, char (*mis)[256], int n_mis)
+{
+    if (wp) {
+        jw_init(wp, stdout, 1);
+        jw_obj(wp);
+        jw_kstr(wp, "real", files[0]);
+        jw_kstr(wp, "sim", files[1]);
+        trace_side_json(wp, "real", real);
+        trace_side_json(wp, "sim", sim);
+        jw_key(wp, "mismatches");
+        jw_arr(wp);
+        for (int i = 0; i < n_mis; i++) jw_str(wp, mis[i]);
+        jw_end_arr(wp);
+        jw_key(wp, "phases");
+        jw_obj(wp);
+        return;
+    }
+    printf("tpsim trace compare: per-step means over each side's steps and ranks\n");
+    trace_side_text("real", files[0], real);
+    trace_side_text("sim", files[1], sim);
+    printf("host per launch: real %.2f us, sim %.2f us (from one launch call to the next on a "
+           "host thread)\n", real->per_launch / 1e3, sim->per_launch / 1e3);
+    for (int i = 0; i < n_mis; i++) printf("** NOT LIKE FOR LIKE: %s\n", mis[i]);
+    printf("\n| phase | real ms | sim ms | sim - real ms | diff |\n|---|---|---|---|---|\n");
 }
 
 static int trace_compare(int argc, char **argv)
@@ -277,29 +448,18 @@ static int trace_compare(int argc, char **argv)
             tp_err_set(&err, "%s: no steps found, expected a trace with GPU activity", a.files[i]);
             goto out;
         }
-    trace_side real = trace_summarise(&rep[0]), sim = trace_summarise(&rep[1]);
+    trace_side real = trace_summarise(&t[0], &rep[0]), sim = trace_summarise(&t[1], &rep[1]);
+    char mis[TRACE_MAX_MISMATCH][256];
+    int n_mis = trace_mismatches(&real, &sim, mis);
+    /* tpsim draws one host cost per launch and writes it as the launch call: it has no
+     * separate call time, so that row is the real side's alone */
+    int sim_is_tpsim = t[1].n_ranks > 0 && sim.model[0];
     jw w;
-    jw *wp = NULL;
-    if (a.json) {
-        jw_init(&w, stdout, 1);
-        wp = &w;
-        jw_obj(wp);
-        jw_kstr(wp, "real", a.files[0]);
-        jw_kstr(wp, "sim", a.files[1]);
-        jw_kint(wp, "real_steps", (int64_t)real.steps);
-        jw_kint(wp, "sim_steps", (int64_t)sim.steps);
-        jw_knum(wp, "real_kernels_per_step", real.kernels);
-        jw_knum(wp, "sim_kernels_per_step", sim.kernels);
-        jw_key(wp, "phases");
-        jw_obj(wp);
-    } else {
-        printf("tpsim trace compare: %s (%zu steps) vs %s (%zu steps), per-step means\n",
-               a.files[0], real.steps, a.files[1], sim.steps);
-        printf("kernels per step: real %.1f, sim %.1f\n\n", real.kernels, sim.kernels);
-        printf("| phase | real ms | sim ms | sim - real ms | diff |\n|---|---|---|---|---|\n");
-    }
+    jw *wp = a.json ? &w : NULL;
+    trace_compare_head(wp, a.files, &real, &sim, mis, n_mis);
     trace_row(stdout, wp, "step", real.step, sim.step);
-    trace_row(stdout, wp, "host_launch", real.host, sim.host);
+    trace_row(stdout, wp, "launch_calls", real.calls, sim_is_tpsim ? -1 : sim.calls);
+    trace_row(stdout, wp, "host_dispatch", real.dispatch, sim.dispatch);
     trace_row(stdout, wp, "gpu_compute", real.compute, sim.compute);
     trace_row(stdout, wp, "collectives", real.collective, sim.collective);
     trace_row(stdout, wp, "gpu_idle", real.idle, sim.idle);
@@ -317,6 +477,9 @@ static int trace_compare(int argc, char **argv)
         jw_end_obj(wp);
         jw_end_obj(wp);
         jw_done(wp);
+    } else if (sim_is_tpsim) {
+        printf("\nlaunch_calls: tpsim prices a launch's call and the framework work around it "
+               "as one host cost, so only host_dispatch compares them (tpsim trace --help)\n");
     }
     status = 0;
 out:

@@ -357,11 +357,12 @@ void plan_out_text(FILE *f, const plan_view *v)
             sp->reserve_bytes / (1024.0 * 1024 * 1024));
     fprintf(f, "intervals: %s\n", v->intervals_note);
     char what[DOMAIN_STATEMENT_MAX]; /* every row's marks are against this (domain.h) */
-    if (domain_statement(s, what, sizeof what))
-        fprintf(f, "validated: %s was validated on %s (each row's marks: where it lies outside)\n",
+    if (domain_statement_words(s, what, sizeof what))
+        fprintf(f, "tested: %s was tested on %s (each row's marks: where it lies outside)\n",
                 s->name, what);
     else
-        fprintf(f, "validated: %s was never validated: no measurement backs any row\n", s->name);
+        fprintf(f, "tested: %s was never tested against measurements: none backs any row\n",
+                s->name);
     fprintf(f, "searched: %zu configurations, %zu cells (batch 1..%ld where the KV cache fits)\n",
             v->r->n_cfgs, v->r->n_cells, sp->batch_max);
     for (size_t c = 0; c < sp->n_ctx; c++) plan_out_text_ctx(f, v, sp->ctxs[c]);

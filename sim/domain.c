@@ -1,6 +1,7 @@
 /* domain.c: see domain.h. */
 #include "domain.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +71,45 @@ int domain_statement(const scenario *s, char *buf, size_t cap)
              v->eager ? "eager" : "", v->eager && v->graphs ? "/" : "", v->graphs ? "graphs" : "",
              v->batch_lo, v->batch_hi, v->ctx_lo, v->ctx_hi, v->hardware, v->model,
              v->engine[0] ? ", engine " : "", v->engine, v->grid, v->verdict);
+    return 1;
+}
+
+int domain_statement_words(const scenario *s, char *buf, size_t cap)
+{
+    static const char *const words[][2] = {
+        {"PASS-NO-SKILL", "passed, no better than a constant"},
+        {"MISFIT", "did not fit"},
+        {"UNTESTED", "untested"},
+        {"PASS", "passed"},
+        {"FAIL", "failed"}};
+    const scenario_domain *v = &s->domain;
+    if (cap) buf[0] = '\0';
+    char stmt[DOMAIN_STATEMENT_MAX];
+    if (!domain_statement(s, stmt, sizeof stmt)) return 0;
+    /* the statement up to the grid, then " against GRID: " and the verdict in words */
+    size_t head = strlen(stmt) - strlen(v->grid) - strlen(v->verdict) - 4; /* "; " + ": " */
+    size_t len = (size_t)snprintf(buf, cap, "%.*s against %s: ", (int)head, stmt, v->grid);
+    for (const char *p = v->verdict; *p && len + 1 < cap;) {
+        size_t w = 0;
+        int at_word = p == v->verdict || !isalnum((unsigned char)p[-1]);
+        for (size_t i = 0; at_word && i < sizeof words / sizeof words[0]; i++) {
+            size_t n = strlen(words[i][0]);
+            if (!strncmp(p, words[i][0], n) && !isalnum((unsigned char)p[n]) && p[n] != '-') {
+                int k = snprintf(buf + len, cap - len, "%s", words[i][1]);
+                len += k > 0 ? (size_t)k : 0;
+                w = n;
+                break;
+            }
+        }
+        if (len >= cap) break;
+        if (w) {
+            p += w;
+        } else {
+            buf[len++] = *p++;
+            buf[len] = '\0';
+        }
+    }
+    if (len >= cap && cap) buf[cap - 1] = '\0';
     return 1;
 }
 

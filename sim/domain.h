@@ -41,5 +41,10 @@ void domain_join(const domain_report *r, char *buf, size_t cap);
  * "" (and 0 returned) when it has no validated: block, else 1. Every answer (run, sweep's and
  * plan's rows, plan's header) states it, inside the domain or not. */
 int domain_statement(const scenario *s, char *buf, size_t cap);
+/* The same for a reader, into buf: "TP {2, 4}, eager, ..., Llama-3.1-70B against
+ * validate/h100-ctx2048.csv: VERDICT" with the verdict's words spelled out (MISFIT: "did not
+ * fit", PASS-NO-SKILL: "passed, no better than a constant", PASS: "passed", FAIL: "failed",
+ * UNTESTED: "untested"), for the text reports' headers; 0 and "" as domain_statement. */
+int domain_statement_words(const scenario *s, char *buf, size_t cap);
 
 #endif

@@ -278,8 +278,11 @@ static int hf_rope_scaling(const hf_file *f, int arch, tp_err *err)
                     hf_arch_names[arch]);
 }
 
-/* A strict class's config: every key read, or known not to change the step. */
-static int hf_check_keys(const hf_file *f, int arch, tp_err *err)
+/* A strict class's config: every key read, or known not to change the step. A key with a
+ * leading '_' is transformers' own bookkeeping (PretrainedConfig keeps _attn_implementation,
+ * _commit_hash and the like under that prefix; a saved config sometimes carries one): vLLM
+ * reads none of them, so it is accepted and m->note says so, once, for the caller to show. */
+static int hf_check_keys(const hf_file *f, int arch, model_arch *m, tp_err *err)
 {
     const char *const *own = arch == HF_QWEN3       ? hf_qwen3_keys
                              : arch == HF_QWEN3_MOE ? hf_qwen3_moe_keys
@@ -292,11 +295,26 @@ static int hf_check_keys(const hf_file *f, int arch, tp_err *err)
                                                     : NULL;
     const char *key;
     json_t *v;
+    int n_private = 0;
     json_object_foreach(f->root, key, v) {
         (void)v;
-        if (!hf_in(key, hf_read_keys) && !hf_in(key, own) && !hf_in(key, hf_inert_keys))
-            return hf_error(f, key, err, "not modelled for %s (it may change the decode step), "
-                            "expected it absent", hf_arch_names[arch]);
+        if (hf_in(key, hf_read_keys) || hf_in(key, own) || hf_in(key, hf_inert_keys)) continue;
+        if (key[0] == '_') { /* transformers' own setting: noted, not refused */
+            if (n_private++ == 0) {
+                int line, col;
+                hf_key_pos(f, key, &line, &col);
+                snprintf(m->note, sizeof m->note, "%s:%d:%d: %.60s: ignored: a transformers-"
+                         "internal setting (leading '_') that vLLM does not read; the decode "
+                         "step is the same", f->path, line, col, key);
+            }
+            continue;
+        }
+        return hf_error(f, key, err, "not modelled for %s (it may change the decode step), "
+                        "expected it absent", hf_arch_names[arch]);
+    }
+    if (n_private > 1) {
+        size_t len = strlen(m->note);
+        snprintf(m->note + len, sizeof m->note - len, " (and %d more such keys)", n_private - 1);
     }
     json_t *mrope = json_object_get(f->root, "use_mrope");
     if (mrope && !json_is_false(mrope))
@@ -568,11 +586,15 @@ static int hf_max_positions(const hf_file *f, int arch, model_arch *m, tp_err *e
         if (factor && !(json_is_number(factor) && json_number_value(factor) > 0))
             return hf_error(f, "rope_scaling", err, "factor: expected a positive number");
         if (!strcmp(json_string_value(t), "yarn")) {
+            /* absent: max_position_embeddings, transformers' own default (modeling_rope_utils
+             * _compute_yarn_parameters: rope_scaling.get("original_max_position_embeddings")
+             * or config.max_position_embeddings; docs/sources.md#hf-config-fields) */
             json_t *orig = json_object_get(rs, "original_max_position_embeddings");
-            if (!json_is_integer(orig) || json_integer_value(orig) < 1)
+            if (orig && !json_is_null(orig) &&
+                (!json_is_integer(orig) || json_integer_value(orig) < 1))
                 return hf_error(f, "rope_scaling", err, "original_max_position_embeddings: "
                                 "expected a positive integer (yarn's base context)");
-            derived = (double)json_integer_value(orig);
+            if (json_is_integer(orig)) derived = (double)json_integer_value(orig);
         }
         derived *= factor ? json_number_value(factor) : 1.0;
     }
@@ -653,7 +675,7 @@ static int hf_bind(const hf_file *f, model_arch *out, tp_err *err)
     model_arch m = {0};
     int arch = 0;
     if (hf_arch(f, &arch, err) || hf_model_type(f, arch, err) ||
-        (hf_strict(arch) && hf_check_keys(f, arch, err)) || hf_shapes(f, arch, &m, err) ||
+        (hf_strict(arch) && hf_check_keys(f, arch, &m, err)) || hf_shapes(f, arch, &m, err) ||
         hf_max_positions(f, arch, &m, err) ||
         (hf_new_class(arch) ? hf_family(f, arch, &m, err) : hf_classic(f, arch, &m, err)))
         return -1;

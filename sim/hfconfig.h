@@ -14,11 +14,16 @@
  * model_type, when present, must be the one the class writes (an unknown one is refused
  * naming those known). For every class but DeepSeek's, every key must be one tpsim reads or
  * one that provably does not change the decode step (dropout, token ids, training settings,
- * constants inside kernels the step runs anyway: hf_inert_keys in hfconfig.c); anything else,
+ * constants inside kernels the step runs anyway: hf_inert_keys in hfconfig.c). A key with a
+ * leading '_' (transformers' own settings, e.g. _attn_implementation; vLLM reads none) is
+ * accepted, and out->note names the first such key at its line and column, for the command to
+ * show on stderr. Anything else,
  * a rope_scaling whose rotary kernel differs (not default, linear, dynamic, llama3 or yarn),
  * Qwen2's use_mrope, or Qwen3's use_sliding_window is refused at its line and column.
  * max_position_embeddings (with rope_scaling's factor, as vLLM derives max_model_len) bounds
- * the context: model_check_ctx refuses a longer ctx at that key; absent, none is known.
+ * the context: model_check_ctx refuses a longer ctx at that key; absent, none is known. A yarn
+ * rope_scaling without original_max_position_embeddings takes transformers' default for it,
+ * max_position_embeddings (docs/sources.md#hf-config-fields).
  * DeepSeek's keys the step does not need are ignored (its grouped top-k routing is priced as
  * topk_softmax). Every class's hidden_act, when present, must be the activation vLLM runs for
  * it (silu; gelu_pytorch_tanh for Gemma). A key left out takes its config class's default

@@ -49,6 +49,9 @@ typedef struct model_arch {
      * queries projected directly (V2-Lite) */
     long q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
     decl_list assumed;     /* a model file's assumed: numbers (decl.h); none in a config.json */
+    char note[384];        /* "" or one line "file:line:col: key: ignored: why" for a config.json
+                              key accepted because it cannot change the step; the command
+                              shows it on stderr */
 } model_arch;
 
 int model_load(const char *path, model_arch *out, tp_err *err);

@@ -314,9 +314,14 @@ static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario_cache *
     if (!mn || scenario_resolve(doc, mn, "models", path, sizeof path, err)) return -1;
     if (scenario_cached_load(cache, SCN_FILE_MODEL, path, &s->model, sizeof s->model, err))
         return scenario_subfile_error(mn, err);
-    if (!(hn = cfg_need(r, "hardware", err)) ||
-        scenario_resolve(doc, hn, "models/hw", path, sizeof path, err))
-        return -1;
+    if (!(hn = cfg_need(r, "hardware", err))) return -1;
+    if (scenario_resolve(doc, hn, "models/hw", path, sizeof path, err)) {
+        /* not a file: a GPU name, as plan --hardware and trace import --hardware take it (the
+         * file's id or a prefix of it, its name:, an alias, the nvidia-smi name) */
+        tp_err e2 = {{0}};
+        if (hn->kind != CFG_SCALAR || hw_resolve(hn->text, path, sizeof path, NULL, &e2)) return -1;
+        *err = (tp_err){{0}};
+    }
     if (scenario_cached_load(cache, SCN_FILE_HW, path, &s->hw, sizeof s->hw, err))
         return scenario_subfile_error(hn, err);
     cfg_node *kn = cfg_get(r, "kernels");

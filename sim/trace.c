@@ -211,6 +211,12 @@ void trace_init(trace_writer *w, FILE *f, const char *title)
     w->title[n] = '\0';
 }
 
+void trace_identify(trace_writer *w, const char *device, const char *model)
+{
+    snprintf(w->device, sizeof w->device, "%s", device ? device : "");
+    snprintf(w->model, sizeof w->model, "%s", model ? model : "");
+}
+
 int trace_start(void *ctx, const engine_config *c)
 {
     trace_writer *w = ctx;
@@ -254,7 +260,17 @@ int trace_start(void *ctx, const engine_config *c)
     q = tw_i64(q, tp);
     q = tw_lit(q, ",\"ranks_by_pid\":true},\n\"otherData\":{\"tool\":\"tpsim\",\"run\":");
     q = tw_str(q, title, 400);
-    q = tw_lit(q, "},\n\"traceEvents\":[\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,"
+    if (w->model[0]) {
+        q = tw_lit(q, ",\"model\":");
+        q = tw_str(q, w->model, 100);
+    }
+    q = tw_lit(q, "},\n");
+    if (w->device[0]) {
+        q = tw_lit(q, "\"deviceProperties\":[{\"id\":0,\"name\":");
+        q = tw_str(q, w->device, 100);
+        q = tw_lit(q, "}],\n");
+    }
+    q = tw_lit(q, "\"traceEvents\":[\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,"
                   "\"tid\":0,\"args\":{\"sort_index\":0}}");
     w->len = (size_t)(q - w->buf);
     char name[32];

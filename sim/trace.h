@@ -55,6 +55,7 @@ typedef struct trace_rank {
 typedef struct trace_writer {
     FILE *f;
     char title[256];
+    char device[64], model[64]; /* trace_identify: the GPU and the LLM, "" unknown */
     int started;
     const prog *p;
     long tp, warmup;
@@ -75,6 +76,9 @@ typedef struct trace_writer {
 } trace_writer;
 
 void trace_init(trace_writer *w, FILE *f, const char *title);
+/* The GPU's name (written as Kineto's deviceProperties[0].name) and the model's (otherData.
+ * model), so `trace compare` can say when it is given two different ones; before the run. */
+void trace_identify(trace_writer *w, const char *device, const char *model);
 /* Before the run: the collective model that prices the all-reduces (their kernel names),
  * and the bytes of one element of their messages. Without it they are named NCCL RING_LL. */
 void trace_collectives(trace_writer *w, const coll_setup *c, double elem_bytes);

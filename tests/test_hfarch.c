@@ -557,7 +557,8 @@ static void test_max_positions(void **state)
         assert_int_equal(prog_build(&p, &m, &(prog_opts){0}, 1, 1, want[i].max + 1, &err), -1);
     }
     /* linear scaling multiplies (4096 * 2.5 = 10240); yarn starts from its own base
-     * (1000 * 3 = 3000, whatever max_position_embeddings says); Gemma-3's factor scales only
+     * (1000 * 3 = 3000, whatever max_position_embeddings says), max_position_embeddings when
+     * it has none (transformers' default); Gemma-3's factor scales only
      * its global layers' rotation, so its limit is max_position_embeddings as written */
     static const struct {
         const char *json;
@@ -567,6 +568,9 @@ static void test_max_positions(void **state)
             "\"factor\": 2.5}}", 10240},
         {Q3 " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"yarn\", "
             "\"factor\": 3, \"original_max_position_embeddings\": 1000}}", 3000},
+        /* yarn without its base: transformers' default, max_position_embeddings (4096 * 4) */
+        {Q3 " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"yarn\", "
+            "\"factor\": 4}}", 16384},
         {G3 " \"max_position_embeddings\": 32768, \"rope_scaling\": {\"rope_type\": \"linear\", "
             "\"factor\": 8.0}}", 32768},
         {Q3 " \"rope_theta\": 10000}", 0}};
@@ -639,7 +643,8 @@ static void test_refusals(void **state)
     mtu_expect_refused("hfarch", "max-pos", Q3 " \"max_position_embeddings\": 0}",
                    ":4:2: max_position_embeddings: expected an integer in 1..", "");
     mtu_expect_refused("hfarch", "yarn-base", Q3 " \"rope_scaling\": {\"rope_type\": \"yarn\", "
-                   "\"factor\": 4}, \"max_position_embeddings\": 4096}",
+                   "\"factor\": 4, \"original_max_position_embeddings\": \"4096\"}, "
+                   "\"max_position_embeddings\": 4096}",
                    ":4:2: rope_scaling: original_max_position_embeddings: expected a positive "
                    "integer", "");
     mtu_expect_refused("hfarch", "phi-longrope",

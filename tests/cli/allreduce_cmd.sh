@@ -131,4 +131,15 @@ expect_fail2 "custom without stages" "c1.yaml:8:.*expected one_stage, two_stage 
 expect_fail2 "graph block needs its source" "g1.yaml:8:.*source" \
     "$TPSIM" allreduce --tp 8 --sizes 16K --calib "$TMP/g1.yaml"
 
+# --log without --model judges the log against NCCL (it measured NCCL, not vLLM's custom
+# all-reduce): the tuner's model where the calibration has its data, the same report as
+# --model nccl-tuner; auto must be asked for
+expect_ok "log, default model" "$TPSIM" allreduce --tp 8 --log "$LOG" --format json
+cp "$TMP/out" "$TMP/log-default"
+expect_ok "log, nccl-tuner" "$TPSIM" allreduce --tp 8 --log "$LOG" --model nccl-tuner --format json
+check "log: NCCL's model by default" cmp -s "$TMP/log-default" "$TMP/out"
+expect_ok "log, auto asked for" "$TPSIM" allreduce --tp 8 --log "$LOG" --model auto --format json
+check "log: auto only when asked" grep -q '"collective_model": "auto"' "$TMP/out"
+expect_ok "sizes, default model" "$TPSIM" allreduce --tp 8 --sizes 1K..4K --format json
+check "no log: auto by default" grep -q '"collective_model": "auto"' "$TMP/out"
 finish

@@ -315,8 +315,11 @@ expect_fail2 "nothing close: no guess" "^tpsim: unknown command 'zzzzzz' \(see t
     "$TPSIM" zzzzzz
 expect_fail2 "help of a mistyped command" "^tpsim: help: unknown command 'plna'; did you mean plan\?" \
     "$TPSIM" help plna
-# a hardware name by prefix: a100 means a100-sxm4-80gb, not b200 (two edits away)
-expect_fail2 "hardware hint by prefix" "did you mean a100-sxm4-80gb\?" \
-    "$TPSIM" run "$S" --set hardware=a100
+# a hardware name by prefix: a100 means a100-sxm4-80gb, not b200 (two edits away); a name
+# that names no GPU gets the closest as a hint
+expect_ok "hardware by prefix" "$TPSIM" run "$S" --set hardware=a100 --allow-foreign-calib
+check "hardware by prefix: a100 is the A100" grep -q "on A100 SXM4 80GB" "$TMP/out"
+expect_fail2 "hardware hint" "did you mean a100-sxm4-80gb\?" \
+    "$TPSIM" run "$S" --set hardware=a100-sxm4-80gbx
 
 finish

@@ -23,7 +23,7 @@ assert d["marks"] == ["TP-8 is outside the validated TP {2, 4}", "graph mode was
                       "context 4096 is outside the validated context 2048..2048"], d["marks"]
 ' "$TMP/out"
 expect_ok "outside: run text" "$TPSIM" run "$S" --tp 8 --steps 1
-check "text marks the extrapolation" grep -q '^domain     \*\* OUTSIDE what eager-host-dispatch was validated on: TP-8 is outside the validated TP {2, 4} \*\*$' "$TMP/out"
+check "text marks the extrapolation" grep -q '^domain     \*\* OUTSIDE what eager-host-dispatch was tested on: TP-8 is outside the validated TP {2, 4} \*\*$' "$TMP/out"
 expect_ok "other hardware" "$TPSIM" run "$S" --tp 4 --steps 1 --set hardware=../models/hw/h200.yaml --set "calibration_from=H100 SXM" --format json
 check "H200 was never validated" python3 -c '
 import json, sys
@@ -41,7 +41,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))["domain"]
 assert d["inside"] is False and d["marks"] == ["model Mixtral-8x7B-v0.1 was never validated (only Llama-3.1-70B)"], d' "$TMP/out"
 expect_ok "another model: run text" "$TPSIM" run "$S" --tp 4 --steps 1 --set model=Mixtral-8x7B-v0.1
-check "text marks the model" grep -q '^domain     \*\* OUTSIDE what eager-host-dispatch was validated on: model Mixtral-8x7B-v0.1 was never validated (only Llama-3.1-70B) \*\*$' "$TMP/out"
+check "text marks the model" grep -q '^domain     \*\* OUTSIDE what eager-host-dispatch was tested on: model Mixtral-8x7B-v0.1 was never validated (only Llama-3.1-70B) \*\*$' "$TMP/out"
 expect_ok "another model: sweep" "$TPSIM" sweep "$S" --tp 4 --steps 1 --set model=Mixtral-8x7B-v0.1 --format json
 check "sweep marks the model" python3 -c '
 import json, sys
@@ -84,7 +84,19 @@ import json, sys
 r = json.load(open(sys.argv[1]))[0]
 assert r["validated_domain"] is None and r["domain_marks"] == "this scenario was never validated", r' "$TMP/out"
 expect_ok "plan text" "$TPSIM" plan "$S" --gpus 8 --tpot-ms 40 --tp 4 --mode eager --batch-max 4 --steps 1 --warmup 0 --quiet --no-intervals
-check "plan states the validated domain once, with the verdict" grep -qxF "validated: eager-host-dispatch was validated on $(cat "$TMP/want.txt") (each row's marks: where it lies outside)" "$TMP/out"
+# in the text header the verdict's words are spelled out for a reader, the grid "against"
+python3 - "$TMP/want.txt" >"$TMP/words.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read().rstrip("\n")
+head, grid_verdict = t.split("; ", 1)
+grid, verdict = grid_verdict.split(": ", 1)
+words = {"PASS-NO-SKILL": "passed, no better than a constant", "MISFIT": "did not fit",
+         "UNTESTED": "untested", "PASS": "passed", "FAIL": "failed"}
+verdict = re.sub(r"\b(PASS-NO-SKILL|MISFIT|UNTESTED|PASS|FAIL)\b(?!-)", lambda m: words[m.group(1)], verdict)
+print(f"{head} against {grid}: {verdict}")
+PY
+check "plan states what it was tested on once, the verdict in words" grep -qxF "tested: eager-host-dispatch was tested on $(cat "$TMP/words.txt") (each row's marks: where it lies outside)" "$TMP/out"
+check "plan's header: no verdict code" grep -q "^tested: .*did not fit at TP-2" "$TMP/out"
 expect_ok "plan csv" "$TPSIM" plan "$S" --gpus 8 --tpot-ms 40 --tp 4,8 --mode eager --batch-max 2 --steps 1 --warmup 0 --quiet --no-intervals --format csv -o "$TMP/plan.csv"
 check "plan csv rows carry it, in and out of the domain" python3 - "$TMP/plan.csv" "$TMP/want.txt" <<'PY'
 import csv, sys

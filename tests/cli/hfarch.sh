@@ -97,6 +97,49 @@ expect_fail2 "--model missing file" "^tpsim: --model: .*/models/hf/nope\.json: c
     "$TPSIM" run $S --model models/hf/nope.json
 expect_fail2 "--model unknown name" "^tpsim: --model: 'nope' not found" "$TPSIM" run $S --model nope
 
+# Configs as published but for what a user adds (tests/data/hf/README.md). A key with a
+# leading '_' (transformers' own setting, as Gemma-2's _attn_implementation) is accepted with
+# one note on stderr naming it at its line and column; the run is the published config's.
+G2=tests/data/hf/gemma-2-9b-it-attn-impl.json
+expect_ok "Gemma-2 with _attn_implementation" "$TPSIM" run $S --tp 2 --model $G2 --format json
+check "_attn_implementation: one note line" test "$(wc -l <"$TMP/err")" -eq 1
+check "_attn_implementation: the note names it" \
+    grep -q "^tpsim: note: .*gemma-2-9b-it-attn-impl\.json:2:3: _attn_implementation: ignored" \
+    "$TMP/err"
+sed 's|gemma-2-9b-it-attn-impl|gemma-2-9b-it|g' "$TMP/out" >"$TMP/g2impl"
+expect_ok "gemma-2-9b-it as published" "$TPSIM" run $S --tp 2 --model gemma-2-9b-it --format json
+check "_attn_implementation: the same run" cmp -s "$TMP/g2impl" "$TMP/out"
+check "gemma-2-9b-it as published: no note" test ! -s "$TMP/err"
+
+# Qwen2.5-72B-Instruct with its model card's yarn rope_scaling (factor 4) but without
+# original_max_position_embeddings: transformers' default, max_position_embeddings (32768),
+# is yarn's base, so 4 x 32768 = 131072 positions serve and one more is refused. Its
+# parameters are the checkpoint's 72,706,203,648 (tests/data/hf/README.md).
+Q72=tests/data/hf/Qwen2.5-72B-Instruct-yarn.json
+expect_ok "Qwen2.5-72B yarn, ctx 131072" "$TPSIM" run $S --tp 8 --ctx 131072 --model $Q72 \
+    --format json
+check "Qwen2.5-72B: 72706203648 parameters" grep -q '"params_total": 72706203648,' "$TMP/out"
+check "Qwen2.5-72B: dense, all active" grep -q '"params_active": 72706203648,' "$TMP/out"
+expect_fail2 "Qwen2.5-72B yarn, ctx 131073" \
+    "Qwen2.5-72B-Instruct-yarn\.json:12:3: max_position_embeddings: .* at most 131072 positions" \
+    "$TPSIM" run $S --tp 8 --ctx 131073 --model $Q72
+
+# Qwen3-235B-A22B: total and active parameters, by hand. Per layer: attention
+# H(64+2*4)128 + 64*128*H + 2*128 (q/k norm), 2 norms of H, router H*128, experts 3*H*1536
+# each (128 of them; 8 a token); plus embedding and lm_head V*H each and the final norm H.
+H=4096 V=151936
+attn=$((H * (64 + 8) * 128 + 64 * 128 * H + 256)) exp=$((3 * H * 1536))
+tot=$((94 * (attn + 2 * H + H * 128 + 128 * exp) + 2 * V * H + H))
+act=$((94 * (attn + 2 * H + H * 128 + 8 * exp) + 2 * V * H + H))
+expect_ok "Qwen3-235B-A22B" "$TPSIM" run $S --tp 8 --model tests/data/hf/Qwen3-235B-A22B.json \
+    --format json
+check "Qwen3-235B-A22B: $tot parameters" grep -q "\"params_total\": $tot," "$TMP/out"
+check "Qwen3-235B-A22B: $act active" grep -q "\"params_active\": $act," "$TMP/out"
+expect_ok "Qwen3-235B-A22B text" "$TPSIM" run $S --tp 8 --model tests/data/hf/Qwen3-235B-A22B.json
+check "Qwen3-235B-A22B text: total and active" grep -qx \
+    "model      235.09 B parameters, 22.19 B active per token (8 of 128 experts a token)" \
+    "$TMP/out"
+
 # refusals: one line each, at the key, exit 2
 sed 's/"model_type": "qwen3",/"model_type": "qwen4",/' models/hf/Qwen3-8B.json >"$TMP/q4.json"
 expect_fail2 "unknown model_type" \

@@ -78,9 +78,9 @@ check "atlas rows carry the calibration and the mark" bash -c '
     grep -q "^8B,H100,eager,1,.*,,$" docs/atlas.csv'
 
 # --- a name not found lists the names that exist and the closest -----------------------------
-expect_fail2 "hardware: H200 -> did you mean h200" \
-    "^tpsim: --set:1:10: hardware: 'H200' not found: looked for models/hw/H200\.yaml in .*; did you mean h200\? \(models/hw there: a100-sxm4-80gb, b200, h100-sxm, h200, l40s\)$" \
-    "$TPSIM" run $SCN --set hardware=H200
+expect_fail2 "hardware: H2OO -> did you mean h200" \
+    "^tpsim: --set:1:10: hardware: 'H2OO' not found: looked for models/hw/H2OO\.yaml in .*; did you mean h200\? \(models/hw there: a100-sxm4-80gb, b200, h100-sxm, h200, l40s\)$" \
+    "$TPSIM" run $SCN --set hardware=H2OO
 expect_fail2 "a scenario name one letter off" "did you mean eager-host-dispatch\?" "$TPSIM" run eager-host-dispach
 expect_fail2 "no near name: only the list" "'zzz' not found: .* \(models/allreduce there: a100-sxm4-tp2, .*h100-sxm-tp4, .*l40s-pcie-tp8\)$" \
     "$TPSIM" run $SCN --calib zzz

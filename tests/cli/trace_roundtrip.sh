@@ -104,14 +104,40 @@ check "compare: phases and classes, kernels per step from each side" python3 - "
 import json, sys
 d, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert d["real_kernels_per_step"] == 768 and d["real_steps"] == 1, d
-assert d["sim_steps"] == 2 * 3, d  # 2 ranks x 3 measured steps
-assert set(d["phases"]) == {"step", "host_launch", "gpu_compute", "collectives", "gpu_idle"}
+assert d["sim_steps"] == 3 and d["sim_ranks"] == 2 and d["sim_tp"] == 2, d  # steps, not rank-steps
+assert d["real_tp"] == 8 and d["real_device"] == "NVIDIA B200" and d["real_model"] is None, d
+assert d["sim_device"] == "H100 SXM" and d["sim_model"] == run["model"], d
+assert set(d["phases"]) == {"step", "launch_calls", "host_dispatch", "gpu_compute", "collectives",
+                            "gpu_idle"}
+# a tpsim trace has no launch-call time of its own: its launch slices are the whole host cost
+assert d["phases"]["launch_calls"]["sim_ms"] is None and d["phases"]["launch_calls"]["real_ms"] > 0
+# a B200 MoE step against an H100 Llama step at TP-2: every difference is named
+m = " | ".join(d["mismatches"])
+for word in ("device: real ran on NVIDIA B200, sim on H100 SXM", "model: real runs mixture-of-experts",
+             "kernels a step: real 768.0", "TP degree: real 8, sim 2"):
+    assert word in m, (word, m)
 assert set(d["classes"]) == {"gemm", "attention", "norm", "elementwise", "collective", "copy"}
 for v in d["phases"].values():
-    assert abs(v["sim_ms"] - v["real_ms"] - v["diff_ms"]) < 1e-6  # JSON numbers: 10 significant digits
+    if v["sim_ms"] is not None:
+        assert abs(v["sim_ms"] - v["real_ms"] - v["diff_ms"]) < 1e-6  # JSON numbers: 10 significant digits
+PY
+# a trace against itself: like for like, nothing to say. At TP-8 the host is the bottleneck (the
+# launch queue never fills), so its host time per launch is the scenario's host.launch.mean_us
+# (20.105 us, on the trace's 2^-10 us grid) and host_dispatch a step 1141 such launches
+expect_ok "TP-8 trace" "$TPSIM" run $SCN --tp 8 --steps 2 --trace "$TMP/e8.json"
+expect_ok "compare with itself" "$TPSIM" trace compare "$TMP/e8.json" "$TMP/e8.json" --format json
+check "compare with itself: no mismatch, 20.105 us a launch" python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mismatches"] == [], d["mismatches"]
+assert abs(d["sim_host_per_launch_us"] - 20.105) < 1e-3, d["sim_host_per_launch_us"]
+assert d["real_launches_per_step"] == d["sim_launches_per_step"] == 1141, d
+assert abs(d["phases"]["host_dispatch"]["sim_ms"] - 1141 * 20.105e-3) < 1e-3, d["phases"]["host_dispatch"]
 PY
 expect_ok "compare table" "$TPSIM" trace compare tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz "$TMP/eager.json"
 check "compare table has a step row" grep -q '^| step | 87.4' "$TMP/out"
+check "compare table: a tpsim trace has no launch-call time" grep -q '^| launch_calls | 8.853 | - |' "$TMP/out"
+check "compare table: says the GPUs differ" grep -q '^\*\* NOT LIKE FOR LIKE: device: real ran on NVIDIA B200, sim on H100 SXM$' "$TMP/out"
 # program.allreduce_copy_out: vLLM's symmetric-memory all-reduce as the B200 trace shows it,
 # a DtoD copy in, the all-reduce, a DtoD copy out: one more launch per all-reduce
 expect_ok "copy-out run" "$TPSIM" run $SCN --tp 8 --steps 1 --warmup 0 --set program.allreduce_copy_out=true \
