@@ -43,7 +43,8 @@ check "csv starts with sweep's columns" test "$(head -1 "$TMP/plan.csv" | cut -d
 check "csv: 2 TP x 2 modes x 16 batches" test "$(wc -l <"$TMP/plan.csv")" -eq 65
 check "csv: the plan's columns" grep -q ",gpus,replicas,target_ms,meets_target,tokens_per_s_per_gpu,tokens_per_s_total," "$TMP/plan.csv"
 expect_ok "plan json" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" --format json
-check "json: winner with interval, sweep's keys" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json: winner with interval, sweep's keys" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["contexts"][0]
@@ -72,9 +73,10 @@ for scn in $SCN "$TMP/nokernels.yaml"; do
     n=${scn##*/}
     expect_ok "plan on a grid cell ($n)" "$TPSIM" plan $scn --gpus 8 --tpot-ms 1000 --tp 4 \
         --mode eager --batch-max 8 --format json --quiet
-    cp "$TMP/out" "$TMP/plan_cell.json"
+    cp "$TMP/out" "$TMP/plan_cell-$n.json"
     expect_ok "validate ($n)" "$TPSIM" validate $scn --format json
-    check "plan's interval = validate's for TP-4 batch 8 ($n)" python3 - "$TMP/plan_cell.json" "$TMP/out" <<'PY'
+    cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+    pyq "plan's interval = validate's for TP-4 batch 8 ($n)" "$TMP/plan_cell-$n.json" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 w = json.load(open(sys.argv[1]))["contexts"][0]["winner"]
 cell = [c for c in json.load(open(sys.argv[2]))["cells"] if c["tp"] == 4 and c["batch"] == 8][0]
@@ -121,7 +123,7 @@ expect_ok "plan --plot" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 
     --plot "$TMP/fig" --format csv -o "$TMP/fig.csv"
 for f in pareto-ctx2048 breakdown-ctx2048; do
     for e in dat gp png svg; do check "$f.$e written" test -s "$TMP/fig/$f.$e"; done
-    check "$f.png is a whole PNG" python3 - "$TMP/fig/$f.png" <<'PY'
+    pyq "$f.png is a whole PNG" "$TMP/fig/$f.png" <<'PY'
 import sys
 b = open(sys.argv[1], "rb").read()
 assert b[:8] == b"\x89PNG\r\n\x1a\n" and b[-12:-4] == b"\x00\x00\x00\x00IEND", b[-12:]
@@ -197,7 +199,8 @@ check "nothing fits: no output file" test ! -e "$TMP/none.txt"
 # without borrowing; B200 has neither, so its cells are refused unless borrowed
 expect_ok "H200 on its own calibrations" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h200 \
     --format csv --no-intervals --batch-max 8 --steps 2 --warmup 0
-check "H200 rows: its own kernels and all-reduce, nothing borrowed" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "H200 rows: its own kernels and all-reduce, nothing borrowed" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert rows and all(r["hardware"] == "H200 SXM" for r in rows), rows[:1]
@@ -212,7 +215,8 @@ expect_fail2 "no calibration for the GPU" "measured on H100 SXM, the scenario ru
 # all-reduce calibrations (hardware: H200 SXM)
 expect_ok "h100, h200, a100" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4 --hardware h100,h200,a100 \
     --allow-foreign-calib --format json "${FAST[@]}" &&
-check "A100 on nccl-fit, H200 on its own kernels, each row marked" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "A100 on nccl-fit, H200 on its own kernels, each row marked" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = [r for c in d["contexts"] for r in c["ranked"]]
@@ -279,7 +283,7 @@ sed 's/mean_us: 26.175/mean_us: 5.0/g' scenarios/eager-host-dispatch.yaml >"$TMP
 P5=(plan "$TMP/start5.yaml" --gpus 8 --tpot-ms 30 --tp 8 --mode eager --ctx 2048 --batch-max 4 --format csv)
 "$TPSIM" "${P5[@]}" -o "$TMP/fit.csv" 2>/dev/null
 "$TPSIM" "${P5[@]}" --no-intervals -o "$TMP/nofit.csv" 2>/dev/null
-check "--no-intervals keeps the fitted parameters" python3 - "$TMP/fit.csv" "$TMP/nofit.csv" <<'PY'
+pyq "--no-intervals keeps the fitted parameters" "$TMP/fit.csv" "$TMP/nofit.csv" <<'PY'
 import csv, sys
 a, b = ([r["step_ms_mean"] for r in csv.DictReader(open(f))] for f in sys.argv[1:3])
 assert a and a == b, (a, b)
