@@ -213,8 +213,9 @@ expect_fail2 "no calibration for the GPU" "measured on H100 SXM, the scenario ru
 # other GPUs: the scenario runs `auto`, whose custom all-reduce A100's bundled calibrations never
 # measured, so A100 runs nccl-fit and says so; H200 runs on its own bundled kernel and
 # all-reduce calibrations (hardware: H200 SXM)
+# (the marks and calibrations of every row, not its interval: --no-intervals)
 expect_ok "h100, h200, a100" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4 --hardware h100,h200,a100 \
-    --allow-foreign-calib --format json "${FAST[@]}" &&
+    --allow-foreign-calib --no-intervals --format json "${FAST[@]}" &&
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "A100 on nccl-fit, H200 on its own kernels, each row marked" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
@@ -268,13 +269,14 @@ expect_fail2 "bad ctx range" "--ctx-range: 4096\.\.512, expected A < B" "$TPSIM"
 expect_fail2 "ctx twice" "the contexts are already given" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --ctx 2048 --ctx-range 512..1024
 expect_fail2 "shard needs csv" "--shard: parts are CSV" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --shard 0/2
 # parts of one plan merge into its CSV; a part of another plan (other --tpot-ms) is refused by
-# the fingerprint in its first line (issue 18)
-Q=("${P[@]}" --gpus 8 --tpot-ms 30 --no-intervals --format csv)
+# the fingerprint in its first line (issue 18); a small search holds as well as the whole one
+Q=("${P[@]}" --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 --no-intervals --format csv)
 expect_ok "plan csv" "$TPSIM" "${Q[@]}" -o "$TMP/plan.csv"
 for i in 0 1; do expect_ok "plan part $i" "$TPSIM" "${Q[@]}" --shard $i/2 -o "$TMP/plan-$i.csv"; done
 expect_ok "plan merge" "$TPSIM" merge "$TMP/plan-m.csv" "$TMP/plan-0.csv" "$TMP/plan-1.csv"
 check "merged plan = unsharded" cmp -s "$TMP/plan-m.csv" "$TMP/plan.csv"
-expect_ok "other plan part" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 40 --no-intervals --format csv --shard 1/2 -o "$TMP/plan-x.csv"
+expect_ok "other plan part" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 40 --tp 4,8 --batch-max 16 \
+    --no-intervals --format csv --shard 1/2 -o "$TMP/plan-x.csv"
 expect_fail2 "other plan refused" "plan-x.csv:1:1: sweep [0-9a-f]{16}, but .* not one sweep" "$TPSIM" merge "$TMP/plan-m2.csv" "$TMP/plan-0.csv" "$TMP/plan-x.csv"
 expect_fail2 "utilization above 1" "--gpu-memory-utilization: 1.5 is out of range" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --gpu-memory-utilization 1.5
 # --no-intervals skips the intervals, never the fit: a copy whose YAML starts the launch cost
