@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "cmd.h"
 #include "jw.h"
 #include "kcal.h"
@@ -258,7 +259,8 @@ static int fk_write_grid(FILE *f, const fk_args *a, const kp_set *set, int cls, 
         if (isnan(cells[c])) continue;
         for (int d = 0; d < dims; d++)
             fprintf(f, "%.9g,", g->axis[d][c / g->stride[d] % (size_t)g->n[d]]);
-        fprintf(f, "%.7g\n", (double)cells[c]);
+        csv_float(f, (double)cells[c], 7); /* the axes are sizes; the time a float */
+        fputc('\n', f);
     }
     rc = ferror(f) ? tp_err_set(err, "fit-kernels: cannot write the grid") : 0;
 out:

@@ -137,7 +137,7 @@ sed -i 's/"kv_cache_gb_per_rank"/"kv_gb_per_rank"/' "$TMP/schema/sweep.json" "$T
 pyq "the vocabulary check fails on a shared key missing from the table" vocab "$TMP/schema" \
     docs/json.md <<<"$JS; assert st == 1, st"
 
-# --- CSV files read with Python's csv defaults (pandas' when it is installed) -------------------
+# --- CSV files read with Python's csv defaults (pandas': tests/cli/csv_pandas.sh) -----------------
 expect_ok "sweep csv" "$TPSIM" sweep eager-host-dispatch --tp 1,4 --steps 2 --quiet \
     -o "$TMP/sweep.csv"
 expect_ok "plan csv" "$TPSIM" plan eager-host-dispatch --gpus 8 --tpot-ms 30 --ctx 2048 \
@@ -157,13 +157,6 @@ for f in sys.argv[1:]:
     for i, r in enumerate(rows[1:], 2):
         assert len(r) == len(head), (f, i, len(r), len(head))
         assert not r[0].startswith("#"), (f, i)
-try:
-    import pandas
-except ImportError:
-    sys.exit(0)
-for f in sys.argv[1:]:
-    d = pandas.read_csv(f)
-    assert list(d.columns) == next(csv.reader(open(f, newline=""))), f
 PY
 
 finish
