@@ -18,14 +18,16 @@ void pline_start(pline *p, const char *label)
     p->label = label && isatty(STDERR_FILENO) ? label : NULL;
     p->t0 = p->label ? pline_now() : 0;
     p->shown = 0;
+    p->unit = NULL;
 }
 
 void pline_show(pline *p, double done, double total, const char *unit)
 {
     if (!p->label) return;
     double now = pline_now();
-    if (p->shown > 0 && now - p->shown < 0.25) return;
+    if (p->shown > 0 && now - p->shown < 0.25 && unit == p->unit) return;
     p->shown = now;
+    p->unit = unit;
     if (total > 0) {
         /* a fraction below 10 keeps a decimal: 0.4/1.2 MB, not 0/1 MB (2/11 classes stay whole) */
         int digits = total < 10 && (total != floor(total) || done != floor(done));

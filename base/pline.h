@@ -4,8 +4,9 @@
  *
  * Contract: pline_start with a NULL label, or with stderr not a terminal, turns the line off:
  * every later call is then a no-op, so a pipe or a log never sees it. pline_show draws the
- * first time it is called and then at most every 0.25 s (done and total in the caller's unit,
- * total <= 0 for none known); pline_end erases what was drawn. No allocation; one pline per
+ * first time it is called, when its unit changes (a new phase: fit-kernels' profiles read,
+ * then classes fitted), and otherwise at most every 0.25 s (done and total in the caller's
+ * unit, total <= 0 for none known); pline_end erases what was drawn. No allocation; one pline per
  * thread (it is drawn from the caller's).
  */
 #ifndef TPSIM_PLINE_H
@@ -14,6 +15,7 @@
 typedef struct pline {
     const char *label; /* NULL: off */
     double t0, shown;  /* start; last drawn (monotonic s), 0: nothing on screen */
+    const char *unit;  /* the last drawn line's unit: a new one (a new phase) draws at once */
 } pline;
 
 void pline_start(pline *p, const char *label);
