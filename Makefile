@@ -74,7 +74,9 @@ SHARE_SRC := $(CURDIR)
 $(BUILD)/obj/base/locate.o: CFLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
 $(BUILD)/san/base/locate.o: SANFLAGS += -DTPSIM_SHARE='"$(SHARE_SRC)"'
 
-DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev python3
+# python3-pandas: tests/cli/csv_pandas.sh reads every CSV with pandas' defaults (skipped without)
+DEB_PKGS := libyaml-dev libcmocka-dev gnuplot-nox libjansson-dev zlib1g-dev libsqlite3-dev python3 \
+  python3-pandas
 
 .PHONY: all run test check bench calibrate deps clean install uninstall fuzz fuzz-deps atlas predictions
 # keep test objects between builds (they are intermediates of the test binaries)

@@ -173,3 +173,11 @@ void csv_put(FILE *f, const char *s)
     }
     fputc('"', f);
 }
+
+void csv_float(FILE *f, double v, int digits)
+{
+    char b[64];
+    snprintf(b, sizeof b, "%.*g", digits, v);
+    fputs(b, f);
+    if (!strpbrk(b, ".eEni")) fputs(".0", f); /* not 1e+20, inf or nan */
+}

@@ -13,6 +13,8 @@
  *
  * Writing: csv_put writes one field, in quotes (inner quotes doubled) when it holds a comma,
  * a quote, a line break, leading or trailing blanks or a leading '#', else as it is.
+ * csv_float writes a float in %.*g that always reads back as one: a whole value keeps a
+ * ".0" (0.0, 12.0, not 0 and 12, which pandas would type as integers).
  */
 #ifndef TPSIM_CSV_H
 #define TPSIM_CSV_H
@@ -43,5 +45,7 @@ int csv_unique(const char *path, char *const *fields, const int *lines, const in
 
 /* One field, quoted when it must be. */
 void csv_put(FILE *f, const char *field);
+/* A float of `digits` significant digits (%.*g), with ".0" when that prints a whole number. */
+void csv_float(FILE *f, double v, int digits);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int jscan_open(jscan *k, const char *path, tp_err *err)
 {
@@ -15,6 +16,13 @@ int jscan_open(jscan *k, const char *path, tp_err *err)
     if (!k->gz) return tp_err_set(err, "%s: cannot open, expected a readable trace file", path);
     gzbuffer(k->gz, 1u << 18);
     return 0;
+}
+
+void jscan_progress(jscan *k, pline *p)
+{
+    struct stat st;
+    k->progress = p;
+    k->size = stat(k->path, &st) == 0 ? (double)st.st_size : 0;
 }
 
 void jscan_close(jscan *k)
@@ -93,6 +101,7 @@ static int jscan_more(jscan *k)
         return 1;
     }
     k->len += (size_t)n;
+    if (k->progress) pline_show(k->progress, (double)gzoffset(k->gz) / 1e6, k->size / 1e6, "MB");
     return 0;
 }
 

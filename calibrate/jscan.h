@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "err.h"
+#include "pline.h"
 
 #define JSCAN_CHUNK (1u << 20)
 #define JSCAN_MAX_VALUE ((size_t)1 << 30) /* one value larger than this is refused */
@@ -30,6 +31,8 @@ typedef struct jscan {
     long line;            /* line number of buf[0] */
     long col0;            /* column of buf[0] (bytes since the last newline, 0-based) */
     tp_err *err;
+    pline *progress;      /* jscan_progress's, NULL for none */
+    double size;          /* the file's bytes on disk, for the progress line */
 } jscan;
 
 /* A value's extent, and its depth-1 "cat" member when it is an object (Chrome trace
@@ -41,6 +44,9 @@ typedef struct jscan_val {
 } jscan_val;
 
 int jscan_open(jscan *k, const char *path, tp_err *err);
+/* After jscan_open: each read redraws p (pline.h) with the megabytes of the file read so far
+ * (compressed ones for a .gz) of its size on disk. */
+void jscan_progress(jscan *k, pline *p);
 void jscan_close(jscan *k);
 /* Skip whitespace; the next byte, or -1 at the end (-2 on a read error, err set). */
 int jscan_peek(jscan *k);

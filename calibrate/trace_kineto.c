@@ -428,8 +428,14 @@ static int kin_document(jscan *k, kin_rank *kr)
 
 int tr_kineto_read(tr_trace *t, const char *path, tp_err *err)
 {
+    return tr_kineto_read_progress(t, path, NULL, err);
+}
+
+int tr_kineto_read_progress(tr_trace *t, const char *path, pline *progress, tp_err *err)
+{
     jscan k;
     if (jscan_open(&k, path, err)) return -1;
+    if (progress) jscan_progress(&k, progress);
     size_t before = t->n_ranks;
     kin_rank kr = {tr_add_rank(t, path), t, 0, 0, 0};
     int rc = -1;

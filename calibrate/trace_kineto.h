@@ -12,8 +12,11 @@
 #define TPSIM_TRACE_KINETO_H
 
 #include "err.h"
+#include "pline.h"
 #include "trace_data.h"
 
 int tr_kineto_read(tr_trace *t, const char *path, tp_err *err);
+/* tr_kineto_read drawing progress (pline.h: megabytes read; NULL for none) as it reads. */
+int tr_kineto_read_progress(tr_trace *t, const char *path, pline *progress, tp_err *err);
 
 #endif

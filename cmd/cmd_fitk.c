@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "cmd.h"
 #include "jw.h"
 #include "kcal.h"
@@ -21,6 +22,7 @@
 #include "kprof.h"
 #include "ofile.h"
 #include "phys.h"
+#include "pline.h"
 
 #define FK_MAX_FILES 16
 
@@ -54,7 +56,7 @@ typedef struct fk_args {
     const char *files[FK_MAX_FILES];
     int n_files;
     const char *hardware, *out, *test, *calib;
-    int json;
+    int json, quiet;
     int n_own;                  /* files[0..n_own) are the hardware's, the rest --borrowed */
     const char *borrowed_from;  /* the GPU the --borrowed profiles measured */
 } fk_args;
@@ -62,7 +64,7 @@ typedef struct fk_args {
 /* one flag table and its switch: long because a split hides which flag sets what */
 static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
 {
-    enum { F_HELP, F_HW, F_OUT, F_FORMAT, F_TEST, F_CALIB, F_BORROWED, F_BORROWED_FROM };
+    enum { F_HELP, F_HW, F_OUT, F_FORMAT, F_TEST, F_CALIB, F_BORROWED, F_BORROWED_FROM, F_QUIET };
     static const cli_flag flags[] = {
         {"help", 'h', 0, NULL, "this help"},
         {"hardware", 0, 1, "NAME", "the hardware: the calibration states (required with -o)"},
@@ -72,6 +74,7 @@ static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
         {"calib", 0, 1, "FILE.yaml", "the kernel calibration --test prices with"},
         {"borrowed", 0, 1, "PROFILE", "a profile measured on another GPU (--borrowed-from)"},
         {"borrowed-from", 0, 1, "NAME", "the GPU the --borrowed profiles were measured on"},
+        {"quiet", 0, 0, NULL, "no progress line on a terminal"},
         CLI_END};
     memset(a, 0, sizeof *a);
     cli_args ca;
@@ -109,6 +112,7 @@ static int fk_parse(int argc, char **argv, fk_args *a, tp_err *err)
             a->json = !strcmp(v, "json");
             break;
         case F_TEST: a->test = v; break;
+        case F_QUIET: a->quiet = 1; break;
         case F_CALIB: a->calib = v; break;
         case F_BORROWED:
             if (n_borrowed == FK_MAX_FILES)
@@ -256,7 +260,8 @@ static int fk_write_grid(FILE *f, const fk_args *a, const kp_set *set, int cls, 
         if (isnan(cells[c])) continue;
         for (int d = 0; d < dims; d++)
             fprintf(f, "%.9g,", g->axis[d][c / g->stride[d] % (size_t)g->n[d]]);
-        fprintf(f, "%.7g\n", (double)cells[c]);
+        csv_float(f, (double)cells[c], 7); /* the axes are sizes; the time a float */
+        fputc('\n', f);
     }
     rc = ferror(f) ? tp_err_set(err, "fit-kernels: cannot write the grid") : 0;
 out:
@@ -310,15 +315,17 @@ static int fk_check_folds(const kp_set *set, tp_err *err)
     return 0;
 }
 
-/* A class with rows but too few for any law is refused: a fit through each of its rows would
- * report an error of 0, which the calibration's intervals would then trust (kcal.h). */
-static int fk_fit_all(const kp_set *set, fk_result *r, tp_err *err)
+/* Every class's fit; pl shows the classes done (a class of 10^6 rows takes minutes). A class
+ * with rows but too few for any law is refused: a fit through each of its rows would report an
+ * error of 0, which the calibration's intervals would then trust (kcal.h). */
+static int fk_fit_all(const kp_set *set, fk_result *r, pline *pl, tp_err *err)
 {
     int borrowed[KC_COUNT]; /* fk_read_file's, kept */
     memcpy(borrowed, r->borrowed, sizeof borrowed);
     memset(r, 0, sizeof *r);
     memcpy(r->borrowed, borrowed, sizeof borrowed);
     for (int k = 0; k < KC_COUNT; k++) {
+        pline_show(pl, k, KC_COUNT, "classes fitted");
         r->from[k] = -1;
         if (kf_fit_class(set, k, &r->fit[k]) == 0) {
             r->have[k] = 1;
@@ -816,9 +823,16 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
     ofile of = {0};
     int ok = res != NULL;
     if (!ok) tp_err_set(&err, "fit-kernels: out of memory");
-    for (int i = 0; ok && i < a.n_files; i++) ok = fk_read_file(&a, i, &set, res, &err) == 0;
+    /* a terminal sees the files read, then the classes fitted (--quiet: never) */
+    pline pl;
+    pline_start(&pl, a.quiet ? NULL : "fit-kernels");
+    for (int i = 0; ok && i < a.n_files; i++) {
+        pline_show(&pl, i, a.n_files, "profiles read");
+        ok = fk_read_file(&a, i, &set, res, &err) == 0;
+    }
     if (ok) ok = fk_check_folds(&set, &err) == 0;
-    if (ok) kp_weigh(&set), ok = fk_fit_all(&set, res, &err) == 0;
+    if (ok) kp_weigh(&set), ok = fk_fit_all(&set, res, &pl, &err) == 0;
+    pline_end(&pl);
     if (ok && a.out) /* a calibration must price every op tpsim emits */
         for (int k = 0; k < KC_COUNT && ok; k++)
             if (!res->have[k] && res->from[k] < 0 && !KCAL_OPTIONAL(k))

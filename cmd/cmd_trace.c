@@ -13,6 +13,7 @@
 #include "hw.h"
 #include "jw.h"
 #include "ofile.h"
+#include "pline.h"
 #include "rfile.h"
 #include "trace_data.h"
 #include "trace_kineto.h"
@@ -46,19 +47,23 @@ static const char trace_help_text[] =
     "and the GPU time per kernel class (gemm, attention, norm, elementwise, collective, copy),\n"
     "classified by kernel name.\n";
 
-static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen, tp_err *err);
+static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen,
+                            const char *progress, tp_err *err);
 
 /* Reads every file into t; refuses two files claiming the same rank (found by hash: a file
- * of 40,000 ranks is checked in linear time), and a trace with no GPU activity. */
-static int trace_load(tr_trace *t, char **files, int n, tp_err *err)
+ * of 40,000 ranks is checked in linear time), and a trace with no GPU activity. progress: a
+ * label for the megabytes read of each Kineto file on a terminal (pline.h), NULL for none
+ * (a 552 MB trace takes some 15 s; SQLite reads its own file). */
+static int trace_load(tr_trace *t, char **files, int n, const char *progress, tp_err *err)
 {
     tr_idmap seen = {0};
-    int rc = trace_load_files(t, files, n, &seen, err);
+    int rc = trace_load_files(t, files, n, &seen, progress, err);
     tr_idmap_free(&seen);
     return rc;
 }
 
-static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen, tp_err *err)
+static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen,
+                            const char *progress, tp_err *err)
 {
     for (int i = 0; i < n; i++) {
         /* zlib and SQLite stream the file themselves: regular files only (a FIFO would block) */
@@ -67,7 +72,14 @@ static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen, tp
         if (sq < 0)
             return tp_err_set(err, "%s: cannot open, expected a readable trace file", files[i]);
         size_t before = t->n_ranks;
-        if (sq ? tr_nsys_read(t, files[i], err) : tr_kineto_read(t, files[i], err)) return -1;
+        char label[64];
+        pline pl;
+        if (n > 1) snprintf(label, sizeof label, "%s (file %d of %d)", progress, i + 1, n);
+        pline_start(&pl, progress && n > 1 ? label : progress);
+        int rc = sq ? tr_nsys_read(t, files[i], err)
+                    : tr_kineto_read_progress(t, files[i], &pl, err);
+        pline_end(&pl);
+        if (rc) return -1;
         size_t gpu = 0;
         for (size_t a = before; a < t->n_ranks; a++) {
             long b = tr_idmap_get(seen, t->ranks[a].rank);
@@ -91,10 +103,10 @@ typedef struct trace_args {
     char *files[1024];
     int n_files;
     const char *out, *marker, *hardware, *kernels;
-    int json;
+    int json, quiet;
 } trace_args;
 
-enum { TF_HELP, TF_OUTPUT, TF_MARKER, TF_FORMAT, TF_HARDWARE, TF_KERNELS };
+enum { TF_HELP, TF_OUTPUT, TF_MARKER, TF_FORMAT, TF_HARDWARE, TF_KERNELS, TF_QUIET };
 
 /* trace import's and compare's flags (compare takes --step-marker and --format) */
 static const cli_flag trace_flags[] = {
@@ -105,6 +117,7 @@ static const cli_flag trace_flags[] = {
     {"hardware", 0, 1, "GPU", "import: the GPU (a models/hw/ file, its id, name or alias),\n"
                               "for per-class efficiencies"},
     {"kernels", 0, 1, "KERNELS.csv", "import: each GPU activity's duration, for fit-kernels"},
+    {"quiet", 0, 0, NULL, "no progress line on a terminal"},
     CLI_END};
 
 /* argv[0] is the subcommand ("import", "compare"). 1 when --help was asked (usage printed). */
@@ -134,6 +147,8 @@ static int trace_parse(int argc, char **argv, trace_args *a, tp_err *err)
             a->hardware = v;
         } else if (f == TF_KERNELS) {
             a->kernels = v;
+        } else if (f == TF_QUIET) {
+            a->quiet = 1;
         } else if (f == TF_FORMAT) {
             if (strcmp(v, "text") && strcmp(v, "json"))
                 return tp_err_set(err, "--format: '%s', expected text or json", v);
@@ -190,7 +205,9 @@ static int trace_import(int argc, char **argv)
         goto out;
     if (a.out && !cli_is_stdout(a.out) && ofile_open(&of, a.out, &err)) goto out;
     if (a.kernels && ofile_open(&ok, a.kernels, &err)) goto out;
-    if (trace_load(&t, a.files, a.n_files, &err) || tr_analyze(&t, &o, &rep, &err)) goto out;
+    if (trace_load(&t, a.files, a.n_files, a.quiet ? NULL : "trace import", &err) ||
+        tr_analyze(&t, &o, &rep, &err))
+        goto out;
     if (a.out && cli_is_stdout(a.out)) /* -o -: the calibration is the output */
         tr_out_calib(stdout, &t, &rep, hw.hbm_bw, a.hardware);
     else if (a.json)
@@ -441,7 +458,8 @@ static int trace_compare(int argc, char **argv)
     tr_report rep[2] = {{0}, {0}};
     int status = 2;
     for (int i = 0; i < 2; i++)
-        if (trace_load(&t[i], &a.files[i], 1, &err) || tr_analyze(&t[i], &o, &rep[i], &err))
+        if (trace_load(&t[i], &a.files[i], 1, a.quiet ? NULL : "trace compare", &err) ||
+            tr_analyze(&t[i], &o, &rep[i], &err))
             goto out;
     for (int i = 0; i < 2; i++)
         if (rep[i].n_steps == 0) {

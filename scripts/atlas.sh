@@ -30,20 +30,25 @@ row() {
             line = $0; gsub(/[",]/, "", line); split(line, kv, ": ");
             key = kv[1]; gsub(/ /, "", key); v[sect "." key] = kv[2]
         }
+        # a float column prints as a float: "0.0", not the JSON writer'"'"'s "0" (which pandas
+        # would type as an integer column)
+        function f(x) { return x ~ /^-?[0-9]+$/ ? x ".0" : x }
         END {
             # the all-reduce calibration by file name, and how it was borrowed ("" if not)
             cal = v[".calibration"]; sub(/.*\//, "", cal); if (cal == "null") cal = ""
             bor = v[".calibration_borrowed"]; if (bor == "null") bor = ""
             printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", model, gpu,
-                v[".mode"], v[".tp"], v[".batch"], v[".ctx"], v[".weights_gb_per_rank"],
-                v[".kv_cache_gb_per_rank"], v[".ops_per_step"], v[".allreduces_per_step"],
-                v["step.mean"], v["bd.compute"], v["bd.allreduce"], v["bd.wait_peers"],
-                v["bd.gpu_idle"], v["bd.host"], cal, bor
+                v[".mode"], v[".tp"], v[".batch"], v[".ctx"], f(v[".weights_gb_per_rank"]),
+                f(v[".kv_cache_gb_per_rank"]), v[".ops_per_step"], v[".allreduces_per_step"],
+                f(v["step.mean"]), f(v["bd.compute"]), f(v["bd.allreduce"]), f(v["bd.wait_peers"]),
+                f(v["bd.gpu_idle"]), f(v["bd.host"]), cal, bor
         }'
 }
 
 csv="$stage/atlas.csv"
-echo "model,gpu,mode,tp,batch,ctx,weights_gb_per_rank,kv_cache_gb_per_rank,ops_per_step,allreduces_per_step,step_ms,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms,calibration,calibration_borrowed" > "$csv"
+# sweep's column names where a column is sweep's (hardware, step_ms_mean, ...); model is the
+# short name the figure labels its bars with
+echo "model,hardware,mode,tp,batch,ctx,weights_gb_per_rank,kv_cache_gb_per_rank,ops_per_step,allreduces_per_step,step_ms_mean,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms,calibration,calibration_borrowed" > "$csv"
 skipped=0
 for g in $gpus; do
     gname=${g%%:*} scn="$here/../scenarios/atlas-${g#*:}.yaml"

@@ -64,10 +64,11 @@ static double fold_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The progress line (run_cell_progress), checked every 256 folded steps. */
+/* The progress line (run_cell_progress), checked every 256 folded steps, or every step in a
+ * run of at most 1024 (a traced run is at most 100 steps, each seconds long at TP-8). */
 static void fold_progress(run_fold *f)
 {
-    if (!f->progress || f->next % 256) return;
+    if (!f->progress || (f->total > 1024 && f->next % 256)) return;
     double now = fold_now();
     if (f->shown > 0 && now - f->shown < 0.25) return;
     f->shown = now;

@@ -13,6 +13,7 @@
  */
 #include "plot.h"
 
+#include "csv.h"
 #include "ofile.h"
 
 #include <dirent.h>
@@ -86,11 +87,14 @@ static int plot_scan_csv(plot_ctx *c, const plot_scan_data *d, double *fmin_obj)
     for (int i = 0; i < d->n1; i++) {
         for (int j = 0; j < d->n2; j++) {
             double o = d->objective[i * d->n2 + j];
-            if (d->ykey)
-                fprintf(f, "%.10g,%.10g,%.10g,%.6g\n", d->x[i], d->y[j], o,
-                        (o - *fmin_obj) / scale);
-            else
-                fprintf(f, "%.10g,%.10g,%.6g\n", d->x[i], o, (o - *fmin_obj) / scale);
+            /* floats print as floats (csv_float): a scan through 0 stays a float column */
+            csv_float(f, d->x[i], 10);
+            if (d->ykey) fputc(',', f), csv_float(f, d->y[j], 10);
+            fputc(',', f);
+            csv_float(f, o, 10);
+            fputc(',', f);
+            csv_float(f, (o - *fmin_obj) / scale, 6);
+            fputc('\n', f);
         }
         if (d->ykey && i + 1 < d->n1) fputc('\n', f);
     }

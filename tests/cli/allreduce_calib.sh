@@ -15,18 +15,21 @@ expect_fail2 "validate refuses it too" "measured on H100 SXM" "$TPSIM" validate 
     --grid validate/h100-ctx2048.csv
 expect_fail2 "sweep refuses it too" "measured on H100 SXM" "$TPSIM" sweep "$H200" --tp 2,4
 expect_ok "sweep takes --allow-foreign-calib" "$TPSIM" sweep "$H200" --tp 2,4 --steps 2 --allow-foreign-calib --format json &&
-check "sweep: both rows on H200" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "sweep: both rows on H200" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))
 assert [r["tp"] for r in rows] == [2, 4] and all(r["hardware"] == "H200 SXM" for r in rows), rows
-' "$TMP/out"
+
+PY
 # borrowing from the wrong hardware is still refused
 expect_fail2 "calibration_from names other hardware" "measured on H100 SXM" \
     "$TPSIM" run "$H200" --tp 4 --set calibration_from=A100
 
 # --- the explicit override: calibration_from in the scenario
 expect_ok "calibration_from" "$TPSIM" run "$H200" --tp 4 --set "calibration_from=H100 SXM" --format json &&
-check "json says foreign, borrowed by calibration_from" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json says foreign, borrowed by calibration_from" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 a = d["allreduce_call"]
@@ -41,22 +44,26 @@ check "text report says FOREIGN" grep -q "FOREIGN: measured on H100 SXM, used fo
 
 # --- the flag
 expect_ok "--allow-foreign-calib" "$TPSIM" run "$H200" --tp 2 --allow-foreign-calib --format json &&
-check "json: borrowed by the flag" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json: borrowed by the flag" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["calibration_borrowed"] == "--allow-foreign-calib", d
 assert d["allreduce_call"]["calibration_tp"] == 2, d
-' "$TMP/out"
+
+PY
 
 # --- its own hardware: not foreign, and the block names the collective model in use
 expect_ok "own hardware" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 8 \
     --set collective.allreduce=vllm-custom --format json &&
-check "json: own calibration, model vllm-custom" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json: own calibration, model vllm-custom" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); a = d["allreduce_call"]
 assert d["calibration_borrowed"] is None and a["collective_model"] == "vllm-custom", d
 assert (a["calibration_hardware"], a["calibration_tp"]) == ("H100 SXM", 8), a
-' "$TMP/out"
+
+PY
 
 # --- a --calib file measured elsewhere is refused at its path
 cat >"$TMP/a100-tp4.yaml" <<'Y'
@@ -72,13 +79,15 @@ expect_fail2 "--calib from other hardware" "a100-tp4.yaml: the tp 4 all-reduce c
     "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --calib "$TMP/a100-tp4.yaml"
 expect_ok "--calib foreign allowed" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 \
     --calib "$TMP/a100-tp4.yaml" --allow-foreign-calib --format json --set collective.allreduce=nccl-fit &&
-check "json: the A100 calibration, foreign" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json: the A100 calibration, foreign" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); a = d["allreduce_call"]
 assert a["calibration_hardware"] == "A100 SXM", a
 assert d["calibration_borrowed"] == "--allow-foreign-calib", d
 assert abs(a["us"] - (30 + 2 * 3 / 4 * 16384 / 200e9 * 1e6)) < 1e-6, d
-' "$TMP/out"
+
+PY
 
 # --- a message outside the calibration's fitted range is called extrapolated
 expect_ok "tp8 16 KiB" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 8 --set collective.allreduce=nccl-fit

@@ -6,7 +6,8 @@ LOG=tests/data/h100-8gpu-ring-all_reduce_perf.out
 
 # --- nccl-fit against the log: rows are the log's sizes, us = lambda + 2(k-1)/k b/beta
 expect_ok "nccl-fit vs log" "$TPSIM" allreduce --tp 8 --model nccl-fit --log "$LOG" --format json &&
-check "nccl-fit rows, measured, error, MAPE" python3 - "$TMP/out" "$LOG" models/allreduce/h100-sxm-tp8.yaml <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "nccl-fit rows, measured, error, MAPE" "$TMP/pyq-out$((PYQ_N + 1))" "$LOG" models/allreduce/h100-sxm-tp8.yaml <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 meas = {int(l.split()[0]): float(l.split()[5]) for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")}
@@ -28,7 +29,8 @@ PY
 
 # --- vllm-custom: one-/two-stage by vLLM's thresholds, NCCL from the 8 MiB max size
 expect_ok "vllm-custom sizes" "$TPSIM" allreduce --tp 4 --sizes 16K..16M --model vllm-custom --format json &&
-check "vllm-custom by hand" python3 - "$TMP/out" models/allreduce/h100-sxm-tp4.yaml <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "vllm-custom by hand" "$TMP/pyq-out$((PYQ_N + 1))" models/allreduce/h100-sxm-tp4.yaml <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1])); y = open(sys.argv[2]).read()
 one = re.search(r"one_stage: \{latency_us: ([0-9.]+), gbps: ([0-9.]+)\}", y).groups()
@@ -55,7 +57,8 @@ PY
 # up to 64 MiB inclusive (SYMM_MEM_ALL_REDUCE_MAX_SIZES), NCCL (here the tuner) above. The
 # symm-mem time is the file's line, read here with python: latency + b / gbps.
 expect_ok "auto tp8" "$TPSIM" allreduce --tp 8 --sizes 128K,256K,64M,128M --format json &&
-check "auto: custom, symm-mem, NCCL at TP-8" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "auto: custom, symm-mem, NCCL at TP-8" "$TMP/pyq-out$((PYQ_N + 1))" models/allreduce/h100-sxm-tp8.yaml <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1])); r = d["rows"]
 m = re.search(r"symm_mem: \{latency_us: ([0-9.]+), gbps: ([0-9.]+)\}", open(sys.argv[2]).read())
@@ -67,7 +70,8 @@ for row, b in ((r[1], 262144), (r[2], 64 << 20)):
 assert r[3]["priced_by"] == "nccl-tuner" and r[3]["algo"] == "Ring" and r[3]["proto"] in ("LL", "LL128", "Simple"), r[3]
 ed = float(re.search(r"\n  eager_dispatch_us: ([0-9.]+)", open(sys.argv[2]).read()).group(1))
 assert d["eager_dispatch_us"] == ed, d["eager_dispatch_us"]
-' "$TMP/out" models/allreduce/h100-sxm-tp8.yaml
+
+PY
 # eager dispatch is host work: shown, and the GPU time is the line alone in both modes
 expect_ok "auto tp8 eager text" "$TPSIM" allreduce --tp 8 --sizes 256K
 ED=$(sed -n 's/^  eager_dispatch_us: //p' models/allreduce/h100-sxm-tp8.yaml)
@@ -78,12 +82,14 @@ check "not in the GPU time" grep -Eq "256K +262144 +vllm-custom symm-mem-multime
 
 # --- graphs: nccl-fit uses the calibration's graph lambda (TP-2: 7 us); vllm-custom drops the copy
 expect_ok "graphs tp2" "$TPSIM" allreduce --tp 2 --sizes 16K --model nccl-fit --mode graphs --format json &&
-check "graph lambda 7 us" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "graph lambda 7 us" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["rows"][0]
 want = 7.0 + 2 * 1 / 2 * 16384 / (307.6 * 1e3)
 assert abs(r["us"] - want) < 1e-9, (r, want)
-' "$TMP/out"
+
+PY
 expect_ok "text table" "$TPSIM" allreduce --tp 8 --sizes 16K..64K --model nccl-tuner --log "$LOG"
 check "text has algo, proto, measured and MAPE" bash -c "grep -Eq '^ +16K +16384 +nccl-tuner +Ring +LL +[0-9.]+ +36.61 +[-+][0-9.]+%' '$TMP/out' && grep -q '^MAPE .* over 3 measured sizes' '$TMP/out'"
 

@@ -6,7 +6,7 @@ TORCH=tests/data/h100-4rank-torch-allreduce-eager-vs-graph.csv
 CAL=models/allreduce/h100-sxm-tp4.yaml
 
 # graph.lambda_us: the log's out-of-place times at 16..128 KiB less the file's bytes term
-check "TP-4 graph lambda is the log's decode-band mean" python3 - "$LOG" "$TORCH" "$CAL" <<'PY'
+pyq "TP-4 graph lambda is the log's decode-band mean" "$LOG" "$TORCH" "$CAL" <<'PY'
 import csv, re, sys
 log, torch, cal = sys.argv[1:]
 text = open(cal).read()
@@ -30,7 +30,7 @@ PY
 
 # tuner: fitted on the same log, its graph overhead is the fit's; run the fit again
 expect_ok "fit-allreduce --tuner on the graph log" "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 -o "$TMP/g.yaml"
-check "the bundled tuner block is that fit" python3 - "$TMP/g.yaml" "$CAL" <<'PY'
+pyq "the bundled tuner block is that fit" "$TMP/g.yaml" "$CAL" <<'PY'
 import re, sys
 fit, cal = (open(p).read() for p in sys.argv[1:])
 def tun(s, k):

@@ -9,7 +9,8 @@ for fit in linear piecewise; do
     cp "$TMP/out" "$TMP/fit-$fit.json"
     expect_ok "run with $fit calibration" "$TPSIM" run $SCN --tp 8 --calib "$TMP/tp8-$fit.yaml" --format json \
         --set collective.allreduce=nccl-fit &&
-    check "$fit: per-call all-reduce cost is the fitted model's" python3 - "$TMP/fit-$fit.json" "$TMP/out" "$fit" <<'PY'
+    cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+    pyq "$fit: per-call all-reduce cost is the fitted model's" "$TMP/fit-$fit.json" "$TMP/pyq-out$((PYQ_N + 1))" "$fit" <<'PY'
 import json, sys
 f, r, kind = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
 k, b = 8, 8192 * 2            # 70B hidden x BF16 at batch 1
@@ -27,7 +28,7 @@ print(f"  {kind}: {r['allreduce_call']['us']:.3f} us per collective at TP-8, "
 PY
 done
 # the bundled TP-8 calibration is that same fit
-check "bundled tp8 calibration = fit of the shipped log" python3 - "$TMP/fit-linear.json" models/allreduce/h100-sxm-tp8.yaml <<'PY'
+pyq "bundled tp8 calibration = fit of the shipped log" "$TMP/fit-linear.json" models/allreduce/h100-sxm-tp8.yaml <<'PY'
 import json, re, sys
 f, text = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
 lam = float(re.search(r"^lambda_us: (\S+)", text, re.M).group(1))
@@ -54,10 +55,12 @@ expect_fail2 "a normal too wide for its clamp" "host.step.cv: 0.5 is too wide fo
 # jitter survives a mean that run.c adds to (driver per peer): p99 > p50 with mean_us 0
 expect_ok "driver jitter with a zero base" "$TPSIM" run scenarios/eager-broadcast.yaml --tp 4 --steps 50 \
     --set host.driver.dist=lognormal --set host.driver.mean_us=0 --set host.driver.cv=1 --format json &&
-check "driver jitter kept when the base mean is 0" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "driver jitter kept when the base mean is 0" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["step_ms"]
-assert s["p99"] > s["p50"] * 1.05, s' "$TMP/out"
+assert s["p99"] > s["p50"] * 1.05, s
+PY
 expect_fail2 "seed with a hidden sign" "--seed: ' -1' is not a non-negative integer" \
     "$TPSIM" run scenarios/paper-additive.yaml --seed " -1"
 expect_fail2 "tp written with a plus" "--tp: '\+2' is not an integer" "$TPSIM" run scenarios/paper-additive.yaml --tp +2
@@ -65,9 +68,11 @@ expect_fail2 "YAML integer with a plus" "defaults.tp: '\+2' is not an integer" \
     "$TPSIM" run scenarios/paper-additive.yaml --set defaults.tp=+2
 expect_fail2 "hex size" "'0x10K' is not a size" "$TPSIM" fit-allreduce $LOG --min 0x10K
 expect_ok "slow rank inside tp" "$TPSIM" run scenarios/paper-additive.yaml --tp 2 --set host.slow_rank.rank=1 --set host.slow_rank.extra_step_us=500 --format json &&
-check "slow rank adds its 0.5 ms to every rank's step" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "slow rank adds its 0.5 ms to every rank's step" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert abs(d["step_ms"]["mean"] - (27.745 + 0.5)) < 0.01 and abs(d["breakdown_ms"]["wait_peers"] - 0.25) < 1e-6, d' "$TMP/out"
+assert abs(d["step_ms"]["mean"] - (27.745 + 0.5)) < 0.01 and abs(d["breakdown_ms"]["wait_peers"] - 0.25) < 1e-6, d
+PY
 
 finish

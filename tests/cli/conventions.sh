@@ -105,7 +105,8 @@ check "sweep batch 64 does not, marked outside" grep -Eq '^paper-additive,Llama-
 cp "$TMP/out" "$TMP/sweep.csv"
 expect_ok "sweep --format json" "$TPSIM" sweep "$S" --tp 2 --batch 1,64 --steps 2 --format=json
 if command -v python3 >/dev/null; then
-    check "sweep json rows are the csv rows" python3 -c '
+    cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+    pyq "sweep json rows are the csv rows" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/sweep.csv" <<'PY'
 import csv, json, sys
 rows = json.load(open(sys.argv[1]))
 table = list(csv.DictReader(open(sys.argv[2], newline="")))
@@ -119,7 +120,8 @@ for j, c in zip(rows, table):
         else: assert abs(float(v) - j[k]) <= 1e-6 * max(1, abs(j[k])), (k, v, j[k])
 assert [r["fits_in_hbm"] for r in rows] == [True, False]
 assert all(r["calibration"] == "models/allreduce/h100-sxm-tp2.yaml" and r["calibration_borrowed"] is None for r in rows), rows
-' "$TMP/out" "$TMP/sweep.csv"
+
+PY
 fi
 expect_fail2 "sweep bad --format" "^tpsim: --format: 'xml', expected csv or json$" "$TPSIM" sweep "$S" --format xml
 
@@ -128,11 +130,12 @@ sed -e "s#\.\./models/#$PWD/models/#" -e 's#^name: .*#name: "what, \\"if\\""#' "
 expect_ok "sweep of a scenario named with a comma" "$TPSIM" sweep "$TMP/quoted.yaml" --steps 2 -o "$TMP/q.csv"
 check "the name is quoted, quotes doubled" grep -q '^"what, ""if""",Llama' "$TMP/q.csv"
 if command -v python3 >/dev/null; then
-    check "a CSV reader gets the name back" python3 -c '
+    pyq "a CSV reader gets the name back" "$TMP/q.csv" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 assert rows[1][0] == "what, \"if\"" and len(rows[1]) == len(rows[0]) == 34, rows
-' "$TMP/q.csv"
+
+PY
 fi
 
 # --- CSV read with RFC 4180 quoting: the bundled grid as a spreadsheet writes it ----------------
@@ -218,34 +221,26 @@ expect_fail2 "an unknown scenario name" "^tpsim: 'no-such-scenario' not found: l
 {
     echo '# tool: tpsim-nccl-sweep'
     echo 'bytes,count,time_us_mean,time_us_min,algbw_gbps,busbw_gbps'
-    b=32768
-    while [ "$b" -le 268435456 ]; do
-        awk -v b="$b" 'BEGIN { t = 22 + b / 310e3; printf "%d,%d,%.3f,%.3f,%.2f,%.2f\n", b, b / 2, t, t * 0.99, b / t / 1e3, b / t / 1e3 }'
-        b=$((b * 2))
-    done
-} >"$TMP/sweep.csv"
-{ printf '\xef\xbb\xbf'; sed 's/$/\r/' "$TMP/sweep.csv"; } >"$TMP/sweep-bom.csv"
-expect_ok "fit-allreduce plain CSV" "$TPSIM" fit-allreduce "$TMP/sweep.csv" --tp 2 --format json && cp "$TMP/out" "$TMP/plain-fit.json"
+    awk 'BEGIN { for (b = 32768; b <= 268435456; b *= 2) { t = 22 + b / 310e3
+        printf "%d,%d,%.3f,%.3f,%.2f,%.2f\n", b, b / 2, t, t * 0.99, b / t / 1e3, b / t / 1e3 } }'
+} >"$TMP/nccl.csv"
+{ printf '\xef\xbb\xbf'; sed 's/$/\r/' "$TMP/nccl.csv"; } >"$TMP/sweep-bom.csv"
+expect_ok "fit-allreduce plain CSV" "$TPSIM" fit-allreduce "$TMP/nccl.csv" --tp 2 --format json && cp "$TMP/out" "$TMP/plain-fit.json"
 expect_ok "fit-allreduce CSV with BOM and CRLF" "$TPSIM" fit-allreduce "$TMP/sweep-bom.csv" --tp 2 --format json
 check "BOM and CRLF: the same fit" cmp -s <(sed 's/"file":"[^"]*"//' "$TMP/plain-fit.json") <(sed 's/"file":"[^"]*"//' "$TMP/out")
 
-# --- every CSV tpsim ships or writes reads with Python's csv defaults and pandas' (where
-# installed): one header, every row as wide as it, no '#' lines (validate/h100-ctx2048.csv's
-# provenance lines made pandas.read_csv fail: "Expected 1 fields in line 3, saw 3"; they are in
-# validate/h100-ctx2048.md now). Test fixtures (tests/data, fuzz seeds) are left out.
+# --- every CSV tpsim ships or writes reads with Python's csv defaults: one header, every row
+# as wide as it, no '#' lines (validate/h100-ctx2048.csv's provenance lines made
+# pandas.read_csv fail: "Expected 1 fields in line 3, saw 3"; they are in
+# validate/h100-ctx2048.md now). Test fixtures (tests/data, fuzz seeds) are left out; pandas'
+# own reading of every CSV is tests/cli/csv_pandas.sh's.
 expect_ok "sweep csv for the readers" "$TPSIM" sweep "$S" --tp 2,4 --steps 2 -o "$TMP/readers.csv"
-check "shipped and written CSVs read with csv and pandas defaults" python3 - "$TMP/readers.csv" $(git ls-files '*.csv' | grep -v '^tests/') <<'PY'
+pyq "shipped and written CSVs read with csv defaults" "$TMP/readers.csv" $(git ls-files '*.csv' | grep -v '^tests/') <<'PY'
 import csv, sys
-try:
-    import pandas
-except ImportError:
-    pandas = None
 for path in sys.argv[1:]:
     rows = list(csv.reader(open(path, newline="")))
     assert rows and not rows[0][0].startswith("#"), path
     assert all(len(r) == len(rows[0]) for r in rows), (path, [len(r) for r in rows][:5])
-    if pandas is not None:
-        assert len(pandas.read_csv(path)) == len(rows) - 1, path
 PY
 
 # --- the man page's usage section is every command's --help, regenerated (make man); a flag
@@ -254,8 +249,7 @@ check "man page usage = --help (run make man)" bash -c "scripts/gen-man.sh '$TPS
 check "help --list is the dispatch table" bash -c "'$TPSIM' help --list | grep -qx trace && '$TPSIM' help --list | grep -qx merge"
 # (one pass: a process per flag made this the slowest CLI test)
 for c in $("$TPSIM" help --list); do "$TPSIM" help "$c" >"$TMP/help-$c"; done
-check "every flag --help names is in the man page, and each listed flag has an entry" \
-    python3 - docs/tpsim.1 "$TMP"/help-* <<'PY'
+pyq "every flag --help names is in the man page, and each listed flag has an entry" docs/tpsim.1 "$TMP"/help-* <<'PY'
 import re, sys
 man = open(sys.argv[1]).read()
 entries = "\n".join(l for l in man.splitlines() if l.startswith('.B "'))

@@ -20,8 +20,11 @@ if expect_ok "json fit" "$TPSIM" fit-allreduce "$LOG" --format json --weight rel
     check "json n_points is 14" grep -q '"n_points":14,' "$TMP/out"
     check "json is one line" test "$(wc -l <"$TMP/out")" -eq 1
     if command -v python3 >/dev/null; then
-        check "json parses" python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
-assert 300 < d["beta_gbps"] < 400 and d["piecewise"]["n_pieces"] >= 1' "$TMP/out"
+        cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+        pyq "json parses" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+import json,sys; d=json.load(open(sys.argv[1]));
+assert 300 < d["beta_gbps"] < 400 and d["piecewise"]["n_pieces"] >= 1
+PY
     fi
 fi
 
@@ -118,7 +121,8 @@ expect_ok "#wrong N/A accepted" "$TPSIM" fit-allreduce "$TMP/na.out"
 
 # --- both time columns: --column oop|ip|min, and the report says which -----------------------
 expect_ok "column ip" "$TPSIM" fit-allreduce "$LOG" --column ip --min 8 --max 8G --fit linear --format json &&
-check "ip column: the in-place times, named in the report" python3 - "$TMP/out" "$LOG" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "ip column: the in-place times, named in the report" "$TMP/pyq-out$((PYQ_N + 1))" "$LOG" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = [l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
@@ -131,7 +135,8 @@ assert d["column"] == "ip" and d["n_points"] == 31, d
 assert abs(d["lambda_us"] - lam) < 1e-3 * lam and abs(d["beta_gbps"] - 1e-3 / slope) < 1e-3 * d["beta_gbps"], (d, lam, 1e-3 / slope)
 PY
 expect_ok "column min" "$TPSIM" fit-allreduce "$LOG" --column min --min 8 --max 8G --fit linear --format json &&
-check "min column: the smaller time of each row" python3 - "$TMP/out" "$LOG" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "min column: the smaller time of each row" "$TMP/pyq-out$((PYQ_N + 1))" "$LOG" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = [l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
@@ -153,7 +158,8 @@ expect_fail2 "column ip on a CSV" "ip.csv:3: no in-place time column" "$TPSIM" f
 
 # --- -o writes the lower-BIC fit unless --fit says otherwise ---------------------------------
 expect_ok "default fit by BIC" "$TPSIM" fit-allreduce "$LOG" -o "$TMP/bic.yaml" --format json &&
-check "lower BIC chosen and written" python3 - "$TMP/out" "$TMP/bic.yaml" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "lower BIC chosen and written" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/bic.yaml" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = "piecewise" if d["piecewise"]["bic"] < d["bic"] else "linear"
@@ -186,24 +192,28 @@ expect_fail2 "tuner nvls without bandwidth" "--algos nvls needs --nvls-busbw" \
 # --- NCCL's own tuning table (NCCL_DEBUG_SUBSYS=INIT,TUNING): channels and bandwidth read ------
 TUN=tests/data/nccl-tuning-h100-8gpu-synthetic.log
 expect_ok "tuning log" "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TUN" --format json &&
-check "read from the table: 16 channels, Ring Simple 182.9 x 2*7/8 / 16, NVLS 400 / (5/6)" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "read from the table: 16 channels, Ring Simple 182.9 x 2*7/8 / 16, NVLS 400 / (5/6)" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["tuner"]
 assert t["from_tuning_log"] is True and t["channels"] == 16, t
 assert abs(t["bw_per_channel_gbps"] - 182.9 * 2 * 7 / 8 / 16) < 1e-9, t
 assert abs(t["nvls_busbw_gbps"] - 400.0 / (5 / 6)) < 1e-9, t
 assert t["algos_mask"] == 1 | 2 | 4, t   # Tree, Ring, NVLS have bandwidth; CollNet is not modelled
-' "$TMP/out"
+
+PY
 expect_ok "tuning log text" "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TUN"
 check "table latencies match the 2.27.3 constants (1-decimal print)" grep -q "differ from NCCL 2.27.3's formula by at most 0.0[0-5] us" "$TMP/out"
 expect_ok "tuning log block" "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TUN" -o "$TMP/tun.yaml" --hardware "H100 SXM"
 check "block: algorithms and NVLS bandwidth" bash -c "grep -q 'algorithms: \[tree, ring, nvls\]' '$TMP/tun.yaml' && grep -q 'nvls_busbw_gbps: 480.000' '$TMP/tun.yaml'"
 expect_ok "the block drives nccl-tuner" "$TPSIM" allreduce --tp 8 --calib "$TMP/tun.yaml" --model nccl-tuner --sizes 16K,2M --format json &&
-check "16K Ring LL, 2M NVLS Simple (the crossover is at 1.0 MB)" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "16K Ring LL, 2M NVLS Simple (the crossover is at 1.0 MB)" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["rows"]
 assert (r[0]["algo"], r[0]["proto"]) == ("Ring", "LL") and (r[1]["algo"], r[1]["proto"]) == ("NVLS", "Simple"), r
-' "$TMP/out"
+
+PY
 expect_fail2 "tuning log without a table" "no NCCL tuning table" \
     "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$LOG"
 sed 's/ Simple |/ Fast |/' "$TUN" >"$TMP/badproto.log"

@@ -11,7 +11,8 @@ AIC=(--vllm 0.19.0 --nccl 2.29.2)
 # python's rule: vLLM 0.19's dispatch on SM 9.0 (docs/sources.md#vllm-ar-dispatch), typed here
 if expect_ok "h100 tp8" "$TPSIM" fit-allreduce "$T" --aic h100_sxm "${AIC[@]}" --tp 8 \
     --hardware "H100 SXM"; then
-    check "rows, sizes and lines as python reads them" python3 - "$T" "$TMP/out" <<'PY'
+    cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+    pyq "rows, sizes and lines as python reads them" "$T" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import csv, re, sys
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))]
 out = open(sys.argv[2]).read()

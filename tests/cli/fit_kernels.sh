@@ -102,7 +102,8 @@ B200=tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz
 expect_ok "trace import --kernels" "$TPSIM" trace import "$B200" --kernels "$TMP/k.csv"
 check "listing: one row per GPU activity" test "$(($(wc -l < "$TMP/k.csv") - 1))" = 929
 expect_ok "fit the listing" "$TPSIM" fit-kernels "$TMP/k.csv" --format json
-check "listing: classes, counts, constant laws and skipped kernels" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "listing: classes, counts, constant laws and skipped kernels" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = {"gemm": (181, 7.2231), "attention": (72, 5.5824), "norm": (73, 6.1844),

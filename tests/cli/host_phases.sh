@@ -16,7 +16,7 @@ step() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_m
 for b in 1 16; do
     expect_ok "phases b$b" "$TPSIM" run "$S" --batch $b --format json && with=$(step)
     expect_ok "no phases b$b" "$TPSIM" run "$S" --batch $b --format json "${ZERO[@]}" && without=$(step)
-    check "serialised b$b: step grows by the phases' sum" python3 - "$P" "$b" "$with" "$without" <<'PY'
+    pyq "serialised b$b: step grows by the phases' sum" "$P" "$b" "$with" "$without" <<'PY'
 import re, sys
 path, b, w, wo = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 total = 0.0
@@ -42,12 +42,14 @@ tot = 40 + 0.87 + 0.319125 + 0.2
 assert tot < $big < tot + 1.0, $big       # the host's launches before the phases: under 1 ms
 assert $bigser - $big > 10, ($bigser, $big)"
 expect_ok "json names the phases" "$TPSIM" run "$S" --format json --batch 16
-check "json host_phases" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json host_phases" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))["host_phases"]
 assert h["timing"] == "serialised" and list(h["ms"]) == ["schedule", "broadcast", "prepare_inputs", "sampler_sync", "output_processing"], h
 assert abs(h["ms"]["output_processing"] - (0.09677 + 0.10323 * 16)) < 1e-9 and abs(h["total_ms"] - sum(h["ms"].values())) < 1e-12, h
-' "$TMP/out"
+
+PY
 expect_ok "text names the phases" "$TPSIM" run "$S"
 check "text host phases line" grep -q "^host phases serialised per step (ms at batch 1): schedule 0.870 + broadcast 0.870 + prepare_inputs 0.319 + sampler_sync 0.000 + output_processing 0.200 = 2.259$" "$TMP/out"
 expect_ok "no phases, no line" "$TPSIM" run scenarios/paper-additive.yaml
@@ -139,7 +141,8 @@ done
 expect_ok "eager phases b8" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --batch 8 --steps 1 --format json &&
     cp "$TMP/out" "$TMP/eager-ph.json"
 expect_ok "graph phases b8" "$TPSIM" run scenarios/vllm-graphs.yaml --tp 4 --batch 8 --steps 1 --format json
-check "eager and graphs: the same phases, the file's at batch 8" python3 - "$TMP/eager-ph.json" "$TMP/out" "$P" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "eager and graphs: the same phases, the file's at batch 8" "$TMP/eager-ph.json" "$TMP/pyq-out$((PYQ_N + 1))" "$P" <<'PY'
 import json, re, sys
 e, g = (json.load(open(p))["host_phases"] for p in sys.argv[1:3])
 assert e == g, (e, g)

@@ -84,7 +84,7 @@ check "no temporary files left" bash -c "! ls -A '$TMP' | grep -q '\.tmp\.'"
 # SIGINT, SIGTERM, SIGHUP while the trace is written: killed by that signal, no temporary left.
 # The signal goes once the temporary file exists (the whole run is ~0.5 s of writing); a run
 # that ends before it is seen is reported, not counted.
-check "signals during a trace write remove the temporary" python3 - "$TPSIM" "$TMP" <<'PY'
+pyq "signals during a trace write remove the temporary" "$TPSIM" "$TMP" <<'PY'
 import glob, os, signal, subprocess, sys, time
 tpsim, tmp = sys.argv[1], sys.argv[2]
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -203,10 +203,12 @@ expect_fail2 "a newline in a --set value stays on one line" "'1\\\\x0a2' is not 
 
 # --- small things ---------------------------------------------------------------------------
 expect_ok "seed 2^64-1" "$TPSIM" run "$TMP/s.yaml" --steps 1 --warmup 0 --seed 18446744073709551615 --format json
-check "seed >= 2^63 prints unsigned in JSON" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "seed >= 2^63 prints unsigned in JSON" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["seed"] == 2**64 - 1, d["seed"]' "$TMP/out"
+assert d["seed"] == 2**64 - 1, d["seed"]
+PY
 expect_ok "validate --help" "$TPSIM" validate --help
 check "validate --help says 15%, not 15%%" bash -c "grep -q 'kill-switch 15%)' '$TMP/out' && ! grep -q '%%' '$TMP/out'"
 

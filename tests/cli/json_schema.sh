@@ -4,7 +4,8 @@
 # docs/json.md (a key has one type everywhere), and the CSV files tpsim writes or ships read
 # with Python's csv defaults. The checker is tests/cli/jsonschema.py (standard library only).
 . tests/cli/lib.sh
-J="python3 tests/cli/jsonschema.py"
+# the checker (tests/cli/jsonschema.py) by its main, in checks queued with pyq (one Python)
+JS='import sys; sys.path.insert(0, "tests/cli"); import jsonschema; st = jsonschema.main(sys.argv[1:])'
 S=docs/schema
 B200=tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz
 MI=tests/data/TraceLens__vllm_decode_full_graph_mi300x.json.gz
@@ -18,8 +19,8 @@ schema() {
     local name=$1 case=$2; shift 2
     "$@" >"$TMP/$name-$case.json" 2>"$TMP/err"; local rc=$?
     if [ "$rc" -gt 1 ]; then bad "$name $case: exit $rc: $(head -c 300 "$TMP/err")"; return; fi
-    if $J check "$S/$name.json" "$TMP/$name-$case.json" 2>"$TMP/why"; then ok
-    else bad "$name $case does not match $S/$name.json: $(head -5 "$TMP/why")"; fi
+    pyq "$name $case matches $S/$name.json (why on stderr)" check "$S/$name.json" \
+        "$TMP/$name-$case.json" <<<"$JS; sys.exit(st)"
 }
 
 # --- the checker itself catches each kind of error --------------------------------------------
@@ -33,13 +34,16 @@ cat >"$TMP/s.json" <<'JSON'
 JSON
 printf '{"tp": 4, "mode": "eager", "calibration": null, "rows": [{"us": 1.5}, {"us": 2}]}' \
     >"$TMP/good.json"
-check "checker: a matching document passes" $J check "$TMP/s.json" "$TMP/good.json"
+pyq "checker: a matching document passes" check "$TMP/s.json" "$TMP/good.json" <<<"$JS; sys.exit(st)"
+i=0
 for bad_doc in '{"tp": 4}' '{"tp": 4, "mode": "eager", "k": 4}' '{"tp": 4.5, "mode": "eager"}' \
                '{"tp": true, "mode": "eager"}' '{"tp": 4, "mode": "eager", "calibration": {}}' \
                '{"tp": 4, "mode": "eager", "rows": [{"us": "1"}]}' \
                '{"tp": 4, "mode": "eager", "rows": [{"us": 1, "ms": 1}]}'; do
-    printf '%s' "$bad_doc" >"$TMP/bad.json"
-    check "checker refuses $bad_doc" sh -c "! $J check '$TMP/s.json' '$TMP/bad.json' 2>/dev/null"
+    i=$((i + 1))
+    printf '%s' "$bad_doc" >"$TMP/bad$i.json"
+    pyq "checker refuses $bad_doc" check "$TMP/s.json" "$TMP/bad$i.json" \
+        <<<"$JS; assert st == 1, st"
 done
 
 # --- every output against its schema ----------------------------------------------------------
@@ -91,7 +95,7 @@ expect_ok "run --trace" "$TPSIM" run eager-host-dispatch --tp 2 --steps 2 --trac
 schema trace-compare b200 "$TPSIM" trace compare "$B200" "$TMP/sim.json" --format json
 
 # the issue's drifts, by name: one calibration type, tp not k, priced_by, sweep's memory
-check "calibration is a path (or null) in run, sweep, plan and allreduce" python3 - "$TMP" <<'PY'
+pyq "calibration is a path (or null) in run, sweep, plan and allreduce" "$TMP" <<'PY'
 import json, sys
 t = sys.argv[1]
 run, tp1 = json.load(open(f"{t}/run-tp4.json")), json.load(open(f"{t}/run-tp1.json"))
@@ -102,7 +106,7 @@ assert ar["calibration"].endswith("h100-sxm-tp4.yaml") and plan["calibration"].e
 assert [r["calibration"] is None for r in sweep] == [r["tp"] == 1 for r in sweep], sweep
 PY
 check "fit-allreduce says tp" grep -q '"tp":8,' "$TMP/fit-allreduce-log.json"
-check "run's all-reduce is priced_by, as allreduce's rows" python3 - "$TMP" <<'PY'
+pyq "run's all-reduce is priced_by, as allreduce's rows" "$TMP" <<'PY'
 import json, sys
 t = sys.argv[1]
 run, ar = json.load(open(f"{t}/run-tp4.json")), json.load(open(f"{t}/allreduce-auto.json"))
@@ -113,7 +117,7 @@ PY
 # weights: 70B's 80 layers x (8192 x (2 x 8192 + 2 x 1024) + 3 x 8192 x 28672) + 2 x 128256 x
 # 8192 parameters (plus norms) of 2 bytes over 4 ranks ~ 35.3 GB; KV: 2 x 80 x 1024 / 4 x 2
 # bytes x batch x ctx
-check "sweep rows carry weights and KV cache per rank, as run" python3 - "$TMP" <<'PY'
+pyq "sweep rows carry weights and KV cache per rank, as run" "$TMP" <<'PY'
 import json, sys
 t = sys.argv[1]
 run = json.load(open(f"{t}/run-tp4.json"))
@@ -126,23 +130,23 @@ for r in rows:
 PY
 
 # --- the vocabulary: one type per key, the shared keys written down -----------------------------
-check "one vocabulary (docs/json.md)" $J vocab "$S" docs/json.md
+pyq "one vocabulary (docs/json.md)" vocab "$S" docs/json.md <<<"$JS; sys.exit(st)"
 sed 's/^| `tp` | integer |/| `tp` | string |/' docs/json.md >"$TMP/json.md"
-check "the vocabulary check fails on a key of another type" \
-    sh -c "! $J vocab '$S' '$TMP/json.md' 2>/dev/null"
+pyq "the vocabulary check fails on a key of another type" vocab "$S" "$TMP/json.md" \
+    <<<"$JS; assert st == 1, st"
 mkdir -p "$TMP/schema" && cp "$S"/*.json "$TMP/schema/"
 sed -i 's/"kv_cache_gb_per_rank"/"kv_gb_per_rank"/' "$TMP/schema/sweep.json" "$TMP/schema/plan.json"
-check "the vocabulary check fails on a shared key missing from the table" \
-    sh -c "! $J vocab '$TMP/schema' docs/json.md 2>/dev/null"
+pyq "the vocabulary check fails on a shared key missing from the table" vocab "$TMP/schema" \
+    docs/json.md <<<"$JS; assert st == 1, st"
 
-# --- CSV files read with Python's csv defaults (pandas' when it is installed) -------------------
+# --- CSV files read with Python's csv defaults (pandas': tests/cli/csv_pandas.sh) -----------------
 expect_ok "sweep csv" "$TPSIM" sweep eager-host-dispatch --tp 1,4 --steps 2 --quiet \
     -o "$TMP/sweep.csv"
 expect_ok "plan csv" "$TPSIM" plan eager-host-dispatch --gpus 8 --tpot-ms 30 --ctx 2048 \
     --batch-max 4 --no-intervals --quiet --format csv -o "$TMP/plan.csv"
 expect_ok "trace import --kernels csv" "$TPSIM" trace import "$B200" --kernels "$TMP/kernels.csv"
 expect_ok "validate --scan csv" "$TPSIM" validate eager-host-dispatch --scan "$TMP/scan" --quiet
-check "every CSV has a header row and rows of its width, no comment lines" python3 - \
+pyq "every CSV has a header row and rows of its width, no comment lines" \
     "$TMP/sweep.csv" "$TMP/plan.csv" "$TMP/kernels.csv" "$TMP"/scan/*.csv docs/*.csv \
     validate/*.csv <<'PY'
 import csv, sys
@@ -155,13 +159,6 @@ for f in sys.argv[1:]:
     for i, r in enumerate(rows[1:], 2):
         assert len(r) == len(head), (f, i, len(r), len(head))
         assert not r[0].startswith("#"), (f, i)
-try:
-    import pandas
-except ImportError:
-    sys.exit(0)
-for f in sys.argv[1:]:
-    d = pandas.read_csv(f)
-    assert list(d.columns) == next(csv.reader(open(f, newline=""))), f
 PY
 
 finish

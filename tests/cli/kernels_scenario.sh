@@ -49,7 +49,7 @@ check "calibration error widens the intervals ($wr > $we)" python3 -c "import sy
 for b in 1 2 3 4; do
     "$TPSIM" run scenarios/cuda-graphs.yaml --tp 8 --batch $b --format json > "$TMP/g$b.json"
 done
-check "TP-8 graph step and compute non-decreasing in batch 1..4" python3 - "$TMP"/g[1-4].json <<'PY'
+pyq "TP-8 graph step and compute non-decreasing in batch 1..4" "$TMP"/g[1-4].json <<'PY'
 import json, sys
 d = [json.load(open(f)) for f in sys.argv[1:]]
 for a, b in zip(d, d[1:]):

@@ -39,12 +39,14 @@ expect_ok "shared config.json" "$TPSIM" run $S --tp 4 --format json \
 # (and its domain: another model name is another model to the validated domain, which marks it)
 sed 's/"model": "aiconfigurator__meta-llama--Meta-Llama-3.1-70B"/"model": "Llama-3.1-70B"/' "$TMP/out" >"$TMP/shared"
 expect_ok "yaml tp4" "$TPSIM" run $S --tp 4 --format json
-check "shared config.json: same numbers as the bundled model" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "shared config.json: same numbers as the bundled model" "$TMP/shared" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert a.pop("domain")["marks"] == ["model aiconfigurator__meta-llama--Meta-Llama-3.1-70B was never validated (only Llama-3.1-70B)"]
 assert b.pop("domain")["inside"] is True
-assert a == b' "$TMP/shared" "$TMP/out"
+assert a == b
+PY
 
 ops() { sed -n 's/^  "ops_per_step": \([0-9]*\),$/\1/p' "$TMP/out"; }
 # a bare model name finds models/hf/NAME.json when there is no models/NAME.yaml

@@ -18,7 +18,8 @@ check "the log's rank lines name that device" grep -q '\] NVIDIA H100 80GB HBM3$
 check "the hardware file lists it as an alias" grep -q '^aliases: .*"NVIDIA H100 80GB HBM3"' models/hw/h100-sxm.yaml
 expect_ok "fit json" "$TPSIM" fit-allreduce $LOG --format json && cp "$TMP/out" "$TMP/fit.json"
 expect_ok "run --calib on the H100 scenario, no foreign flag" "$TPSIM" run $SCN "${NCCL[@]}" --tp 8 --calib "$TMP/my-tp8.yaml" --format json &&
-check "not foreign; the per-call cost is the fitted model's" python3 - "$TMP/out" "$TMP/fit.json" "$TMP/my-tp8.yaml" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "not foreign; the per-call cost is the fitted model's" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/fit.json" "$TMP/my-tp8.yaml" <<'PY'
 import json, sys
 r, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 a = r["allreduce_call"]
@@ -52,7 +53,8 @@ expect_fail2 "run: --calib tp 8 at --tp 4" \
 expect_fail2 "sweep: --calib tp 8 with --tp 2,4" "a calibration for tp 8, but this runs tp 2, 4;" \
     "$TPSIM" sweep $SCN "${NCCL[@]}" --tp 2,4 --steps 2 --calib "$TMP/my-tp8.yaml"
 expect_ok "sweep: --calib tp 8 with --tp 4,8" "$TPSIM" sweep $SCN "${NCCL[@]}" --tp 4,8 --steps 2 --calib "$TMP/my-tp8.yaml" &&
-check "sweep rows: each row's calibration, none borrowed" python3 - "$TMP/out" "$TMP/my-tp8.yaml" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "sweep rows: each row's calibration, none borrowed" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/my-tp8.yaml" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert [r["tp"] for r in rows] == ["4", "8"], rows
@@ -63,14 +65,16 @@ PY
 
 # --- a borrowed calibration is marked in sweep rows (CSV and JSON) and in the atlas -----------
 expect_ok "sweep on H200, calibration_from" "$TPSIM" sweep scenarios/atlas-h200.yaml --tp 1,2 --steps 2 --format json &&
-check "json rows: TP-1 none, TP-2 H100's, borrowed by calibration_from" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json rows: TP-1 none, TP-2 H100's, borrowed by calibration_from" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))
 assert [r["tp"] for r in rows] == [1, 2], rows
 assert rows[0]["calibration"] is None and rows[0]["calibration_borrowed"] is None, rows[0]
 assert rows[1]["calibration"].endswith("models/allreduce/h100-sxm-tp2.yaml"), rows[1]
 assert rows[1]["calibration_borrowed"] == "calibration_from", rows[1]
-' "$TMP/out"
+
+PY
 check "atlas rows carry the calibration and the mark" bash -c '
     head -1 docs/atlas.csv | grep -q ",calibration,calibration_borrowed$" &&
     grep -q "^70B,H200,eager,2,.*,h100-sxm-tp2\.yaml,calibration_from$" docs/atlas.csv &&

@@ -53,7 +53,8 @@ check "csv starts with sweep's columns" test "$(head -1 "$TMP/plan.csv" | cut -d
 check "csv: 2 TP x 2 modes x 16 batches" test "$(wc -l <"$TMP/plan.csv")" -eq 65
 check "csv: the plan's columns" grep -q ",gpus,replicas,target_ms,meets_target,tokens_per_s_per_gpu,tokens_per_s_total," "$TMP/plan.csv"
 expect_ok "plan json" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" --format json
-check "json: winner with interval, sweep's keys" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json: winner with interval, sweep's keys" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["contexts"][0]
@@ -160,7 +161,7 @@ expect_ok "plan --plot" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 
     --plot "$TMP/fig" --format csv -o "$TMP/fig.csv"
 for f in pareto-ctx2048 breakdown-ctx2048; do
     for e in dat gp png svg; do check "$f.$e written" test -s "$TMP/fig/$f.$e"; done
-    check "$f.png is a whole PNG" python3 - "$TMP/fig/$f.png" <<'PY'
+    pyq "$f.png is a whole PNG" "$TMP/fig/$f.png" <<'PY'
 import sys
 b = open(sys.argv[1], "rb").read()
 assert b[:8] == b"\x89PNG\r\n\x1a\n" and b[-12:-4] == b"\x00\x00\x00\x00IEND", b[-12:]
@@ -236,7 +237,8 @@ check "nothing fits: no output file" test ! -e "$TMP/none.txt"
 # without borrowing; B200 has neither, so its cells are refused unless borrowed
 expect_ok "H200 on its own calibrations" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h200 \
     --format csv --no-intervals --batch-max 8 --steps 2 --warmup 0
-check "H200 rows: its own kernels and all-reduce, nothing borrowed" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "H200 rows: its own kernels and all-reduce, nothing borrowed" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert rows and all(r["hardware"] == "H200 SXM" for r in rows), rows[:1]
@@ -249,9 +251,11 @@ expect_fail2 "no calibration for the GPU" "measured on H100 SXM, the scenario ru
 # other GPUs: the scenario runs `auto`, whose custom all-reduce A100's bundled calibrations never
 # measured, so A100 runs nccl-fit and says so; H200 runs on its own bundled kernel and
 # all-reduce calibrations (hardware: H200 SXM)
+# (the marks and calibrations of every row, not its interval: --no-intervals)
 expect_ok "h100, h200, a100" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4 --hardware h100,h200,a100 \
-    --allow-foreign-calib --format json "${FAST[@]}" &&
-check "A100 on nccl-fit, H200 on its own kernels, each row marked" python3 - "$TMP/out" <<'PY'
+    --allow-foreign-calib --no-intervals --format json "${FAST[@]}" &&
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "A100 on nccl-fit, H200 on its own kernels, each row marked" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = [r for c in d["contexts"] for r in c["ranked"]]
@@ -303,13 +307,14 @@ expect_fail2 "bad ctx range" "--ctx-range: 4096\.\.512, expected A < B" "$TPSIM"
 expect_fail2 "ctx twice" "the contexts are already given" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --ctx 2048 --ctx-range 512..1024
 expect_fail2 "shard needs csv" "--shard: parts are CSV" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --shard 0/2
 # parts of one plan merge into its CSV; a part of another plan (other --tpot-ms) is refused by
-# the fingerprint in its first line (issue 18)
-Q=("${P[@]}" --gpus 8 --tpot-ms 30 --no-intervals --format csv)
+# the fingerprint in its first line (issue 18); a small search holds as well as the whole one
+Q=("${P[@]}" --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 --no-intervals --format csv)
 expect_ok "plan csv" "$TPSIM" "${Q[@]}" -o "$TMP/plan.csv"
 for i in 0 1; do expect_ok "plan part $i" "$TPSIM" "${Q[@]}" --shard $i/2 -o "$TMP/plan-$i.csv"; done
 expect_ok "plan merge" "$TPSIM" merge "$TMP/plan-m.csv" "$TMP/plan-0.csv" "$TMP/plan-1.csv"
 check "merged plan = unsharded" cmp -s "$TMP/plan-m.csv" "$TMP/plan.csv"
-expect_ok "other plan part" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 40 --no-intervals --format csv --shard 1/2 -o "$TMP/plan-x.csv"
+expect_ok "other plan part" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 40 --tp 4,8 --batch-max 16 \
+    --no-intervals --format csv --shard 1/2 -o "$TMP/plan-x.csv"
 expect_fail2 "other plan refused" "plan-x.csv:1:1: sweep [0-9a-f]{16}, but .* not one sweep" "$TPSIM" merge "$TMP/plan-m2.csv" "$TMP/plan-0.csv" "$TMP/plan-x.csv"
 expect_fail2 "utilization above 1" "--gpu-memory-utilization: 1.5 is out of range" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --gpu-memory-utilization 1.5
 # --no-intervals skips the intervals, never the fit: a copy whose YAML starts the launch cost
@@ -318,7 +323,7 @@ sed 's/mean_us: 26.175/mean_us: 5.0/g' scenarios/eager-host-dispatch.yaml >"$TMP
 P5=(plan "$TMP/start5.yaml" --gpus 8 --tpot-ms 30 --tp 8 --mode eager --ctx 2048 --batch-max 4 --format csv)
 "$TPSIM" "${P5[@]}" -o "$TMP/fit.csv" 2>/dev/null
 "$TPSIM" "${P5[@]}" --no-intervals -o "$TMP/nofit.csv" 2>/dev/null
-check "--no-intervals keeps the fitted parameters" python3 - "$TMP/fit.csv" "$TMP/nofit.csv" <<'PY'
+pyq "--no-intervals keeps the fitted parameters" "$TMP/fit.csv" "$TMP/nofit.csv" <<'PY'
 import csv, sys
 a, b = ([r["step_ms_mean"] for r in csv.DictReader(open(f))] for f in sys.argv[1:3])
 assert a and a == b, (a, b)

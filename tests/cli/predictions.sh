@@ -4,7 +4,7 @@
 source tests/cli/lib.sh
 expect_ok "predictions written" scripts/predictions.sh "$TPSIM" "$TMP/p.csv"
 check "docs/predictions.csv regenerates byte for byte" cmp -s "$TMP/p.csv" docs/predictions.csv
-check "the registered cells, in order" python3 - docs/predictions.csv <<'PY'
+pyq "the registered cells, in order" docs/predictions.csv <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 want = []
@@ -20,7 +20,7 @@ for r in rows:
 PY
 # the first registration (2026-12-02, analytic GPU at HBM efficiency 0.80) stays, the same
 # cells, each prediction inside its interval; README says why it was re-registered
-check "the first registration is kept" python3 - docs/predictions-2026-12-02-v1.csv docs/predictions.csv <<'PY'
+pyq "the first registration is kept" docs/predictions-2026-12-02-v1.csv docs/predictions.csv <<'PY'
 import csv, sys
 old, new = (list(csv.DictReader(open(p, newline=""))) for p in sys.argv[1:])
 cell = lambda r: (r["hardware"], r["tp"], r["batch"], r["ctx"], r["engine_settings"])

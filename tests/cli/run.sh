@@ -7,7 +7,8 @@ SCN=scenarios/paper-additive.yaml
 # for all cells gives breakdown_ms.compute and .allreduce within 2% of its columns.
 while read -r tp batch compute comm; do
     if expect_ok "run tp$tp b$batch" "$TPSIM" run $SCN --tp "$tp" --batch "$batch" --format json; then
-        check "tp$tp b$batch compute ${compute} and comm ${comm} within 2%" python3 - "$TMP/out" "$compute" "$comm" <<'PY'
+        cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+        pyq "tp$tp b$batch compute ${compute} and comm ${comm} within 2%" "$TMP/pyq-out$((PYQ_N + 1))" "$compute" "$comm" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); c, a = float(sys.argv[2]), float(sys.argv[3])
 b = d["breakdown_ms"]
@@ -32,7 +33,8 @@ EOF2
 JIT=(--set host.launch.dist=lognormal --set host.launch.mean_us=9 --set host.launch.cv=0.5
      --set host.step.dist=normal --set host.step.mean_us=800 --set host.step.cv=0.2)
 expect_ok "jittered json" "$TPSIM" run $SCN --tp 4 --batch 2 --steps 12 --seed 7 "${JIT[@]}" --format json &&
-check "json fields, breakdown sums to step" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json fields, breakdown sums to step" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for k in ("tp", "batch", "ctx", "steps", "seed", "kernels_per_step", "allreduces_per_step", "events"):
@@ -54,10 +56,11 @@ PY
 "$TPSIM" run $SCN --tp 4 --seed 11 "${JIT[@]}" --format json >"$TMP/b.json"
 "$TPSIM" run $SCN --tp 4 --seed 12 "${JIT[@]}" --format json >"$TMP/c.json"
 check "same seed, identical bytes" cmp -s "$TMP/a.json" "$TMP/b.json"
-check "different seed, different step" python3 -c '
+pyq "different seed, different step" "$TMP/a.json" "$TMP/c.json" <<'PY'
 import json, sys
 a, c = (json.load(open(f))["step_ms"]["mean"] for f in sys.argv[1:])
-sys.exit(0 if a != c else 1)' "$TMP/a.json" "$TMP/c.json"
+sys.exit(0 if a != c else 1)
+PY
 
 # --- text output explains the step
 expect_ok "text" "$TPSIM" run $SCN --tp 2 &&
@@ -68,9 +71,15 @@ check "host-bound verdict" grep -q "verdict: host-bound" "$TMP/out"
 
 # --- the kernel calibration that priced the GPU ops, named; borrowed ones marked FOREIGN
 expect_ok "kernels named" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --format json &&
-check "kernel_calibration is the scenario's, not borrowed" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["kernel_calibration"].endswith("models/kernels/h100-sxm.yaml") and d["kernel_calibration_borrowed"] is None))' "$TMP/out"
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "kernel_calibration is the scenario's, not borrowed" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["kernel_calibration"].endswith("models/kernels/h100-sxm.yaml") and d["kernel_calibration_borrowed"] is None))
+PY
 expect_ok "roofline: no kernel calibration" "$TPSIM" run $SCN --tp 2 --format json &&
-check "kernel_calibration null" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["kernel_calibration"] is not None)' "$TMP/out"
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "kernel_calibration null" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["kernel_calibration"] is not None)
+PY
 expect_ok "kernels borrowed" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --allow-foreign-calib \
     --set hardware=../models/hw/h200.yaml --set kernels=h100-sxm &&
 check "the borrowed kernel calibration is FOREIGN in the text" bash -c 'grep -A1 "^kernels    .*h100-sxm.yaml: H100 SXM" "$1" | grep -q "FOREIGN: measured on H100 SXM, used for H200 SXM (--allow-foreign-calib)"' _ "$TMP/out"
@@ -78,7 +87,10 @@ check "the borrowed kernel calibration is FOREIGN in the text" bash -c 'grep -A1
 expect_ok "sweep names the kernel calibration per row" "$TPSIM" sweep scenarios/eager-host-dispatch.yaml \
     --tp 2 --batch 1 --steps 2 --allow-foreign-calib --set hardware=../models/hw/h200.yaml \
     --set kernels=h100-sxm --format json &&
-check "sweep row: kernel_calibration and how it was borrowed" python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; sys.exit(not (r["kernel_calibration"].endswith("models/kernels/h100-sxm.yaml") and r["kernel_calibration_borrowed"] == "--allow-foreign-calib"))' "$TMP/out"
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "sweep row: kernel_calibration and how it was borrowed" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+import json,sys; r=json.load(open(sys.argv[1]))[0]; sys.exit(not (r["kernel_calibration"].endswith("models/kernels/h100-sxm.yaml") and r["kernel_calibration_borrowed"] == "--allow-foreign-calib"))
+PY
 
 # --- one rule for what limits a step (run_bound_of): the GPU's idle split into the serialised
 # per-step host work and the launch wait. vllm-graphs at TP-4 batch 1 is GPU-bound with vLLM's
@@ -86,7 +98,8 @@ check "sweep row: kernel_calibration and how it was borrowed" python3 -c 'import
 # host_phases.total_ms), which is step work, not a launch wait; overlapped, they hide.
 G=scenarios/vllm-graphs.yaml
 expect_ok "graphs json" "$TPSIM" run $G --tp 4 --batch 1 --format json &&
-check "serialised phases: GPU-bound; the engine's step-work idle is the phases' sum" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "serialised phases: GPU-bound; the engine's step-work idle is the phases' sum" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); b = d["breakdown_ms"]; ph = d["host_phases"]["total_ms"]
 sp = d["gpu_idle_split_ms"]
@@ -100,7 +113,8 @@ PY
 expect_ok "graphs text" "$TPSIM" run $G --tp 4 --batch 1 &&
 check "the verdict names the step work and what V1 would do" grep -q "^verdict: GPU-bound: .*the per-step host work idles the GPU another .*--set execution.host_phases=overlapped shows what that saves" "$TMP/out"
 expect_ok "graphs overlapped" "$TPSIM" run $G --tp 4 --batch 1 --set execution.host_phases=overlapped --format json &&
-check "overlapped phases: no step work left, still GPU-bound" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "overlapped phases: no step work left, still GPU-bound" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); assert d["bound"] == "GPU-bound", d["bound"]
 assert d["breakdown_ms"]["gpu_idle"] < 0.05 * d["step_ms"]["mean"], d["breakdown_ms"]
@@ -109,20 +123,27 @@ PY
 # work, which CUDA graphs would not remove, so not host-bound in either mode
 for mode in eager graphs; do
     expect_ok "broadcast TP-8 $mode" "$TPSIM" run scenarios/eager-broadcast.yaml --tp 8 --mode $mode --format json &&
-    check "broadcast TP-8 $mode: step-work-bound" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["bound"] != "step-work-bound")' "$TMP/out"
+    cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+    pyq "broadcast TP-8 $mode: step-work-bound" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["bound"] != "step-work-bound")
+PY
 done
 expect_ok "step work outlasts the GPU" "$TPSIM" run $G --tp 4 --batch 1 --format json --set host.phases.schedule.mean_us=40000 &&
-check "step-work-bound" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["bound"] != "step-work-bound")' "$TMP/out"
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "step-work-bound" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["bound"] != "step-work-bound")
+PY
 
 # --- the trace opens as Chrome trace-event JSON: a process per rank, host + stream threads
 expect_ok "trace" "$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --set host.launch.mean_us=5 --trace "$TMP/t.json"
 check "a trace runs the event engine, and says so" grep -q "^engine     event engine (sim/engine_events.c): a trace was asked for" "$TMP/out"
 "$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --trace "$TMP/t2.json" --format json >"$TMP/tj.json"
-check "json: engine events, why the trace" python3 -c '
+pyq "json: engine events, why the trace" "$TMP/tj.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))["engine"]
-sys.exit(0 if e["name"] == "events" and "trace" in e["why"] else 1)' "$TMP/tj.json"
-check "trace structure" python3 - "$TMP/t.json" <<'PY'
+sys.exit(0 if e["name"] == "events" and "trace" in e["why"] else 1)
+PY
+pyq "trace structure" "$TMP/t.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
 ev = t["traceEvents"]
@@ -149,7 +170,7 @@ check "no temp file left" test -z "$(ls "$TMP" | grep '\.tmp\.')"
 # a full launch queue adds a slice per launch: nothing may be dropped (every step keeps its sync)
 expect_ok "trace, queue depth 1" "$TPSIM" run $SCN --tp 2 --steps 3 --warmup 0 --set host.launch.mean_us=5 --set host.collective.mean_us=5 \
     --set host.queue_depth=1 --set host.step.mean_us=10 --trace "$TMP/q.json"
-check "queue-full trace complete" python3 - "$TMP/q.json" <<'PY'
+pyq "queue-full trace complete" "$TMP/q.json" <<'PY'
 import json, sys
 x = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
 for rank in (0, 1):
@@ -171,10 +192,12 @@ beta_gbps: 360
 source: {how: "test fixture", where: "tests/cli/run.sh"}
 Y
 expect_ok "calib tp8" "$TPSIM" run $SCN --tp 8 --calib "$TMP/cal8.yaml" --format json &&
-check "tp8 all-reduce uses the given lambda" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "tp8 all-reduce uses the given lambda" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = 30 + 2 * 7 / 8 * 8192 * 2 / 360e9 * 1e6
-sys.exit(0 if abs(d["allreduce_call"]["us"] - want) < 1e-6 else 1)' "$TMP/out"
+sys.exit(0 if abs(d["allreduce_call"]["us"] - want) < 1e-6 else 1)
+PY
 
 finish

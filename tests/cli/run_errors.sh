@@ -234,7 +234,9 @@ expect_fail2 "--trace missing its value" "^tpsim: --trace: missing value" "$TPSI
 check "no trace after any refusal" no_trace_left
 if expect_ok "--trace on a good run" "$TPSIM" run "$S" --steps 2 --trace "$X"; then
     check "trace written" test -s "$X"
-    check "trace is valid JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$X"
+    pyq "trace is valid JSON" "$X" <<'PY'
+import json,sys; json.load(open(sys.argv[1]))
+PY
     check "no temp file beside the trace" bash -c "! ls -A '$TMP/tr' | grep -q tmp"
     check "the report is on stdout" grep -q '^step time' "$TMP/out"
 fi

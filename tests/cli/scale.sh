@@ -31,55 +31,81 @@ cp "$TMP/out" "$TMP/v1.json"
 expect_ok "validate jobs 3" "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 3 --format json
 check "validate --jobs 3 = --jobs 1" cmp -s "$TMP/v1.json" "$TMP/out"
 
-# --- progress: on a terminal (a pseudo-terminal as stderr), "sweep: done/total" and an
-# ETA, the line cleared at the end; --quiet prints nothing; stdout is the CSV either way
-tty_run() { # tty_run OUT ERR CMD...: CMD with stderr on a pty, stdout to OUT, pty text to ERR
-    python3 - "$@" <<'PY'
-import os, pty, subprocess, sys
-out, err, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-master, slave = pty.openpty()
-with open(out, "wb") as fo:
-    p = subprocess.Popen(cmd, stdout=fo, stderr=slave)
-os.close(slave)
-data = b""
-while True:
-    try:
-        chunk = os.read(master, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    data += chunk
-p.wait()
-open(err, "wb").write(data)
-sys.exit(p.returncode)
-PY
-}
-if tty_run "$TMP/tty.csv" "$TMP/tty.err" "$TPSIM" sweep $SCN "${GRID[@]}" --jobs 2; then
-    ok
-    check "progress on a terminal" grep -Eq 'sweep: 18/18' "$TMP/tty.err"
-    check "progress has an ETA" grep -Eq 'sweep: [0-9]+/18  ETA [0-9]+s' "$TMP/tty.err"
-    check "stdout is only the CSV" cmp -s "$TMP/j1.csv" "$TMP/tty.csv"
-else
-    bad "sweep on a pty failed"
-fi
-tty_run "$TMP/tty.csv" "$TMP/tty.err" "$TPSIM" sweep $SCN "${GRID[@]}" --quiet
-check "--quiet: nothing on the terminal" test ! -s "$TMP/tty.err"
-# a long run shows its progress on a terminal like sweep (issue 18: a 200,000-step run was
-# silent), never off one or with --quiet, and the report on stdout is the same
+# --- progress: on a terminal (a pseudo-terminal as stderr, tests/cli/ttyrun.py) every command
+# that can take more than a couple of seconds draws "label: done/total" and an ETA, cleared at
+# the end; --quiet prints nothing, and neither does a pipe or a file; stdout is the same
+# either way. A long run (issue 18: a 200,000-step run was silent), a traced run (at most 100
+# steps, each long at TP-8), trace import and compare (megabytes read), fit-kernels (profiles
+# read, classes fitted). All the terminal runs in one Python.
 LONG=(run $SCN --tp 8 --steps 4000 "${JIT[@]}")
-if tty_run "$TMP/run-tty.txt" "$TMP/run-tty.err" "$TPSIM" "${LONG[@]}"; then
-    check "run progress on a terminal" grep -Eq 'run: 256/4[0-9]{3} steps  ETA [0-9]+s' "$TMP/run-tty.err"
-    expect_ok "the same run off a terminal" "$TPSIM" "${LONG[@]}"
-    check "off a terminal: no progress" test ! -s "$TMP/err"
-    check "run on a terminal: the same report" cmp -s "$TMP/out" "$TMP/run-tty.txt"
-else
-    bad "long run on a pty failed"
-fi
-tty_run "$TMP/run-tty.txt" "$TMP/run-tty.err" "$TPSIM" "${LONG[@]}" --quiet
-check "run --quiet: nothing on the terminal" test ! -s "$TMP/run-tty.err"
-tty_run "$TMP/tty.txt" "$TMP/tty.err" "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 2
-check "validate progress on a terminal" grep -Eq 'validate: [0-9]+/[0-9]+' "$TMP/tty.err"
+B200=tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz
+KP=(tests/data/vidur-h100/llama-2-70b-mlp.csv tests/data/attention-h100/decode.csv)
+expect_ok "a trace to compare" "$TPSIM" run $SCN --tp 2 --steps 2 --trace "$TMP/sim.json"
+T=()
+tty_job() { # tty_job NAME CMD...: CMD on a pty, stdout to $TMP/tty-NAME.out, stderr's text to .err
+    local name=$1; shift
+    [ ${#T[@]} -eq 0 ] || T+=(---)
+    T+=("$TMP/tty-$name.out" "$TMP/tty-$name.err" "$@")
+}
+tty_job sweep "$TPSIM" sweep $SCN "${GRID[@]}" --jobs 2
+tty_job sweep-q "$TPSIM" sweep $SCN "${GRID[@]}" --quiet
+tty_job run "$TPSIM" "${LONG[@]}"
+tty_job run-q "$TPSIM" "${LONG[@]}" --quiet
+tty_job validate "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 2
+tty_job trace "$TPSIM" run $SCN --tp 2 --steps 3 --trace "$TMP/tty-trace.json"
+tty_job trace-q "$TPSIM" run $SCN --tp 2 --steps 3 --trace "$TMP/tty-trace-q.json" --quiet
+tty_job import "$TPSIM" trace import "$B200"
+tty_job import-q "$TPSIM" trace import "$B200" --quiet
+tty_job import2 "$TPSIM" trace import tests/data/trace-synth-rank0.json tests/data/trace-synth-rank1.json
+tty_job compare "$TPSIM" trace compare "$B200" "$TMP/sim.json"
+tty_job fitk "$TPSIM" fit-kernels "${KP[@]}"
+tty_job fitk-q "$TPSIM" fit-kernels "${KP[@]}" --quiet
+python3 tests/cli/ttyrun.py "${T[@]}" || bad "tests/cli/ttyrun.py failed"
+# tty_check NAME PATTERN: the job exited 0 and its terminal showed PATTERN (an extended regex);
+# the same command off a terminal (stderr to a file) printed nothing there and the same stdout
+tty_check() {
+    local name=$1 pat=$2 rc=
+    IFS= read -r rc <"$TMP/tty-$name.err.rc"
+    check "$name on a terminal: status 0 (got $rc)" test "$rc" = 0
+    check "$name: progress on a terminal" grep -Eq "$pat" "$TMP/tty-$name.err"
+}
+tty_quiet() { # tty_quiet NAME: the --quiet job exited 0 and drew nothing
+    local rc=
+    IFS= read -r rc <"$TMP/tty-$1.err.rc"
+    check "$1 on a terminal: status 0 (got $rc)" test "$rc" = 0
+    check "$1: --quiet, nothing on the terminal" test ! -s "$TMP/tty-$1.err"
+}
+tty_check sweep 'sweep: 18/18'
+check "progress has an ETA" grep -Eq 'sweep: [0-9]+/18  ETA [0-9]+s' "$TMP/tty-sweep.err"
+check "stdout is only the CSV" cmp -s "$TMP/j1.csv" "$TMP/tty-sweep.out"
+tty_quiet sweep-q
+tty_check run 'run: 256/4[0-9]{3} steps  ETA [0-9]+s'
+expect_ok "the same run off a terminal" "$TPSIM" "${LONG[@]}"
+check "off a terminal: no progress" test ! -s "$TMP/err"
+check "run on a terminal: the same report" cmp -s "$TMP/out" "$TMP/tty-run.out"
+tty_quiet run-q
+tty_check validate 'validate: [0-9]+/[0-9]+'
+tty_check trace 'run: [0-9]+/5 steps'
+check "run --trace on a terminal: the trace written" test -s "$TMP/tty-trace.json"
+tty_quiet trace-q
+expect_ok "run --trace off a terminal" "$TPSIM" run $SCN --tp 2 --steps 3 --trace "$TMP/pipe.json"
+check "run --trace off a terminal: no progress" test ! -s "$TMP/err"
+check "run --trace: the same trace on and off a terminal" cmp -s "$TMP/pipe.json" "$TMP/tty-trace.json"
+tty_check import 'trace import: [0-9.]+/[0-9.]+ MB'
+tty_quiet import-q
+check "trace import on a terminal: the same report" cmp -s "$TMP/tty-import.out" "$TMP/tty-import-q.out"
+tty_check import2 'trace import \(file 2 of 2\): [0-9.]+/[0-9.]+ MB'
+tty_check compare 'trace compare: [0-9.]+/[0-9.]+ MB'
+tty_check fitk 'fit-kernels: [0-9]+/2 profiles read.*fit-kernels: [0-9]+/[0-9]+ classes fitted'
+tty_quiet fitk-q
+check "fit-kernels on a terminal: the same report" cmp -s "$TMP/tty-fitk.out" "$TMP/tty-fitk-q.out"
+expect_ok "trace import off a terminal" "$TPSIM" trace import "$B200"
+check "trace import off a terminal: no progress" test ! -s "$TMP/err"
+expect_ok "trace compare off a terminal" "$TPSIM" trace compare "$B200" "$TMP/sim.json"
+check "trace compare off a terminal: no progress" test ! -s "$TMP/err"
+expect_ok "fit-kernels off a terminal" "$TPSIM" fit-kernels "${KP[@]}"
+check "fit-kernels off a terminal: no progress" test ! -s "$TMP/err"
+check "fit-kernels off a terminal: the same report" cmp -s "$TMP/out" "$TMP/tty-fitk.out"
 
 # --- shards: each part alone, merged in any order, is the unsharded CSV byte for byte
 for i in 0 1 2 3; do

@@ -43,11 +43,13 @@ check "text: FOREIGN, borrowed by calibration_from" grep -qx '           \*\* FO
 # own hardware that is checked here)
 expect_ok "on a B200 scenario it is its own" "$TPSIM" run "$SCN" --tp 1 --steps 2 \
     --measured "$CAL" --set hardware=b200 --set "calibration_from=H100 SXM" --format json
-check "json: not foreign on B200" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "json: not foreign on B200" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))["measured"]
 assert m["borrowed_by"] is None and m["device"] == "NVIDIA B200", m
-' "$TMP/out"
+
+PY
 
 # 1. the apply: flags, the flag and the scenario key give the same run
 mapfile -t SETS < <(sed -n 's/^  - /--set\n/p' "$CAL")
@@ -57,7 +59,7 @@ sed 's#^name: .*#&\nmeasured: b200.yaml\ncalibration_from: NVIDIA B200#' "$SCN" 
 KEY_LINE=$(grep -n '^measured:' "$TMP/with-measured.yaml" | cut -d: -f1)
 expect_ok "run with measured: in the scenario" "$TPSIM" run "$TMP/with-measured.yaml" --tp 2 --steps 2 --format json \
     && cp "$TMP/out" "$TMP/key.json"
-check "flag, key and apply: flags give the same step" python3 - "$TMP/apply.json" "$TMP/flag.json" "$TMP/key.json" "$KEY_LINE" <<'PY'
+pyq "flag, key and apply: flags give the same step" "$TMP/apply.json" "$TMP/flag.json" "$TMP/key.json" "$KEY_LINE" <<'PY'
 import json, sys
 a, f, k = (json.load(open(p)) for p in sys.argv[1:4])
 for x in (f, k):
@@ -70,8 +72,7 @@ assert k["measured"]["borrowed_by"] == "calibration_from", k["measured"]
 assert k["measured"]["named_by"].endswith("with-measured.yaml:%s:11" % sys.argv[4]), k["measured"]
 assert k["measured"]["file"].endswith("/b200.yaml"), k["measured"]
 PY
-check "the report names the file, each key it set with its source, and the step it kept" \
-    python3 - "$TMP/flag.json" "$CAL" "$LAUNCH_US" "$HBM_EFF" <<'PY'
+pyq "the report names the file, each key it set with its source, and the step it kept" "$TMP/flag.json" "$CAL" "$LAUNCH_US" "$HBM_EFF" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))["measured"]
 launch, eff = float(sys.argv[3]), float(sys.argv[4])
@@ -101,7 +102,8 @@ check "text report gives the launch keys" grep -q " host.launch.mean_us=$LAUNCH_
 #    the step host work stays the scenario's 0): a --set beats the measured file
 expect_ok "--set over --measured" "$TPSIM" "${RUN[@]}" --measured "$CAL" --set host.launch.cv=0 --set host.collective.cv=0 \
     --set host.launch.dist=constant --set host.collective.dist=constant
-check "host time is launches x the measured mean" python3 - "$TMP/out" "$LAUNCH_US" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "host time is launches x the measured mean" "$TMP/pyq-out$((PYQ_N + 1))" "$LAUNCH_US" <<'PY'
 import json, sys
 d, mean_us = json.load(open(sys.argv[1])), float(sys.argv[2])
 launches = d["kernels_per_step"] + d["collectives_per_step"]
@@ -115,27 +117,33 @@ PY
 expect_ok "--set mean over --measured" "$TPSIM" "${RUN[@]}" --measured "$CAL" --set host.launch.mean_us=5 \
     --set host.collective.mean_us=5 --set host.launch.dist=constant --set host.collective.dist=constant \
     --set host.launch.cv=0 --set host.collective.cv=0
-check "a --set mean replaces the measured one" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "a --set mean replaces the measured one" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 launches = d["kernels_per_step"] + d["collectives_per_step"]
-assert abs(d["breakdown_ms"]["host"] - (launches * 0.005 + 3.597428)) < 1e-6, d["breakdown_ms"]' "$TMP/out"
+assert abs(d["breakdown_ms"]["host"] - (launches * 0.005 + 3.597428)) < 1e-6, d["breakdown_ms"]
+PY
 # the flag replaces the scenario key's file: the synthetic trace's 10 us launches, 159 us step
 expect_ok "synthetic import" "$TPSIM" trace import "$D/trace-synth-streams.json" -o "$TMP/synth.yaml"
 expect_ok "--measured replaces measured:" "$TPSIM" run "$TMP/with-measured.yaml" --tp 2 --steps 2 --format json --measured "$TMP/synth.yaml"
-check "the flag's file, with its measured step work" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "the flag's file, with its measured step work" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 launches = d["kernels_per_step"] + d["collectives_per_step"]
 # 10 us launch to launch, cv 0; 159 us of per-step host work (tests/cli/trace_import.sh)
 assert abs(d["breakdown_ms"]["host"] - (launches * 0.010 + 0.159)) < 1e-6, d["breakdown_ms"]
-assert d["measured"]["kept"] == [{"part": "gpu.hbm_efficiency", "why": "absent"}], d["measured"]' "$TMP/out"
+assert d["measured"]["kept"] == [{"part": "gpu.hbm_efficiency", "why": "absent"}], d["measured"]
+PY
 expect_ok "sweep takes --measured" "$TPSIM" sweep "$SCN" --tp 2 --steps 2 --measured "$TMP/synth.yaml" --format json -o -
-check "sweep's host time from the file" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "sweep's host time from the file" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))[0]
 launches = r["kernels_per_step"] + r["allreduces_per_step"] + 1  # + the logits gather
-assert abs(r["host_ms"] - (launches * 0.010 + 0.159)) < 1e-6, r' "$TMP/out"
+assert abs(r["host_ms"] - (launches * 0.010 + 0.159)) < 1e-6, r
+PY
 
 # 3. bad files: one line, status 2
 sed 's/^kind: trace-calibration/kind: allreduce-calibration/' "$CAL" >"$TMP/kind.yaml"
@@ -175,7 +183,8 @@ expect_fail2 "two --measured" "a second measured file" "$TPSIM" "${RUN[@]}" --me
 #    values still set; the same knobs as --set are refused, never ignored
 expect_ok "kernels: run with --measured" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 \
     --format json --allow-foreign-calib --measured "$CAL"
-check "kernels: GPU knobs kept, why kernels; host launch set" python3 - "$TMP/out" "$LAUNCH_US" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "kernels: GPU knobs kept, why kernels; host launch set" "$TMP/pyq-out$((PYQ_N + 1))" "$LAUNCH_US" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))["measured"]
 got = {s["key"]: s["value"] for s in m["set"]}

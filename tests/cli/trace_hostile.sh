@@ -18,7 +18,8 @@ PY
 expect_ok "object form" "$TPSIM" trace import "$D/trace-synth-streams.json" --format json
 cp "$TMP/out" "$TMP/obj.out"
 expect_ok "bare array" "$TPSIM" trace import "$TMP/bare.json" --format json
-check "bare array = object form" python3 - "$TMP/obj.out" "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "bare array = object form" "$TMP/obj.out" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 for k in ("kernels", "memcpys", "collectives", "launches", "unpaired"):
@@ -34,9 +35,11 @@ expect_fail2 "data after the array" "tail.json:1:[0-9]+: data after the trace ar
 # --- ProfilerStep#N are the steps of a training trace without --step-marker: 3 steps of
 # 900 kernels each (tests/data/README.md, derived with trace_expected.py --step-marker)
 expect_ok "HTA default steps" "$TPSIM" trace import "$D/HTA__nccl_parser_config__nccl_data_a100_2rank.json.gz" --format json
-check "ProfilerStep#N: 3 steps of 900, by marker" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "ProfilerStep#N: 3 steps of 900, by marker" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json,sys; d=json.load(open(sys.argv[1]))
-assert d["step_source"] == "marker" and [s["kernels"] for s in d["per_step"]] == [900, 900, 900], d["per_step"]' "$TMP/out"
+assert d["step_source"] == "marker" and [s["kernels"] for s in d["per_step"]] == [900, 900, 900], d["per_step"]
+PY
 # vLLM's execute_* still wins where both are present; "ProfilerStep#x" is no step
 python3 - "$TMP/both.json" "$TMP/notstep.json" <<'PY'
 import json, sys
@@ -47,9 +50,15 @@ json.dump({"traceEvents": both}, open(sys.argv[1], "w"))
 json.dump({"traceEvents": [a("ProfilerStep#x", 0, 1000), a("ProfilerStep#", 0, 1000), k(20), k(210)]}, open(sys.argv[2], "w"))
 PY
 expect_ok "execute_ and ProfilerStep" "$TPSIM" trace import "$TMP/both.json" --format json
-check "execute_* are the steps (2)" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["per_step"]) == 2, d' "$TMP/out"
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "execute_* are the steps (2)" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+import json,sys; d=json.load(open(sys.argv[1])); assert len(d["per_step"]) == 2, d
+PY
 expect_ok "malformed ProfilerStep names" "$TPSIM" trace import "$TMP/notstep.json" --format json
-check "no marker steps from ProfilerStep#x" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["step_source"] == "idle gaps", d' "$TMP/out"
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "no marker steps from ProfilerStep#x" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+import json,sys; d=json.load(open(sys.argv[1])); assert d["step_source"] == "idle gaps", d
+PY
 
 # --- nothing on the GPU: refused, one line, status 2
 echo '{"traceEvents":[]}' >"$TMP/empty.json"
@@ -115,10 +124,12 @@ for p in range(n):
 json.dump({"distributedInfo": {"ranks_by_pid": True, "world_size": n}, "traceEvents": ev}, open(sys.argv[1], "w"))
 PY
 expect_ok "4,000 pids" "$TPSIM" trace import "$TMP/pids.json" --format json
-check "4,000 ranks, 4,000 kernels, all paired" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "4,000 ranks, 4,000 kernels, all paired" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json,sys; d=json.load(open(sys.argv[1]))
 assert (d["ranks"], d["kernels"], d["launches"], d["unpaired"]) == (4000, 4000, 4000, 0), {k: d[k] for k in ("ranks","kernels","launches","unpaired")}
-assert [f.split(" rank ")[-1] for f in d["files"][:1]] is not None' "$TMP/out"
+assert [f.split(" rank ")[-1] for f in d["files"][:1]] is not None
+PY
 # two files claiming the same rank are still refused
 expect_fail2 "same rank twice" "rank 0 again" "$TPSIM" trace import "$D/trace-synth-rank0.json" "$D/trace-synth-rank0.json"
 finish

@@ -9,9 +9,9 @@ D=tests/data
 compare() {
     local name=$1 file=$2; shift 2
     if ! expect_ok "$name import" "$TPSIM" trace import "$file" "$@" --format json; then return; fi
-    cp "$TMP/out" "$TMP/tpsim.json"
-    python3 "$D/trace_expected.py" "$file" "$@" >"$TMP/py.json" || { bad "$name: python derivation failed"; return; }
-    check "$name: counts match the python derivation" python3 - "$TMP/tpsim.json" "$TMP/py.json" <<'PY'
+    cp "$TMP/out" "$TMP/tpsim$PYQ_N.json"
+    python3 "$D/trace_expected.py" "$file" "$@" >"$TMP/py$PYQ_N.json" || { bad "$name: python derivation failed"; return; }
+    pyq "$name: counts match the python derivation" "$TMP/tpsim$PYQ_N.json" "$TMP/py$PYQ_N.json" <<'PY'
 import json, sys
 t, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 for k in ("kernels", "memcpys", "collectives", "graph_launches"):
@@ -31,18 +31,23 @@ compare nsys "$D/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite" --step-marker '^
 
 # the literal figures of tests/data/README.md (same derivation, written down once)
 expect_ok "b200 literal" "$TPSIM" trace import "$D/TraceLens__b200__vllm_tp8_eager_step.json.gz" --format json
-check "b200: 768 kernels, 161 copies, 74 collectives, 1 step" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "b200: 768 kernels, 161 copies, 74 collectives, 1 step" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json,sys; d=json.load(open(sys.argv[1]))
-assert (d["kernels"], d["memcpys"], d["collectives"], len(d["per_step"])) == (768, 161, 74, 1), d' "$TMP/out"
+assert (d["kernels"], d["memcpys"], d["collectives"], len(d["per_step"])) == (768, 161, 74, 1), d
+PY
 expect_ok "mi300x literal" "$TPSIM" trace import "$D/TraceLens__vllm_decode_full_graph_mi300x.json.gz" --format json
-check "mi300x: one graph launch, 425 kernels" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "mi300x: one graph launch, 425 kernels" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json,sys; d=json.load(open(sys.argv[1]))
-assert (d["graph_launches"], d["kernels"], d["per_step"][0]["graph_launches"]) == (1, 425, 1), d' "$TMP/out"
+assert (d["graph_launches"], d["kernels"], d["per_step"][0]["graph_launches"]) == (1, 425, 1), d
+PY
 
 # synthetic: two streams with overlapping kernels, a kernel paired only through its ac2g
 # flow, one with no launch, a skipped event quoting "cat": "kernel", two steps
 expect_ok "synthetic streams" "$TPSIM" trace import "$D/trace-synth-streams.json" --format json
-check "synthetic streams: hand-derived values" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "synthetic streams: hand-derived values" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s0, s1 = d["per_step"]
@@ -60,7 +65,8 @@ PY
 
 # ranks with clock offsets: rank 1's base is 0.5 ms earlier and its ts 500 us later
 expect_ok "ranks merged" "$TPSIM" trace import "$D/trace-synth-rank1.json" "$D/trace-synth-rank0.json" --format json
-check "ranks merged on absolute time" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "ranks merged on absolute time" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["ranks"] == 2 and d["collectives"] == 2, d
@@ -75,7 +81,10 @@ import json, sys
 big = {"ph": "X", "cat": "kernel", "name": "k" * (4 << 20), "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"correlation": 1}}
 json.dump({"traceEvents": [big, dict(big, name="small", ts=5)]}, open(sys.argv[1], "w"))' "$TMP/huge.json"
 expect_ok "huge event" "$TPSIM" trace import "$TMP/huge.json" --format json
-check "huge event counted" python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["kernels"] == 2' "$TMP/out"
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "huge event counted" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+import json,sys; assert json.load(open(sys.argv[1]))["kernels"] == 2
+PY
 
 # -o writes a calibration whose values carry their source
 expect_ok "calibration" "$TPSIM" trace import "$D/trace-synth-streams.json" -o "$TMP/calib.yaml"
@@ -103,7 +112,8 @@ expect_fail2 "the apply: list on a kernels: scenario" \
     "^tpsim: --set:[0-9]+:[0-9]+: gpu.kernel_fixed_us has no effect with kernels: .*expected it removed$" \
     "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 2 --steps 2 "${SETS[@]}"
 expect_ok "scenario runs on the calibration" "$TPSIM" run "$TMP/nokernels.yaml" --tp 2 --steps 2 "${SETS[@]}" --format json
-check "the run used the calibrated launch cost" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "the run used the calibrated launch cost" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 # 980 launches per step at 10 us (9.8 ms) + 159 us of step work, not the scenario 22.39 us,
@@ -111,7 +121,8 @@ d = json.load(open(sys.argv[1]))
 # 96.77 + 103.23 us = 2.259125 ms
 launches = d["kernels_per_step"] + d["collectives_per_step"]
 assert abs(d["host_phases"]["total_ms"] - 2.259125) < 1e-9, d["host_phases"]
-assert abs(d["breakdown_ms"]["host"] - (launches * 0.010 + 0.159 + 2.259125)) < 1e-6, (launches, d["breakdown_ms"])' "$TMP/out"
+assert abs(d["breakdown_ms"]["host"] - (launches * 0.010 + 0.159 + 2.259125)) < 1e-6, (launches, d["breakdown_ms"])
+PY
 
 # bad traces: one line, status 2, no output file
 head -c 200000 "$D/TraceLens__b200__vllm_tp8_eager_step.json.gz" >"$TMP/cut.json.gz"

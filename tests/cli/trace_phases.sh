@@ -5,7 +5,8 @@
 source tests/cli/lib.sh
 TR=tests/data/TraceLens__vllm_decode_full_graph_mi300x.json.gz
 expect_ok "import json" "$TPSIM" trace import "$TR" --format json
-check "prepare_inputs = the step's _update_states + _prepare_inputs, derived in python" python3 - "$TR" "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "prepare_inputs = the step's _update_states + _prepare_inputs, derived in python" "$TR" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import gzip, json, sys
 ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
 step = [e for e in ev if e.get("cat") == "user_annotation" and e["name"].startswith("execute_")]
@@ -26,24 +27,29 @@ check "-o apply list has it" grep -q '^  - host.phases.prepare_inputs.mean_us=91
 expect_ok "scenario takes it" "$TPSIM" run scenarios/vllm-graphs.yaml --measured "$TMP/mi.yaml" --format json
 # the trace timed the phase at its own batch: its 911.876 us is the whole phase, with no
 # per-sequence term of the host model's added on top (that term is 19.125 us at batch 1)
-check "run uses the measured phase, and only it" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "run uses the measured phase, and only it" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert abs(d["host_phases"]["ms"]["prepare_inputs"] - 0.911876) < 1e-9, d["host_phases"]
 keys = {s["key"]: s["value"] for s in d["measured"]["set"]}
 assert "host.phases.prepare_inputs.mean_us" in keys, keys
 assert keys["host.phases.prepare_inputs.per_seq_us"] == 0, keys
-' "$TMP/out"
+
+PY
 expect_ok "measured phase at batch 16" "$TPSIM" run scenarios/vllm-graphs.yaml --measured "$TMP/mi.yaml" --format json --batch 16
-check "batch 16: the measured phase stays the trace's value" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "batch 16: the measured phase stays the trace's value" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert abs(d["host_phases"]["ms"]["prepare_inputs"] - 0.911876) < 1e-9, d["host_phases"]
-' "$TMP/out"
+
+PY
 # the B200 eager trace (with_stack, one 888-token prefill step) times the same phase
 B2=tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz
 expect_ok "B200 eager trace" "$TPSIM" trace import "$B2" --format json
-check "B200 prepare_inputs, derived in python" python3 - "$B2" "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "B200 prepare_inputs, derived in python" "$B2" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import gzip, json, sys
 ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
 step = [e for e in ev if e.get("cat") == "user_annotation" and e["name"].startswith("execute_")]

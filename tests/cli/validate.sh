@@ -5,7 +5,8 @@ GRID=validate/h100-ctx2048.csv
 
 # --- the study reproduced: R0 fit on TP-2 batch 1 only
 expect_ok "validate paper-additive" "$TPSIM" validate scenarios/paper-additive.yaml --format json &&
-check "study reproduced (1.5% of its predictions, MAPE 2.8/43, residual -2.5 -> +8)" python3 - "$TMP/out" "$GRID" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "study reproduced (1.5% of its predictions, MAPE 2.8/43, residual -2.5 -> +8)" "$TMP/pyq-out$((PYQ_N + 1))" "$GRID" <<'PY'
 import csv, json, sys
 d = json.load(open(sys.argv[1]))
 study = {(int(r["tp"]), int(r["batch"])): float(r["full_pred_ms"])
@@ -33,7 +34,8 @@ PY
 # GEMM at least t0 + bytes / bandwidth): 80 layers of
 # q/k/v/o + gate/up/down and lm_head, halved per rank, bf16, at its bandwidth plus t0 each.
 expect_ok "validate eager-host-dispatch" "$TPSIM" validate scenarios/eager-host-dispatch.yaml --format json &&
-check "eager-host-dispatch: TP-2 MISFIT above its measurement, TP-4 held-out within 5%" python3 - "$TMP/out" models/kernels/h100-sxm.yaml <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "eager-host-dispatch: TP-2 MISFIT above its measurement, TP-4 held-out within 5%" "$TMP/pyq-out$((PYQ_N + 1))" models/kernels/h100-sxm.yaml <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 g = re.search(r"gemm: \{law: (?:roofline|sum|smooth|tiled), t0_us: ([0-9.]+), gbps: ([0-9.]+)",
@@ -59,19 +61,21 @@ sed 's/^H100 TP-4,4,2,2048,25.97/H100 TP-4,4,2,2048,99.99/; s/^H100 TP-2,2,4,204
     $GRID >"$TMP/moved.csv"
 "$TPSIM" validate scenarios/eager-host-dispatch.yaml --format json >"$TMP/a.json"
 "$TPSIM" validate scenarios/eager-host-dispatch.yaml --grid "$TMP/moved.csv" --format json >"$TMP/b.json"
-check "held-out cells do not move the fit" python3 -c '
+pyq "held-out cells do not move the fit" "$TMP/a.json" "$TMP/b.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 assert a["fitted"] == b["fitted"], (a["fitted"], b["fitted"])
 assert a["configs"] != b["configs"]  # but they do change the verdict arithmetic
-' "$TMP/a.json" "$TMP/b.json"
+
+PY
 # ... while a calibration cell's does
 sed 's/^H100 TP-2,2,1,2048,27.77/H100 TP-2,2,1,2048,30.00/' $GRID >"$TMP/calib.csv"
 "$TPSIM" validate scenarios/paper-additive.yaml --grid "$TMP/calib.csv" --format json >"$TMP/c.json"
-check "a calibration cell moves the fit" python3 -c '
+pyq "a calibration cell moves the fit" "$TMP/c.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-assert abs(c["fitted"]["offset_ms"] - (-3.275 + 2.23)) < 0.02, c["fitted"]' "$TMP/c.json"
+assert abs(c["fitted"]["offset_ms"] - (-3.275 + 2.23)) < 0.02, c["fitted"]
+PY
 
 # --- MAPE and kill-switch arithmetic on a hand-made grid: a scenario without free
 # parameters, measured values set so the errors are exactly +10%, -5% (TP-2) and +20% (TP-4)
@@ -89,7 +93,8 @@ with open(sys.argv[1], "w") as f:
     f.write(f"X TP-2,2,1,2048,{p21 / 1.10!r}\nX TP-2,2,2,2048,{p22 / 0.95!r}\nX TP-4,4,1,2048,{p41 / 1.20!r}\n")
 PY
 expect_ok "hand grid" "$TPSIM" validate "$TMP/nofit.yaml" --grid "$TMP/hand.csv" --format json &&
-check "MAPE 7.5% passes 15%, 20% fails; shrink arithmetic" python3 - "$TMP/out" "$p21" "$p41" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "MAPE 7.5% passes 15%, 20% fails; shrink arithmetic" "$TMP/pyq-out$((PYQ_N + 1))" "$p21" "$p41" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); p21, p41 = float(sys.argv[2]), float(sys.argv[3])
 cf = {c["tp"]: c for c in d["configs"]}
@@ -101,10 +106,12 @@ want_meas = (p21 / 1.10) / (p41 / 1.20)
 assert abs(d["shrink"]["measured_ratio"] - want_meas) < 1e-9 and abs(d["shrink"]["predicted_ratio"] - p21 / p41) < 1e-9
 PY
 expect_ok "hand grid, kill-switch 7" "$TPSIM" validate "$TMP/nofit.yaml" --grid "$TMP/hand.csv" --kill-switch 7 --format json &&
-check "7.5% fails a 7% kill-switch" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "7.5% fails a 7% kill-switch" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert [c["pass"] for c in d["configs"]] == [False, False] and d["configs"][0]["kill_switch_pct"] == 7' "$TMP/out"
+assert [c["pass"] for c in d["configs"]] == [False, False] and d["configs"][0]["kill_switch_pct"] == 7
+PY
 
 # --- malformed grids: one line naming file:line, status 2
 bad_grid() { # NAME PATTERN CONTENT
@@ -136,10 +143,12 @@ expect_fail2 "validate: unknown flag" 'unknown option' "$TPSIM" validate scenari
 # --- a config judged only on its calibration cells is untested, never a pass
 grep -E '^(#|config|H100 TP-2,2,[18],|H100 TP-4,4,[18],)' $GRID >"$TMP/only-cal.csv"
 expect_ok "only calibration cells" "$TPSIM" validate scenarios/eager-host-dispatch.yaml --grid "$TMP/only-cal.csv" --format json &&
-check "no held-out cell: untested, not pass" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "no held-out cell: untested, not pass" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert all(not c["tested"] and not c["pass"] for c in d["configs"]), d["configs"]' "$TMP/out"
+assert all(not c["tested"] and not c["pass"] for c in d["configs"]), d["configs"]
+PY
 "$TPSIM" validate scenarios/eager-host-dispatch.yaml --grid "$TMP/only-cal.csv" >"$TMP/out" 2>&1
 check "text says untested" grep -q "UNTESTED" "$TMP/out"
 
@@ -166,7 +175,7 @@ expect_fail2 "--set on a fitted key" "--set host.launch.mean_us=8: 'host.launch.
 # --- a sweep row equals the matching tpsim run
 expect_ok "sweep" "$TPSIM" sweep scenarios/eager-host-dispatch.yaml --tp 2,4 --batch 1,8 --mode eager,graphs -o "$TMP/sweep.csv"
 "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --batch 8 --mode graphs --format json >"$TMP/run.json"
-check "sweep row == run" python3 - "$TMP/sweep.csv" "$TMP/run.json" <<'PY'
+pyq "sweep row == run" "$TMP/sweep.csv" "$TMP/run.json" <<'PY'
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 8, len(rows)

@@ -8,7 +8,8 @@ EHD=scenarios/eager-host-dispatch.yaml
 # +-1.96 cv m_cal, and a new measurement adds 1.96 cv p in quadrature
 for cv in 1 2.5; do
     expect_ok "paper-additive --meas-cv $cv" "$TPSIM" validate scenarios/paper-additive.yaml --meas-cv $cv --format json &&
-    check "paper-additive intervals = closed form at cv $cv%" python3 - "$TMP/out" "$cv" <<'PY'
+    cp "$TMP/out" "$TMP/cv$cv.json" &&
+    pyq "paper-additive intervals = closed form at cv $cv%" "$TMP/cv$cv.json" "$cv" <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1])); cv = float(sys.argv[2]) / 100
 assert abs(d["meas_cv_pct"] - 100 * cv) < 1e-12
@@ -31,7 +32,7 @@ done
 # `tpsim run` with those values set
 expect_ok "eager-host-dispatch sensitivity" "$TPSIM" validate $EHD --transfer 2:4 --format json &&
 cp "$TMP/out" "$TMP/sens.json" &&
-check "sensitivity lists every assumption with every held-out cell" python3 - "$TMP/sens.json" <<'PY'
+pyq "sensitivity lists every assumption with every held-out cell" "$TMP/sens.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 keys = {s["key"] for s in d["sensitivity"]}
@@ -59,11 +60,14 @@ for s in d["sensitivity"]:
 PY
 n_fd=0
 while IFS='|' read -r args want; do
-    # shellcheck disable=SC2086
-    got=$("$TPSIM" run $EHD $args --format json | python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["step_ms"]["mean"]))')
-    check "sensitivity = tpsim run ($args)" python3 -c '
-import sys; got, want = map(float, sys.argv[1:]); assert abs(got / want - 1) < 1e-6, (got, want)' "$got" "$want"
     n_fd=$((n_fd + 1))
+    # shellcheck disable=SC2086
+    "$TPSIM" run $EHD $args --format json >"$TMP/fd$n_fd.json"
+    pyq "sensitivity = tpsim run ($args)" "$TMP/fd$n_fd.json" "$want" <<'PY'
+import json, sys
+got, want = json.load(open(sys.argv[1]))["step_ms"]["mean"], float(sys.argv[2])
+assert abs(got / want - 1) < 1e-6, (got, want)
+PY
 done <"$TMP/fd.txt"
 check "16 finite differences checked (2 keys x 4 cells x 2 sides)" test "$n_fd" -eq 16
 "$TPSIM" validate $EHD --transfer 2:4 >"$TMP/out"
@@ -78,7 +82,8 @@ check "text: an exact fit's interval is not called 95%" grep -q "model error is 
 # sets the scale where it exceeds the declared 1%, with Student's t(3) = 3.182 (a t table);
 # each interval is the parameters' range widened in quadrature by q * scale * prediction
 expect_ok "within, model error" "$TPSIM" validate $EHD --format json &&
-check "model error from the calibration cells' misfit, folded into pred_lo/pred_hi" python3 - "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/within.json" &&
+pyq "model error from the calibration cells' misfit, folded into pred_lo/pred_hi" "$TMP/within.json" <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
 cal = [c for c in d["cells"] if c["role"] == "calibration"]
@@ -101,8 +106,9 @@ PY
 
 # --- --scan: one parameter, the objective of R0 in closed form ((base + R0) / m - 1)^2
 expect_ok "scan paper-additive" "$TPSIM" validate scenarios/paper-additive.yaml --scan "$TMP/scan1" --format json &&
+cp "$TMP/out" "$TMP/scan1.json" &&
 check "scan files whole" test -s "$TMP/scan1/objective.csv" -a -s "$TMP/scan1/objective.png" -a -s "$TMP/scan1/objective.svg" -a -s "$TMP/scan1/objective.gp"
-check "1-D scan objective = closed form" python3 - "$TMP/out" "$TMP/scan1/objective.csv" <<'PY'
+pyq "1-D scan objective = closed form" "$TMP/scan1.json" "$TMP/scan1/objective.csv" <<'PY'
 import csv, json, sys
 d = json.load(open(sys.argv[1]))
 cal = [c for c in d["cells"] if c["role"] == "calibration"][0]
@@ -136,7 +142,8 @@ assumed: [{key: gpu.flops_efficiency, why: t}, {key: gpu.kernel_fixed_us, why: t
 YAML
 printf 'config,tp,batch,ctx,measured_ms\nS TP-2,2,1,2048,6.0\nS TP-2,2,4,2048,6.3\nS TP-4,4,1,2048,4.6\nS TP-4,4,8,2048,4.9\n' >"$TMP/syn.csv"
 expect_ok "scan 2-D" "$TPSIM" validate "$TMP/syn.yaml" --grid "$TMP/syn.csv" --scan "$TMP/scan2" --format json &&
-check "2-D scan: 25 x 25 points, min no better than the fit" python3 - "$TMP/out" "$TMP/scan2/objective.csv" <<'PY'
+cp "$TMP/out" "$TMP/scan2.json" &&
+pyq "2-D scan: 25 x 25 points, min no better than the fit" "$TMP/scan2.json" "$TMP/scan2/objective.csv" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 lines = [l.strip() for l in open(sys.argv[2])]

@@ -61,8 +61,8 @@ PY
 
 # --- the acceptance case: fit on TP-2 only, judge TP-4, with baselines, skill and intervals
 expect_ok "transfer 2:4" "$TPSIM" validate $EHD --transfer 2:4 --format json &&
-check "transfer 2:4: TP-4 judged with baselines, skill, verdict, intervals; TP-2 only calibrates" \
-    python3 - "$TMP/out" "$GRID" "$TMP/rules.py" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "transfer 2:4: TP-4 judged with baselines, skill, verdict, intervals; TP-2 only calibrates" "$TMP/pyq-out$((PYQ_N + 1))" "$GRID" "$TMP/rules.py" <<'PY'
 import csv, json, sys
 exec(open(sys.argv[3]).read())
 d = json.load(open(sys.argv[1]))
@@ -109,20 +109,22 @@ for line in open(sys.argv[1]):
 PY
 cp "$TMP/out" "$TMP/a.json"   # the acceptance run above
 "$TPSIM" validate $EHD --transfer 2:4 --grid "$TMP/tp4x.csv" --format json >"$TMP/b.json"
-check "transfer 2:4 never reads TP-4: same fit, same predictions; the verdict moves" python3 -c '
+pyq "transfer 2:4 never reads TP-4: same fit, same predictions; the verdict moves" "$TMP/a.json" "$TMP/b.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 assert a["fitted"] == b["fitted"] and a["folds"][0]["fitted_95"] == b["folds"][0]["fitted_95"]
 assert [c["predicted_ms"] for c in a["cells"]] == [c["predicted_ms"] for c in b["cells"]]
-assert a["configs"][1]["heldout_mape_pct"] != b["configs"][1]["heldout_mape_pct"]' "$TMP/a.json" "$TMP/b.json"
+assert a["configs"][1]["heldout_mape_pct"] != b["configs"][1]["heldout_mape_pct"]
+PY
 # ... while TP-4 moves the fit of the opposite direction (R0 fitted on TP-4's cells)
 "$TPSIM" validate scenarios/paper-additive.yaml --transfer 4:2 --format json >"$TMP/c.json"
 "$TPSIM" validate scenarios/paper-additive.yaml --transfer 4:2 --grid "$TMP/tp4x.csv" --format json >"$TMP/d.json"
-check "transfer 4:2 does read TP-4, all of it when fit.cells names none of it" python3 -c '
+pyq "transfer 4:2 does read TP-4, all of it when fit.cells names none of it" "$TMP/c.json" "$TMP/d.json" <<'PY'
 import json, sys
 c, d = (json.load(open(f)) for f in sys.argv[1:])
 assert c["fitted"]["offset_ms"] != d["fitted"]["offset_ms"]
-assert c["folds"][0]["all_cells_of_fitted_degrees"] and len(c["folds"][0]["calibration_cells"]) == 4' "$TMP/c.json" "$TMP/d.json"
+assert c["folds"][0]["all_cells_of_fitted_degrees"] and len(c["folds"][0]["calibration_cells"]) == 4
+PY
 
 # --- a grid where the constant baseline is exact: nothing may be SUPPORTED
 python3 - "$GRID" "$TMP/flat.csv" <<'PY'
@@ -137,8 +139,8 @@ PY
 for proto in --within --loo; do
     "$TPSIM" validate $EHD --grid "$TMP/flat.csv" $proto --strict --format json >"$TMP/out" 2>"$TMP/err"
     check "--strict exits 1 without SUPPORTED ($proto)" test $? -eq 1
-    check "flat grid $proto: the constant baseline is exact within, nothing SUPPORTED" \
-        python3 - "$TMP/out" "$TMP/rules.py" "$proto" <<'PY'
+    cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+    pyq "flat grid $proto: the constant baseline is exact within, nothing SUPPORTED" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" "$proto" <<'PY'
 import json, sys
 exec(open(sys.argv[2]).read())
 d = json.load(open(sys.argv[1]))
@@ -154,7 +156,8 @@ done
 # 60 us per launch and the GPU at 60% HBM stay far below it)
 sed 's/^H100 TP-2,2,1,2048,27.77/H100 TP-2,2,1,2048,200.0/' $GRID >"$TMP/misfit.csv"
 expect_ok "misfit grid" "$TPSIM" validate $EHD --grid "$TMP/misfit.csv" --format json &&
-check "unreachable calibration cell: MISFIT, nothing passes" python3 - "$TMP/out" "$TMP/rules.py" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "unreachable calibration cell: MISFIT, nothing passes" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" <<'PY'
 import json, sys
 exec(open(sys.argv[2]).read())
 d = json.load(open(sys.argv[1]))
@@ -198,8 +201,8 @@ check "the worst calibration miss, from run and the grid: ${X:-none}" test -n "$
 for k in 2.5 3.5; do
     ks=$(python3 -c "print($X * $k)")
     expect_ok "kill-switch $k x the worst miss" "$TPSIM" validate $EHD --kill-switch "$ks" --format json &&
-    check "MISFIT at kill-switch $k x the worst calibration miss: $([ $k = 2.5 ] && echo yes || echo no)" \
-        python3 - "$TMP/out" "$TMP/rules.py" "$k" <<'PY'
+    cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+    pyq "MISFIT at kill-switch $k x the worst calibration miss: $([ $k = 2.5 ] && echo yes || echo no)" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" "$k" <<'PY'
 import json, sys
 exec(open(sys.argv[2]).read())
 d = check(json.load(open(sys.argv[1])))
@@ -211,8 +214,8 @@ done
 
 # --- the additive baseline is the study's Equation 2: beside the study's own column
 expect_ok "paper-additive within" "$TPSIM" validate scenarios/paper-additive.yaml --format json &&
-check "additive baseline = the study's full prediction (1.5%), R0 fitted on the same cell" \
-    python3 - "$TMP/out" "$GRID" "$TMP/rules.py" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "additive baseline = the study's full prediction (1.5%), R0 fitted on the same cell" "$TMP/pyq-out$((PYQ_N + 1))" "$GRID" "$TMP/rules.py" <<'PY'
 import csv, json, sys
 exec(open(sys.argv[3]).read())
 d = json.load(open(sys.argv[1]))
@@ -229,8 +232,8 @@ PY
 
 # --- leave one config out: one fold per config, never calibrating on the config it judges
 expect_ok "loo" "$TPSIM" validate $EHD --loo --format json &&
-check "loo: two folds, each judged config absent from its fold's calibration cells" \
-    python3 - "$TMP/out" "$TMP/rules.py" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "loo: two folds, each judged config absent from its fold's calibration cells" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" <<'PY'
 import json, sys
 exec(open(sys.argv[2]).read())
 d = json.load(open(sys.argv[1]))
@@ -249,7 +252,8 @@ for tp in 2 4; do for b in 1 2 4 8; do
 done; done >"$TMP/self.rows"
 { echo "config,tp,batch,ctx,measured_ms"; cat "$TMP/self.rows"; } >"$TMP/self.csv"
 expect_ok "self grid --strict" "$TPSIM" validate $EHD --grid "$TMP/self.csv" --strict --format json &&
-check "own predictions: every config SUPPORTED" python3 - "$TMP/out" "$TMP/rules.py" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "own predictions: every config SUPPORTED" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" <<'PY'
 import json, sys
 exec(open(sys.argv[2]).read())
 d = json.load(open(sys.argv[1]))
@@ -260,9 +264,11 @@ PY
 # --- protocols from the scenario's fit block, and bad protocols
 sed 's/^fit:$/fit:\n  protocol: "transfer 2:4"/' $EHD >scenarios/.test-proto-$$.yaml
 expect_ok "fit.protocol" "$TPSIM" validate scenarios/.test-proto-$$.yaml --format json &&
-check "fit.protocol pre-registers transfer 2:4" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "fit.protocol pre-registers transfer 2:4" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
-assert json.load(open(sys.argv[1]))["protocol"] == "transfer 2:4"' "$TMP/out"
+assert json.load(open(sys.argv[1]))["protocol"] == "transfer 2:4"
+PY
 expect_ok "--within overrides fit.protocol" "$TPSIM" validate scenarios/.test-proto-$$.yaml --within --summary &&
 check "--within row" grep -q "| within | H100 TP-2 |" "$TMP/out"
 sed 's/^fit:$/fit:\n  protocol: sideways/' $EHD >scenarios/.test-proto-$$.yaml
@@ -297,10 +303,12 @@ line=$(grep -n 'driver_per_peer_us: 5' scenarios/.test-knob-$$.yaml | cut -d: -f
 expect_fail2 "undeclared knob" "^tpsim: scenarios/\.test-knob-$$\.yaml:$line:23: host.driver_per_peer_us: a number the grid could inform is neither fitted, sourced nor assumed" \
     "$TPSIM" validate scenarios/.test-knob-$$.yaml
 expect_ok "a --set number is an assumption" "$TPSIM" validate scenarios/.test-knob-$$.yaml --set host.driver_per_peer_us=5 --format json &&
-check "--set key listed in sensitivity" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "--set key listed in sensitivity" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert any(s["key"] == "host.driver_per_peer_us" and s["why"] == "set on the command line" for s in d["sensitivity"])' "$TMP/out"
+assert any(s["key"] == "host.driver_per_peer_us" and s["why"] == "set on the command line" for s in d["sensitivity"])
+PY
 sed 's/^  - {key: gpu.launch_latency_us, why/  - {key: host.launch.mean_us, why: "twice"}\n  - {key: gpu.launch_latency_us, why/' $EHD >scenarios/.test-knob-$$.yaml
 expect_fail2 "declared and fitted" "assumed.0.key: 'host.launch.mean_us' is already fitted or declared" \
     "$TPSIM" validate scenarios/.test-knob-$$.yaml
@@ -342,7 +350,8 @@ Y
 expect_ok "flops loo" "$TPSIM" validate "$TMP/flops.yaml" --grid "$TMP/flops.csv" --loo --format json &&
 cp "$TMP/out" "$TMP/loo.json" &&
 expect_ok "flops transfer 2:4" "$TPSIM" validate "$TMP/flops.yaml" --grid "$TMP/flops.csv" --transfer 2:4 --format json &&
-check "loo: each fold's additive baseline is its own fit's (= transfer 2:4's for TP-4)" python3 - "$TMP/loo.json" "$TMP/out" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "loo: each fold's additive baseline is its own fit's (= transfer 2:4's for TP-4)" "$TMP/loo.json" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 loo, tr = (json.load(open(f)) for f in sys.argv[1:])
 f1, f2 = (f["fitted"]["gpu.flops_efficiency"] for f in loo["folds"])
@@ -361,7 +370,8 @@ PY
 sed -e 's/^name: .*/name: ehd-box20/' -e 's/min: 0, max: 60,$/min: 0, max: 20,/' \
     -e 's#\.\./models#'"$PWD"'/models#g' $EHD >"$TMP/box20.yaml"
 expect_ok "box edge at 20 us" "$TPSIM" validate "$TMP/box20.yaml" --grid $GRID --transfer 4:2 --kill-switch 90 --format json &&
-check "on a box edge: UNIDENTIFIED, even where the spread is small" python3 - "$TMP/out" "$TMP/rules.py" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "on a box edge: UNIDENTIFIED, even where the spread is small" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" <<'PY'
 import json, sys
 exec(open(sys.argv[2]).read())
 d = check(json.load(open(sys.argv[1])))
@@ -372,15 +382,18 @@ assert all(c["verdict"] == "UNIDENTIFIED" for c in d["configs"] if c["judged"]),
 assert any(c["param_spread_pct"] <= d["kill_switch_pct"] for c in d["configs"] if c["judged"]), d["configs"]
 PY
 expect_ok "transfer 2:4 for the bound" "$TPSIM" validate $EHD --transfer 2:4 --format json &&
-check "a physical bound is not flagged" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "a physical bound is not flagged" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 f = json.load(open(sys.argv[1]))["folds"][0]
 assert f["at_bound"]["host.launch.mean_us"] == "min", f
-assert not f["on_free_bound"], f' "$TMP/out"
+assert not f["on_free_bound"], f
+PY
 sed -e 's/^name: .*/name: ehd-no-physical/' -e '/physical_min:/d' -e 's/min: 0, max: 60,$/min: 0, max: 60}/' \
     -e 's#\.\./models#'"$PWD"'/models#g' $EHD >"$TMP/nophys.yaml"
 expect_ok "transfer 2:4 without physical_min" "$TPSIM" validate "$TMP/nophys.yaml" --grid $GRID --transfer 2:4 --format json &&
-check "the same bound undeclared is flagged" python3 - "$TMP/out" "$TMP/rules.py" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "the same bound undeclared is flagged" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" <<'PY'
 import json, sys
 exec(open(sys.argv[2]).read())
 d = check(json.load(open(sys.argv[1])))
@@ -401,8 +414,8 @@ sed -e '/^kernels: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0
 expect_ok "hardware file's assumed number" "$TPSIM" validate "$TMP/hw9-scn.yaml" --format json &&
 # (its line: the value's, found as the reader would)
 at=$(grep -n '^kernel_fixed_us:' "$TMP/hw9.yaml" | cut -d: -f1)
-check "its kernel_fixed_us 9 is an assumption with a sensitivity row naming the file (line $at)" \
-    python3 - "$TMP/out" "$TMP/hw9.yaml" "$at" <<'PY'
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "its kernel_fixed_us 9 is an assumption with a sensitivity row naming the file (line $at)" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/hw9.yaml" "$at" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = [x for x in d["sensitivity"] if x["key"] == "gpu.kernel_fixed_us"]
@@ -411,11 +424,13 @@ assert len(s) == 1 and s[0]["value"] == 9 and s[0]["why"].startswith(
 assert any(abs(c["plus_ms"] / c["predicted_ms"] - 1) > 1e-3 for c in s[0]["cells"]), s
 PY
 expect_ok "hardware file's number under kernels:" "$TPSIM" validate "$TMP/hw9-k.yaml" --format json &&
-check "under kernels: the file's kernel_fixed_us is no assumption" python3 -c '
+cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
+pyq "under kernels: the file's kernel_fixed_us is no assumption" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert [x["key"] for x in d["sensitivity"] if not x["key"].startswith("host.phases.")] == \
-    ["gpu.launch_latency_us", "host.queue_depth"], d["sensitivity"]' "$TMP/out"
+    ["gpu.launch_latency_us", "host.queue_depth"], d["sensitivity"]
+PY
 sed 's/^  - {key: launch_latency_us, /  - {key: no_such_key, /' models/hw/h100-sxm.yaml >"$TMP/hwbad.yaml"
 line=$(grep -n 'key: no_such_key' "$TMP/hwbad.yaml" | cut -d: -f1)
 expect_fail2 "an assumed: key the file does not have" \
