@@ -14,8 +14,8 @@ _tpsim() {
         merge) words="--help" ;;
         plan) words="--allow-foreign-calib --batch-max --calib --ctx --ctx-range --format --gpu-memory-utilization --gpus --grid --hardware --help --jobs --measured --mode --model --no-intervals --output --plot --quiet --reserve-gib --seed --set --shard --steps --top --tp --tpot-ms --ttft-ms --warmup --workload" ;;
         fit-allreduce) words="--aic --algos --column --fit --format --hardware --help --max --min --nccl --nvls-busbw --output --tp --tuner --tuning-log --vllm --weight" ;;
-        fit-kernels) words="--borrowed --borrowed-from --calib --format --hardware --help --output --test" ;;
-        trace) words="--format --hardware --help --kernels --output --step-marker" ;;
+        fit-kernels) words="--borrowed --borrowed-from --calib --format --hardware --help --output --quiet --test" ;;
+        trace) words="--format --hardware --help --kernels --output --quiet --step-marker" ;;
         allreduce) words="--calib --column --format --help --log --mode --model --sizes --tp" ;;
         help) words="run validate serve sweep merge plan fit-allreduce fit-kernels trace allreduce" ;;
         esac
