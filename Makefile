@@ -162,6 +162,15 @@ predictions: deps
 	scripts/predictions.sh $(BUILD)/tpsim docs/predictions.csv
 	scripts/predictions-serving.sh $(BUILD)/tpsim docs/predictions-serving.csv
 
+# Every registered serving prediction regenerated and compared byte for byte (about 3 CPU
+# minutes: CI runs it; tests/cli/serve.sh checks a sample on every make check).
+.PHONY: predictions-check
+predictions-check: deps
+	@$(MAKE) --no-print-directory all
+	@tmp=$$(mktemp) && scripts/predictions-serving.sh $(BUILD)/tpsim $$tmp && \
+	  if cmp -s $$tmp docs/predictions-serving.csv; then echo "predictions-check: docs/predictions-serving.csv regenerates byte for byte"; rm -f $$tmp; \
+	  else echo "predictions-check: docs/predictions-serving.csv differs from what the model writes now (register a new dated file)"; diff $$tmp docs/predictions-serving.csv | head; rm -f $$tmp; exit 1; fi
+
 # The golden outputs (tests/data/golden/README.md): rewrite them from this build, for a change
 # meant to change run, sweep, validate or plan output (its commit says which and why).
 .PHONY: golden
