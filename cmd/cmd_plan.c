@@ -358,19 +358,34 @@ static void pcmd_no_fit(const pflags_opts *o, const scenario *scn, const plan_re
                b->kv_seq_bytes / 1e9);
 }
 
-/* The report (text, CSV or JSON) to stdout or -o FILE, after the shard's header. The file is
- * left for the caller to commit once every other output is in (or to abort on failure). */
-static int pcmd_write(pflags_opts *o, const char *path, const plan_result *r, const plan_view *view,
-                      ofile *of, tp_err *err)
+/* A shard's CSV to -o FILE and its sidecar FILE.meta (shard_write), at once. */
+static int pcmd_write_shard(pflags_opts *o, const char *path, const plan_result *r,
+                            const plan_view *view, tp_err *err)
+{
+    if (shard_fp_file(&o->fp, path, err)) return -1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem) return tp_err_set(err, "out of memory");
+    plan_out_csv(mem, view);
+    int bad = ferror(mem);
+    if (fclose(mem) != 0 || bad) {
+        free(buf);
+        return tp_err_set(err, "out of memory");
+    }
+    int rc = shard_write(o->out, buf, len, o->shard, o->n_shards, r->n_cells, o->fp, err);
+    free(buf);
+    return rc;
+}
+
+/* The report (text, CSV or JSON) to stdout or -o FILE. The file is left for the caller to
+ * commit once every other output is in (or to abort on failure). */
+static int pcmd_write(pflags_opts *o, const plan_view *view, ofile *of, tp_err *err)
 {
     FILE *out = stdout;
     if (o->out) {
         if (ofile_open(of, o->out, err)) return -1;
         out = of->f;
-    }
-    if (o->n_shards) {
-        if (shard_fp_file(&o->fp, path, err)) return -1;
-        shard_header(out, o->shard, o->n_shards, r->n_cells, o->fp);
     }
     if (o->format == 1)
         plan_out_csv(out, view);
@@ -401,7 +416,8 @@ static int pcmd_commit_out(void *arg)
 static int pcmd_outputs(pflags_opts *o, const char *path, const plan_result *r,
                         const plan_view *view, ofile *of, tp_err *err)
 {
-    if (pcmd_write(o, path, r, view, of, err)) return -1;
+    if (o->n_shards) return pcmd_write_shard(o, path, r, view, err); /* never --plot */
+    if (pcmd_write(o, view, of, err)) return -1;
     plot_stage *figs = NULL;
     int drawn = o->plot && pcmd_plot(view, o->plot, &figs, err) ? -1 : 0;
     /* -o's bytes out before the commit holds the signals: a FIFO's slow reader or a slow

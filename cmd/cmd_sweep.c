@@ -29,7 +29,8 @@ static const char sweep_help_text[] =
     "  (as tpsim validate does) and sweeps with the fitted values.\n"
     "  --jobs N runs N cells at once (default: one per core; the output does not change);\n"
     "  --quiet drops the progress line a terminal gets on stderr. --shard I/N (0 <= I < N)\n"
-    "  runs only cells I, I+N, I+2N... of the grid and writes a CSV part for tpsim merge.\n";
+    "  runs only cells I, I+N, I+2N... of the grid and writes a CSV part for tpsim merge to\n"
+    "  -o FILE, with its shard, the grid's size and the sweep's fingerprint in FILE.meta.\n";
 
 typedef struct sweep_opts {
     long tps[SWEEP_MAX], batches[SWEEP_MAX], ctxs[SWEEP_MAX];
@@ -128,6 +129,9 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
     if (o->n_shards && o->json)
         return tp_err_set(
             err, "--shard: parts are CSV (tpsim merge joins them), expected no --format json");
+    if (o->n_shards && !o->out)
+        return tp_err_set(err, "--shard: a part goes to a file with its sidecar FILE.meta, "
+                          "expected -o FILE");
     /* by name: scenarios/NAME.yaml, validate/NAME.csv (locate.h) */
     if (!(*path = locate_arg("scenarios", ".yaml", *path, o->scn_buf, sizeof o->scn_buf, err)))
         return -1;
@@ -204,21 +208,34 @@ static size_t sweep_cells(const sweep_opts *o, const scenario *s, size_t total, 
     return n_rows;
 }
 
-/* The rows to stdout or -o FILE (installed only once whole), after a shard's header. */
+/* The rows to stdout or -o FILE (installed only once whole); a shard's, with its sidecar
+ * (shard_write). */
 static int sweep_output(sweep_opts *o, const char *path, const scenario *s, const int *row_mode,
                         const run_summary *rows, size_t n_rows, size_t total, ofile *of,
                         tp_err *err)
 {
-    FILE *out = stdout;
-    if (o->out) {
-        if (ofile_open(of, o->out, err)) return -1;
-        out = of->f;
-    }
     if (o->n_shards) {
         /* the scenario's bytes complete the fingerprint (another file of the same name on
          * another machine is another sweep) */
         if (shard_fp_file(&o->fp, path, err)) return -1;
-        shard_header(out, o->shard, o->n_shards, total, o->fp);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        if (!mem) return tp_err_set(err, "out of memory");
+        sweep_write(mem, 0, s, row_mode, rows, n_rows);
+        int bad = ferror(mem);
+        if (fclose(mem) != 0 || bad) {
+            free(buf);
+            return tp_err_set(err, "out of memory");
+        }
+        int rc = shard_write(o->out, buf, len, o->shard, o->n_shards, total, o->fp, err);
+        free(buf);
+        return rc;
+    }
+    FILE *out = stdout;
+    if (o->out) {
+        if (ofile_open(of, o->out, err)) return -1;
+        out = of->f;
     }
     sweep_write(out, o->json, s, row_mode, rows, n_rows);
     if (o->out && ofile_commit(of, err)) return -1;

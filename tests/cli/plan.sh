@@ -205,12 +205,14 @@ expect_ok "two contexts" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --ctx 2048,409
 check "two contexts: 16 files, no staging folder" test "$(ls -A "$TMP/two/figs" | wc -l)" -eq 16
 expect_fail2 "plot into a file" "plot: " "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 --quiet --plot "$TMP/afile/x"
 expect_fail2 "plot with shard" "--plot: a shard holds part of the search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --plot "$TMP/x" --shard 0/2 --format csv
+expect_fail2 "shard to stdout" "--shard: a part goes to a file with its sidecar FILE.meta, expected -o FILE" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --shard 0/2 --format csv
 
 # --- --shard I/N: three parts joined by tpsim merge are the unsharded CSV, byte for byte
 G=(plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 20 --format csv "${FAST[@]}")
 expect_ok "unsharded" "$TPSIM" "${G[@]}" -o "$TMP/whole.csv"
 for i in 0 1 2; do expect_ok "shard $i/3" "$TPSIM" "${G[@]}" --shard $i/3 -o "$TMP/part$i.csv"; done
-check "part header" grep -Eq "^# tpsim sweep part 1/3 of 80 cells, sweep [0-9a-f]{16}$" "$TMP/part1.csv"
+check "part: plan's CSV header first" cmp -s <(head -1 "$TMP/part1.csv") <(head -1 "$TMP/whole.csv")
+check "part sidecar" grep -Eqx "1,3,80,[0-9a-f]{16},[0-9a-f]{16}" "$TMP/part1.csv.meta"
 expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP/part2.csv" "$TMP/part0.csv" "$TMP/part1.csv"
 check "merged = unsharded" cmp -s "$TMP/whole.csv" "$TMP/merged.csv"
 
@@ -307,7 +309,7 @@ expect_fail2 "bad ctx range" "--ctx-range: 4096\.\.512, expected A < B" "$TPSIM"
 expect_fail2 "ctx twice" "the contexts are already given" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --ctx 2048 --ctx-range 512..1024
 expect_fail2 "shard needs csv" "--shard: parts are CSV" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --shard 0/2
 # parts of one plan merge into its CSV; a part of another plan (other --tpot-ms) is refused by
-# the fingerprint in its first line (issue 18); a small search holds as well as the whole one
+# the fingerprint in its sidecar PART.meta; a small search holds as well as the whole one
 Q=("${P[@]}" --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 --no-intervals --format csv)
 expect_ok "plan csv" "$TPSIM" "${Q[@]}" -o "$TMP/plan.csv"
 for i in 0 1; do expect_ok "plan part $i" "$TPSIM" "${Q[@]}" --shard $i/2 -o "$TMP/plan-$i.csv"; done
@@ -315,7 +317,7 @@ expect_ok "plan merge" "$TPSIM" merge "$TMP/plan-m.csv" "$TMP/plan-0.csv" "$TMP/
 check "merged plan = unsharded" cmp -s "$TMP/plan-m.csv" "$TMP/plan.csv"
 expect_ok "other plan part" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 40 --tp 4,8 --batch-max 16 \
     --no-intervals --format csv --shard 1/2 -o "$TMP/plan-x.csv"
-expect_fail2 "other plan refused" "plan-x.csv:1:1: sweep [0-9a-f]{16}, but .* not one sweep" "$TPSIM" merge "$TMP/plan-m2.csv" "$TMP/plan-0.csv" "$TMP/plan-x.csv"
+expect_fail2 "other plan refused" "plan-x.csv.meta:2:1: sweep [0-9a-f]{16}, but .* not one sweep" "$TPSIM" merge "$TMP/plan-m2.csv" "$TMP/plan-0.csv" "$TMP/plan-x.csv"
 expect_fail2 "utilization above 1" "--gpu-memory-utilization: 1.5 is out of range" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --gpu-memory-utilization 1.5
 # --no-intervals skips the intervals, never the fit: a copy whose YAML starts the launch cost
 # at 5 us (the fit moves it to ~26 us) gives the same steps with and without the flag
