@@ -173,11 +173,37 @@ check "no staging folder left" test -z "$(ls -A "$TMP/fig" | grep '^\.plot')"
 # that fit). TP-2 fits: 70,552,387,584 B of weights per GPU (tests/test_plan.c's TP-4 figure x 2)
 # < 0.9 x 85,520,809,984 - 4.84 GiB = 71,771,818,557 B, room for 3 sequences of 2048 tokens
 # (335,544,320 B each at TP-2).
-check "pareto data: one point per cell" test "$(grep -c '^[0-9]' "$TMP/fig/pareto-ctx2048.dat")" -eq "$(($(wc -l <"$TMP/fig.csv") - 1))"
-check "pareto data: one block per configuration" test "$(grep -c '^# "' "$TMP/fig/pareto-ctx2048.dat")" -eq 6
+check "pareto data: every cell a faint point" test "$(awk 'BEGIN{RS="\n\n\n"} NR==1' "$TMP/fig/pareto-ctx2048.dat" | grep -c '^[0-9]')" -eq "$(($(wc -l <"$TMP/fig.csv") - 1))"
 check "breakdown: winner and runner-up" test "$(grep -c '^"[12]: H100 SXM TP-' "$TMP/fig/breakdown-ctx2048.dat")" -eq 2
+check "pareto: error bars drawn" grep -q 'with yerrorbars' "$TMP/fig/pareto-ctx2048.gp"
+check "pareto: target and choice in the key (never clipped)" grep -q 'title "target 30 ms"' "$TMP/fig/pareto-ctx2048.gp"
+# the frontier drawn is the rows no other row beats on both step and tokens/s per GPU, found
+# here from the CSV alone, and each point's interval is the JSON's (same flags, --format json)
+expect_ok "plan json, same search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --format json
+cp "$TMP/out" "$TMP/fig.json"
+pyq "pareto: the frontier of the CSV's rows, with the JSON's intervals" "$TMP/fig/pareto-ctx2048.dat" "$TMP/fig.csv" "$TMP/fig.json" <<'PY'
+import csv, json, sys
+blocks = [b for b in open(sys.argv[1]).read().split("\n\n\n") if b.strip()]
+num = lambda b: [list(map(float, l.split())) for l in b.strip().splitlines() if not l.startswith("#")]
+front = [p for b in blocks[1:-2] for p in num(b)]
+rows = [(float(r["step_ms_mean"]), float(r["tokens_per_s_per_gpu"])) for r in csv.DictReader(open(sys.argv[2], newline=""))]
+want = sorted((s, t) for s, t in rows if not any((s2 <= s and t2 > t) or (s2 < s and t2 >= t) for s2, t2 in rows))
+got = [(p[0], p[1]) for p in front]
+assert len(got) == len(want) > 3, (len(got), len(want))
+assert all(abs(a[0] - b[0]) < 1e-5 and abs(a[1] - b[1]) < 1e-4 for a, b in zip(got, want)), (got, want)
+pareto = json.load(open(sys.argv[3]))["contexts"][0]["pareto"]
+assert len(pareto) == len(front), (len(pareto), len(front))
+for p, j in zip(front, pareto):
+    assert abs(p[0] - j["step_ms_mean"]) < 1e-5, (p, j["step_ms_mean"])
+    assert abs(p[2] - j["pred_lo_ms"]) < 1e-5 and abs(p[3] - j["pred_hi_ms"]) < 1e-5, (p, j)
+    assert abs(p[4] - j["tokens_per_s_per_gpu_lo"]) < 1e-4 and abs(p[5] - j["tokens_per_s_per_gpu_hi"]) < 1e-4, (p, j)
+    assert p[4] <= p[1] <= p[5], p
+chosen = num(blocks[-1])[0]
+c = json.load(open(sys.argv[3]))["contexts"][0]["winner"]
+assert abs(chosen[0] - c["step_ms_mean"]) < 1e-5 and abs(chosen[1] - c["tokens_per_s_per_gpu"]) < 1e-4, (chosen, c)
+PY
 check "target drawn" grep -q 'set arrow 1 from 30.000000, graph 0' "$TMP/fig/pareto-ctx2048.gp"
-check "choice marked" grep -q 'set label 2 "chosen: H100 SXM TP-' "$TMP/fig/pareto-ctx2048.gp"
+check "choice marked" grep -q 'title "chosen: H100 SXM TP-' "$TMP/fig/pareto-ctx2048.gp"
 touch "$TMP/afile"
 # the report goes first: one that cannot reach stdout leaves no figures and no folder
 "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 "${FAST[@]}" --plot "$TMP/full/figs" >/dev/full 2>"$TMP/err"
