@@ -253,11 +253,13 @@ static int ar_plot(const ar_args *a, const coll_setup *cs, const ar_row *rows, s
              arfit_column_name(a->column));
     snprintf(title, sizeof title, "all-reduce over %ld ranks, %s mode, calibration %s", a->tp,
              a->graphs ? "CUDA-graph" : "eager", cs->cal->hardware);
-    plot_xy_series ser[2] = {{model, n, x, y, PLOT_LINESPOINTS}, {meas, m, x + n, y + n, PLOT_POINTS}};
+    plot_xy_series ser[2] = {{model, n, x, y, PLOT_LINESPOINTS},
+                             {meas, m, x + n, y + n, PLOT_POINTS}};
     plot_xy_data d = {.cmd = "allreduce",
                       .name = "allreduce_latency",
                       .title = title,
-                      .about = "all-reduce time (us) vs message size (bytes), modelled and measured",
+                      .about = "all-reduce time (us) vs message size (bytes), modelled and "
+                               "measured",
                       .xlabel = "message size",
                       .ylabel = "all-reduce time (us)",
                       .logx = 1,

@@ -164,11 +164,14 @@ static void pcmd_marks(const plan_spec *sp, const plan_result *r, coll_model bas
     }
 }
 
-/* The interval of each row the answer shows and of each on the Pareto frontier: its predictions at every boundary point of the
+/* The interval of each row the answer shows and of each on the Pareto frontier: its predictions
+ * (none under --no-intervals, nor for CSV without figures) at every boundary point of the
  * fit (the scenario re-bound there), their range widened by one measurement's error. */
 static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *scn_hw, double *lo,
                           double *hi, tp_err *err)
 {
+    /* none asked for, or none shown: CSV has no intervals (its figures do) */
+    if (ps->o->no_intervals || (ps->o->format == 1 && !ps->o->plot)) return 0;
     const plan_result *r = v->r;
     /* the rows shown, then the Pareto frontier's (the figure's error bars, JSON's pareto) */
     size_t *shown = malloc((r->n_cfgs + 2 + r->n_rows) * sizeof *shown);
@@ -256,7 +259,9 @@ typedef struct pcmd_fig {
     char bar_labels[2][128], pick_label[160], name[32], title[256];
 } pcmd_fig;
 
-/* The figures of each context (plot.h), one set for all contexts: the Pareto frontier with
+/* long because it gathers, context by context, both figures' data: the frontier's points and
+ * intervals, every row's, the winner and runner-up's bars.
+ * The figures of each context (plot.h), one set for all contexts: the Pareto frontier with
  * each point's interval (pcmd_intervals), every other row faint, the winner marked, and the
  * winner's and runner-up's step split (the closest row's when none meets). */
 static int pcmd_plot(const plan_view *v, const char *dir, plot_stage **set, tp_err *err)
@@ -566,10 +571,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     for (size_t i = 0; i < r.n_rows; i++) lo[i] = hi[i] = NAN;
     pcmd_marks(&sp, &r, ps->base->allreduce_model, marks);
     plan_view view = {&sp, &r, graphs, lo, hi, marks, note, o.top};
-    /* CSV has no intervals; its figures do */
-    if (!o.no_intervals && (o.format != 1 || o.plot) &&
-        pcmd_intervals(ps, &view, scn_hw, lo, hi, &err))
-        goto out;
+    if (pcmd_intervals(ps, &view, scn_hw, lo, hi, &err)) goto out;
     if (pcmd_outputs(&o, path, &r, &view, &of, &err)) goto out;
     status = o.n_shards ? 0 : plan_out_status(&view);
     if (status == 1)

@@ -44,12 +44,12 @@ int plot_scan(const plot_scan_data *d, size_t n, const char *dir, tp_err *err);
 
 /* plot_plan writes DIR/pareto-NAME and DIR/breakdown-NAME (.dat, .gp, .png, .svg): the
  * Pareto frontier of per-token latency against tokens/s per GPU (the rows no other row beats
- * on both), each point with its 95% interval of tokens/s per GPU as error bars (none where NAN), coloured by
- * configuration, every searched row a faint dot, the target as a vertical line and the
- * chosen point marked (both named in the key, outside the plot: never clipped); and one stacked
- * bar per entry of bars (the winner's step, the runner-up's) split into compute, all-reduce,
- * waiting for peers, GPU waiting on the host and offset, with the target as a line. Files
- * appear whole or not at all. tpsim plan --plot. */
+ * on both), each point with its 95% interval of tokens/s per GPU as error bars (none where
+ * NAN), coloured by configuration, every searched row a faint dot, the target as a vertical
+ * line and the chosen point marked (both named in the key, outside the plot: never clipped);
+ * and one stacked bar per entry of bars (the winner's step, the runner-up's) split into
+ * compute, all-reduce, waiting for peers, GPU waiting on the host and offset, with the target
+ * as a line. Files appear whole or not at all. tpsim plan --plot. */
 typedef struct plot_plan_point {
     const char *label; /* its configuration: "H100 SXM TP-8 graphs" */
     long batch;

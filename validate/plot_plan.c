@@ -15,7 +15,8 @@
 #include "ofile.h"
 #include "plot_impl.h"
 
-/* Block 0: every searched row, "step_ms tok_s_gpu"; then one block per run of consecutive
+/* long because the data and the script share the blocks' colours and key entries.
+ * Block 0: every searched row, "step_ms tok_s_gpu"; then one block per run of consecutive
  * frontier points of one configuration (two blank lines apart: gnuplot's index), "step_ms
  * tok_s_gpu step_lo step_hi tok_lo tok_hi batch", NaN where a point has no interval. A
  * configuration's colour is the index of its first run. */
