@@ -18,6 +18,7 @@
 #include "coll.h"
 #include "jw.h"
 #include "locate.h"
+#include "plot.h"
 
 #define AR_MAX_ROWS 64
 
@@ -28,11 +29,13 @@ static const char ar_help_text[] =
     "models/allreduce/h100-sxm-tpK.yaml). A..B steps by x2; sizes are bytes or K/M/G (powers\n"
     "of 1024). --log compares with the times of an nccl-tests all_reduce_perf log (its sizes\n"
     "when --sizes is not given), against NCCL's model unless --model says otherwise: the\n"
-    "log measured NCCL, not vLLM's custom all-reduce.\n";
+    "log measured NCCL, not vLLM's custom all-reduce. --plot DIR draws allreduce_latency:\n"
+    "the modelled time against the message size, log-log, with the log's measured times\n"
+    "beside it (PNG and SVG, with its .dat and .gp).\n";
 
 typedef struct ar_args {
     long tp;
-    const char *sizes, *model, *calib, *log;
+    const char *sizes, *model, *calib, *log, *plot;
     int graphs, json;
     arfit_column column;
 } ar_args;
@@ -76,7 +79,7 @@ static int ar_parse_sizes(const char *text, double *out, size_t *n, tp_err *err)
 /* 1 for help, 0 to go on, -1 on error. */
 static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
 {
-    enum { F_HELP, F_TP, F_SIZES, F_MODEL, F_CALIB, F_MODE, F_LOG, F_COLUMN, F_FORMAT };
+    enum { F_HELP, F_TP, F_SIZES, F_MODEL, F_CALIB, F_MODE, F_LOG, F_COLUMN, F_FORMAT, F_PLOT };
     static const cli_flag flags[] = {
         {"help", 'h', 0, NULL, "this help"},
         {"tp", 0, 1, "K", "ranks of the all-reduce (required)"},
@@ -90,6 +93,7 @@ static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
         {"column", 0, 1, "oop|ip|min", "the log's out-of-place (default), in-place or\n"
                                        "smaller time"},
         {"format", 0, 1, "text|json", "the report's format (default text)"},
+        {"plot", 0, 1, "DIR", "draw latency vs message size (PNG, SVG) into DIR"},
         CLI_END};
     cli_args ca;
     const char *v;
@@ -131,6 +135,7 @@ static int ar_parse_args(int argc, char **argv, ar_args *a, tp_err *err)
                 return tp_err_set(err, "--format: '%s', expected text or json", v);
             a->json = !strcmp(v, "json");
             break;
+        case F_PLOT: a->plot = v; break;
         default: break;
         }
     }
@@ -226,6 +231,47 @@ static void ar_print_json(const ar_args *a, const arcal *cal, const coll_setup *
     jw_done(&w);
 }
 
+/* allreduce_latency (plot.h's plot_xy): the model's time at every size, and the log's measured
+ * times at the sizes it holds; log-log. */
+static int ar_plot(const ar_args *a, const coll_setup *cs, const ar_row *rows, size_t n,
+                   tp_err *err)
+{
+    double *x = calloc(2 * n + 1, sizeof *x), *y = calloc(2 * n + 1, sizeof *y);
+    if (!x || !y) {
+        free(x);
+        free(y);
+        return tp_err_set(err, "out of memory");
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) x[i] = rows[i].bytes, y[i] = rows[i].c.total_s * 1e6;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].measured_us >= 0) x[n + m] = rows[i].bytes, y[n + m++] = rows[i].measured_us;
+    char model[96], meas[1100], title[256];
+    snprintf(model, sizeof model, "modelled (%s)", coll_model_names[cs->model]);
+    const char *base = a->log ? strrchr(a->log, '/') : NULL;
+    snprintf(meas, sizeof meas, "measured (%s, %s)", base ? base + 1 : a->log ? a->log : "",
+             arfit_column_name(a->column));
+    snprintf(title, sizeof title, "all-reduce over %ld ranks, %s mode, calibration %s", a->tp,
+             a->graphs ? "CUDA-graph" : "eager", cs->cal->hardware);
+    plot_xy_series ser[2] = {{model, n, x, y, PLOT_LINESPOINTS},
+                             {meas, m, x + n, y + n, PLOT_POINTS}};
+    plot_xy_data d = {.cmd = "allreduce",
+                      .name = "allreduce_latency",
+                      .title = title,
+                      .about = "all-reduce time (us) vs message size (bytes), modelled and "
+                               "measured",
+                      .xlabel = "message size",
+                      .ylabel = "all-reduce time (us)",
+                      .logx = 1,
+                      .logy = 1,
+                      .series = ser,
+                      .n_series = a->log ? 2 : 1};
+    int rc = plot_xy(&d, a->plot, err);
+    free(x);
+    free(y);
+    return rc;
+}
+
 /* The model when --model is not given: auto, or with --log the model of what the log ran:
  * an nccl-tests log measured NCCL, not vLLM's custom all-reduce, so nccl-tuner when the
  * calibration holds the tuner's data, else nccl-fit. */
@@ -271,7 +317,7 @@ int tpsim_cmd_allreduce(int argc, char **argv)
         tp_err_set(&err, "out of memory");
         goto out;
     }
-    if (!calib || arcal_load(calib, cal, &err)) goto out;
+    if ((a.plot && plot_check(a.plot, &err)) || !calib || arcal_load(calib, cal, &err)) goto out;
     if (cal->tp != a.tp) {
         tp_err_set(&err, "%s: a calibration for tp %ld, expected one for --tp %ld", cal->path,
                    cal->tp, a.tp);
@@ -313,6 +359,7 @@ int tpsim_cmd_allreduce(int argc, char **argv)
     else ar_print_text(&a, cal, &cs, rows, n, mape, n_meas);
     status = fflush(stdout) == 0 ? 0 : 2;
     if (status) tp_err_set(&err, "allreduce: writing the report failed");
+    if (!status && a.plot && ar_plot(&a, &cs, rows, n, &err)) status = 2;
 out:
     if (have_log) arfit_sweep_free(&sw);
     free(cal);

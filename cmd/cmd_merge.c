@@ -12,8 +12,9 @@
 
 static const char merge_usage[] = "usage: tpsim merge OUT PART... [flags]\n";
 static const char merge_help_text[] =
-    "  joins the parts written by tpsim sweep --shard I/N (every shard exactly once, in any\n"
-    "  order) into OUT (- for stdout), exactly the CSV the sweep writes without --shard.\n";
+    "  joins the parts written by tpsim sweep --shard I/N -o PART (every shard exactly once,\n"
+    "  in any order; each PART with its sidecar PART.meta beside it) into OUT (- for stdout),\n"
+    "  exactly the CSV the sweep writes without --shard.\n";
 
 int tpsim_cmd_merge(int argc, char **argv)
 {
@@ -43,7 +44,7 @@ int tpsim_cmd_merge(int argc, char **argv)
     }
     ofile of = {0};
     FILE *out = stdout;
-    if (ofile_refuse_inputs(operands[0], operands + 1, n - 1, &err)) goto out;
+    if (shard_refuse_out(operands[0], operands + 1, n - 1, &err)) goto out;
     if (!cli_is_stdout(operands[0])) {
         if (ofile_open(&of, operands[0], &err)) goto out;
         out = of.f;

@@ -164,13 +164,17 @@ static void pcmd_marks(const plan_spec *sp, const plan_result *r, coll_model bas
     }
 }
 
-/* The interval of each row the answer shows: its predictions at every boundary point of the
+/* The interval of each row the answer shows and of each on the Pareto frontier: its predictions
+ * (none under --no-intervals, nor for CSV without figures) at every boundary point of the
  * fit (the scenario re-bound there), their range widened by one measurement's error. */
 static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *scn_hw, double *lo,
                           double *hi, tp_err *err)
 {
+    /* none asked for, or none shown: CSV has no intervals (its figures do) */
+    if (ps->o->no_intervals || (ps->o->format == 1 && !ps->o->plot)) return 0;
     const plan_result *r = v->r;
-    size_t *shown = malloc((r->n_cfgs + 2) * sizeof *shown);
+    /* the rows shown, then the Pareto frontier's (the figure's error bars, JSON's pareto) */
+    size_t *shown = malloc((r->n_cfgs + 2 + r->n_rows) * sizeof *shown);
     int n_scn = v->sp->n_scn, nb = ps->n_bound, rc = -1;
     scenario **bs = calloc((size_t)(n_scn * (nb ? nb : 1)), sizeof *bs), *ks = NULL;
     if (!shown || !bs) {
@@ -179,8 +183,10 @@ static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *s
     }
     for (size_t c = 0; c < v->sp->n_ctx; c++) {
         size_t n = plan_out_shown(v, v->sp->ctxs[c], shown);
+        n += plan_pareto(r, v->sp->ctxs[c], shown + n);
         for (size_t i = 0; i < n; i++) {
             size_t row = shown[i];
+            if (!isnan(lo[row])) continue; /* shown and on the frontier */
             const plan_row *w = &r->rows[row];
             int sc = r->cfgs[w->cfg].scn;
             double p = w->sum.step_mean * 1e3, blo = p, bhi = p;
@@ -253,43 +259,46 @@ typedef struct pcmd_fig {
     char bar_labels[2][128], pick_label[160], name[32], title[256];
 } pcmd_fig;
 
-/* The figures of each context (plot.h), one set for all contexts: every configuration's
- * batches as a curve, the winner marked, and the winner's and runner-up's step split (the
- * closest row's when none meets). */
+/* long because it gathers, context by context, both figures' data: the frontier's points and
+ * intervals, every row's, the winner and runner-up's bars.
+ * The figures of each context (plot.h), one set for all contexts: the Pareto frontier with
+ * each point's interval (pcmd_intervals), every other row faint, the winner marked, and the
+ * winner's and runner-up's step split (the closest row's when none meets). */
 static int pcmd_plot(const plan_view *v, const char *dir, plot_stage **set, tp_err *err)
 {
     const plan_result *r = v->r;
     size_t n = r->n_rows ? r->n_rows : 1, nc = r->n_cfgs ? r->n_cfgs : 1;
     size_t nx = v->sp->n_ctx ? v->sp->n_ctx : 1;
     double *step = malloc(n * sizeof *step), *tok = malloc(n * sizeof *tok);
-    long *batch = malloc(n * sizeof *batch);
-    /* a configuration is one context's, but room for each in every context costs little */
-    plot_plan_curve *curves = malloc(nc * nx * sizeof *curves);
-    char (*labels)[96] = malloc(nc * nx * sizeof *labels);
-    size_t *order = malloc(nc * sizeof *order);
+    size_t *rows = malloc(n * sizeof *rows), *order = malloc(nc * sizeof *order);
+    plot_plan_point *pts = malloc(n * sizeof *pts);
+    char (*labels)[96] = malloc(n * sizeof *labels);
     pcmd_fig *figs = calloc(nx, sizeof *figs);
     plot_plan_data *data = calloc(nx, sizeof *data);
-    int rc = -1, n_curves = 0; /* curves and labels fill up context by context */
-    if (!step || !tok || !batch || !curves || !labels || !order || !figs || !data) {
+    size_t used = 0, n_all = 0; /* pts and labels, step and tok fill up context by context */
+    int rc = -1;
+    if (!step || !tok || !rows || !order || !pts || !labels || !figs || !data) {
         tp_err_set(err, "out of memory");
         goto out;
-    }
-    for (size_t i = 0; i < r->n_rows; i++) {
-        step[i] = r->rows[i].sum.step_mean * 1e3;
-        tok[i] = r->rows[i].tok_s_gpu;
-        batch[i] = r->rows[i].sum.req.batch;
     }
     for (size_t c = 0; c < v->sp->n_ctx; c++) {
         long ctx = v->sp->ctxs[c];
         pcmd_fig *fg = &figs[c];
-        int first = n_curves;
-        for (size_t i = 0; i < r->n_cfgs; i++) {
-            const plan_cfg *g = &r->cfgs[i];
-            if (g->ctx != ctx || !g->n_rows) continue;
-            plan_out_name(v, i, labels[n_curves], sizeof labels[n_curves]);
-            curves[n_curves] = (plot_plan_curve){labels[n_curves], g->n_rows, step + g->row0,
-                                                 tok + g->row0, batch + g->row0};
-            n_curves++;
+        size_t all0 = n_all, pt0 = used;
+        for (size_t i = 0; i < r->n_rows; i++)
+            if (r->cfgs[r->rows[i].cfg].ctx == ctx) {
+                step[n_all] = r->rows[i].sum.step_mean * 1e3;
+                tok[n_all++] = r->rows[i].tok_s_gpu;
+            }
+        size_t nf = plan_pareto(r, ctx, rows);
+        for (size_t i = 0; i < nf; i++, used++) {
+            const plan_row *w = &r->rows[rows[i]];
+            plan_out_name(v, w->cfg, labels[used], sizeof labels[used]);
+            double tlo, thi;
+            plan_out_tok_interval(v, rows[i], &tlo, &thi);
+            pts[used] = (plot_plan_point){labels[used], w->sum.req.batch, w->sum.step_mean * 1e3,
+                                          w->tok_s_gpu, v->pred_lo[rows[i]], v->pred_hi[rows[i]],
+                                          tlo, thi};
         }
         size_t k = plan_rank(r, ctx, order);
         long picks[2] = {k ? r->cfgs[order[0]].pick : plan_out_closest(r, ctx),
@@ -312,9 +321,16 @@ static int pcmd_plot(const plan_view *v, const char *dir, plot_stage **set, tp_e
         snprintf(fg->title, sizeof fg->title,
                  "%s, %s on %ld GPUs, ctx %ld, target %.4g ms per token", v->sp->scn[0].name,
                  v->sp->scn[0].model.name, v->sp->gpus, ctx, v->sp->target_s * 1e3);
-        data[c] = (plot_plan_data){fg->name, fg->title, v->sp->target_s * 1e3,
-                                   curves + first, n_curves - first, NULL, 0, 0, fg->bars,
-                                   n_bars};
+        data[c] = (plot_plan_data){.name = fg->name,
+                                   .title = fg->title,
+                                   .target_ms = v->sp->target_s * 1e3,
+                                   .frontier = pts + pt0,
+                                   .n_frontier = nf,
+                                   .all_step_ms = step + all0,
+                                   .all_tok = tok + all0,
+                                   .n_all = n_all - all0,
+                                   .bars = fg->bars,
+                                   .n_bars = n_bars};
         if (k) {
             const plan_row *w = &r->rows[r->cfgs[order[0]].pick];
             char cfg[96];
@@ -330,10 +346,10 @@ static int pcmd_plot(const plan_view *v, const char *dir, plot_stage **set, tp_e
 out:
     free(step);
     free(tok);
-    free(batch);
-    free(curves);
-    free(labels);
+    free(rows);
     free(order);
+    free(pts);
+    free(labels);
     free(figs);
     free(data);
     return rc;
@@ -358,19 +374,34 @@ static void pcmd_no_fit(const pflags_opts *o, const scenario *scn, const plan_re
                b->kv_seq_bytes / 1e9);
 }
 
-/* The report (text, CSV or JSON) to stdout or -o FILE, after the shard's header. The file is
- * left for the caller to commit once every other output is in (or to abort on failure). */
-static int pcmd_write(pflags_opts *o, const char *path, const plan_result *r, const plan_view *view,
-                      ofile *of, tp_err *err)
+/* A shard's CSV to -o FILE and its sidecar FILE.meta (shard_write), at once. */
+static int pcmd_write_shard(pflags_opts *o, const char *path, const plan_result *r,
+                            const plan_view *view, tp_err *err)
+{
+    if (shard_fp_file(&o->fp, path, err)) return -1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem) return tp_err_set(err, "out of memory");
+    plan_out_csv(mem, view);
+    int bad = ferror(mem);
+    if (fclose(mem) != 0 || bad) {
+        free(buf);
+        return tp_err_set(err, "out of memory");
+    }
+    int rc = shard_write(o->out, buf, len, o->shard, o->n_shards, r->n_cells, o->fp, err);
+    free(buf);
+    return rc;
+}
+
+/* The report (text, CSV or JSON) to stdout or -o FILE. The file is left for the caller to
+ * commit once every other output is in (or to abort on failure). */
+static int pcmd_write(pflags_opts *o, const plan_view *view, ofile *of, tp_err *err)
 {
     FILE *out = stdout;
     if (o->out) {
         if (ofile_open(of, o->out, err)) return -1;
         out = of->f;
-    }
-    if (o->n_shards) {
-        if (shard_fp_file(&o->fp, path, err)) return -1;
-        shard_header(out, o->shard, o->n_shards, r->n_cells, o->fp);
     }
     if (o->format == 1)
         plan_out_csv(out, view);
@@ -401,7 +432,8 @@ static int pcmd_commit_out(void *arg)
 static int pcmd_outputs(pflags_opts *o, const char *path, const plan_result *r,
                         const plan_view *view, ofile *of, tp_err *err)
 {
-    if (pcmd_write(o, path, r, view, of, err)) return -1;
+    if (o->n_shards) return pcmd_write_shard(o, path, r, view, err); /* never --plot */
+    if (pcmd_write(o, view, of, err)) return -1;
     plot_stage *figs = NULL;
     int drawn = o->plot && pcmd_plot(view, o->plot, &figs, err) ? -1 : 0;
     /* -o's bytes out before the commit holds the signals: a FIFO's slow reader or a slow
@@ -539,8 +571,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     for (size_t i = 0; i < r.n_rows; i++) lo[i] = hi[i] = NAN;
     pcmd_marks(&sp, &r, ps->base->allreduce_model, marks);
     plan_view view = {&sp, &r, graphs, lo, hi, marks, note, o.top};
-    if (!o.no_intervals && o.format != 1 && pcmd_intervals(ps, &view, scn_hw, lo, hi, &err))
-        goto out;
+    if (pcmd_intervals(ps, &view, scn_hw, lo, hi, &err)) goto out;
     if (pcmd_outputs(&o, path, &r, &view, &of, &err)) goto out;
     status = o.n_shards ? 0 : plan_out_status(&view);
     if (status == 1)

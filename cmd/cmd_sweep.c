@@ -10,6 +10,7 @@
 #include "jw.h"
 #include "locate.h"
 #include "ofile.h"
+#include "plot.h"
 #include "par.h"
 #include "run.h"
 #include "shard.h"
@@ -29,7 +30,10 @@ static const char sweep_help_text[] =
     "  (as tpsim validate does) and sweeps with the fitted values.\n"
     "  --jobs N runs N cells at once (default: one per core; the output does not change);\n"
     "  --quiet drops the progress line a terminal gets on stderr. --shard I/N (0 <= I < N)\n"
-    "  runs only cells I, I+N, I+2N... of the grid and writes a CSV part for tpsim merge.\n";
+    "  runs only cells I, I+N, I+2N... of the grid and writes a CSV part for tpsim merge to\n"
+    "  -o FILE, with its shard, the grid's size and the sweep's fingerprint in FILE.meta.\n"
+    "  --plot DIR draws step_vs_tp: the mean step time against the TP degree, one line per\n"
+    "  batch (and mode, and context, where several), PNG and SVG, with its .dat and .gp.\n";
 
 typedef struct sweep_opts {
     long tps[SWEEP_MAX], batches[SWEEP_MAX], ctxs[SWEEP_MAX];
@@ -38,7 +42,7 @@ typedef struct sweep_opts {
     int n_modes;
     run_request req;
     int have_seed;
-    const char *fit_grid, *out;
+    const char *fit_grid, *out, *plot;
     char scn_buf[1024], grid_buf[1024]; /* the scenario and grid, resolved */
     int json;
     int jobs, quiet;
@@ -62,6 +66,7 @@ static const cli_flag sweep_flags[] = {
     {"jobs", 0, 1, "N", "cells at once (default: one per core)"},
     {"quiet", 0, 0, NULL, "no progress line on a terminal"},
     {"shard", 0, 1, "I/N", "only cells I, I+N, I+2N...: a CSV part for tpsim merge"},
+    {"plot", 0, 1, "DIR", "draw step time vs TP degree (PNG, SVG) into DIR"},
     CMD_SET_FLAG,
     CMD_MODEL_FLAG,
     CMD_CALIB_FLAG,
@@ -74,7 +79,7 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
                        tp_err *err)
 {
     enum { F_HELP, F_TP, F_BATCH, F_CTX, F_MODE, F_STEPS, F_WARMUP, F_SEED, F_FIT, F_OUT,
-           F_FORMAT, F_JOBS, F_QUIET, F_SHARD };
+           F_FORMAT, F_JOBS, F_QUIET, F_SHARD, F_PLOT };
     const char *v;
     long lv;
     cli_args ca;
@@ -84,7 +89,7 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
     while ((f = cli_next(&ca, &v, err)) != CLI_DONE) {
         if (f == CLI_ERROR) return -1;
         /* every flag that shapes the rows goes into the fingerprint, in order (shard.h) */
-        if (f >= 0 && f != F_OUT && f != F_JOBS && f != F_QUIET && f != F_SHARD)
+        if (f >= 0 && f != F_OUT && f != F_JOBS && f != F_QUIET && f != F_SHARD && f != F_PLOT)
             shard_fp_flag(&o->fp, sweep_flags[f].name, v);
         if (f == CLI_OPERAND) {
             if (*path) return tp_err_set(err, "sweep: a second scenario '%s', expected one", v);
@@ -118,6 +123,8 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
             o->jobs = (int)lv;
         } else if (f == F_QUIET) {
             o->quiet = 1;
+        } else if (f == F_PLOT) {
+            o->plot = v;
         } else if (f == F_SHARD) {
             if (shard_parse(v, &o->shard, &o->n_shards, err)) return -1;
         } else if (cmd_scn_flag(so, sweep_flags[f].name, v, err) < 0) {
@@ -128,6 +135,12 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o, scn_opts *so, const
     if (o->n_shards && o->json)
         return tp_err_set(
             err, "--shard: parts are CSV (tpsim merge joins them), expected no --format json");
+    if (o->n_shards && o->plot)
+        return tp_err_set(
+            err, "--plot: a shard holds part of the sweep, expected --plot without --shard");
+    if (o->n_shards && !o->out)
+        return tp_err_set(err, "--shard: a part goes to a file with its sidecar FILE.meta, "
+                          "expected -o FILE");
     /* by name: scenarios/NAME.yaml, validate/NAME.csv (locate.h) */
     if (!(*path = locate_arg("scenarios", ".yaml", *path, o->scn_buf, sizeof o->scn_buf, err)))
         return -1;
@@ -204,25 +217,113 @@ static size_t sweep_cells(const sweep_opts *o, const scenario *s, size_t total, 
     return n_rows;
 }
 
-/* The rows to stdout or -o FILE (installed only once whole), after a shard's header. */
+/* The rows to stdout or -o FILE (installed only once whole); a shard's, with its sidecar
+ * (shard_write). */
 static int sweep_output(sweep_opts *o, const char *path, const scenario *s, const int *row_mode,
                         const run_summary *rows, size_t n_rows, size_t total, ofile *of,
                         tp_err *err)
 {
+    if (o->n_shards) {
+        /* the scenario's bytes complete the fingerprint (another file of the same name on
+         * another machine is another sweep) */
+        if (shard_fp_file(&o->fp, path, err)) return -1;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        if (!mem) return tp_err_set(err, "out of memory");
+        sweep_write(mem, 0, s, row_mode, rows, n_rows);
+        int bad = ferror(mem);
+        if (fclose(mem) != 0 || bad) {
+            free(buf);
+            return tp_err_set(err, "out of memory");
+        }
+        int rc = shard_write(o->out, buf, len, o->shard, o->n_shards, total, o->fp, err);
+        free(buf);
+        return rc;
+    }
     FILE *out = stdout;
     if (o->out) {
         if (ofile_open(of, o->out, err)) return -1;
         out = of->f;
     }
-    if (o->n_shards) {
-        /* the scenario's bytes complete the fingerprint (another file of the same name on
-         * another machine is another sweep) */
-        if (shard_fp_file(&o->fp, path, err)) return -1;
-        shard_header(out, o->shard, o->n_shards, total, o->fp);
-    }
     sweep_write(out, o->json, s, row_mode, rows, n_rows);
-    if (o->out && ofile_commit(of, err)) return -1;
+    if (o->out && !o->plot && ofile_commit(of, err)) return -1;
     return 0;
+}
+
+/* plot_commit_with's `also`: -o FILE goes in with the figure (none without -o). */
+typedef struct sweep_commit_arg {
+    const sweep_opts *o;
+    ofile *of;
+    tp_err *err;
+} sweep_commit_arg;
+
+static int sweep_commit_out(void *arg)
+{
+    sweep_commit_arg *a = arg;
+    return a->o->out ? ofile_commit(a->of, a->err) : 0;
+}
+
+/* step_vs_tp (plot.h's plot_xy): one line per (mode, batch, ctx) through the TP degrees, from
+ * the rows just written; then the figure and -o FILE go in together. */
+static int sweep_plot(const sweep_opts *o, const scenario *s, const run_summary *rows,
+                      size_t n_rows, ofile *of, tp_err *err)
+{
+    size_t n_lines = (size_t)o->n_modes * o->n_batch * o->n_ctx;
+    plot_xy_series *ser = calloc(n_lines, sizeof *ser);
+    double *x = calloc(n_rows + 1, sizeof *x), *y = calloc(n_rows + 1, sizeof *y);
+    char (*titles)[96] = calloc(n_lines, sizeof *titles);
+    plot_stage *set = NULL;
+    int rc = -1;
+    if (!ser || !x || !y || !titles) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
+    size_t used = 0, line = 0;
+    for (int m = 0; m < o->n_modes; m++)
+        for (size_t b = 0; b < o->n_batch; b++)
+            for (size_t c = 0; c < o->n_ctx; c++, line++) {
+                size_t n = 0;
+                for (size_t a = 0; a < o->n_tp; a++) {
+                    size_t cell = ((((size_t)m * o->n_tp) + a) * o->n_batch + b) * o->n_ctx + c;
+                    x[used + n] = (double)o->tps[a];
+                    y[used + n++] = rows[cell].step_mean * 1e3;
+                }
+                int len = snprintf(titles[line], sizeof titles[line], "batch %ld", o->batches[b]);
+                if (o->n_modes > 1)
+                    len += snprintf(titles[line] + len, sizeof titles[line] - (size_t)len, " %s",
+                                    o->modes[m] ? "graphs" : "eager");
+                if (o->n_ctx > 1)
+                    snprintf(titles[line] + len, sizeof titles[line] - (size_t)len, " ctx %ld",
+                             o->ctxs[c]);
+                ser[line] = (plot_xy_series){titles[line], n, x + used, y + used,
+                                             PLOT_LINESPOINTS};
+                used += n;
+            }
+    char title[256];
+    snprintf(title, sizeof title, "%s, %s on %s: decode step vs TP degree", s->name, s->model.name,
+             s->hw.name);
+    plot_xy_data d = {.cmd = "sweep",
+                      .name = "step_vs_tp",
+                      .title = title,
+                      .about = "mean decode step (ms) vs TP degree, one line per batch",
+                      .xlabel = "TP degree (GPUs)",
+                      .ylabel = "mean decode step (ms)",
+                      .logx = 0,
+                      .logy = 0,
+                      .xtics_data = 1,
+                      .series = ser,
+                      .n_series = (int)n_lines};
+    rc = plot_xy_stage(&d, o->plot, &set, err);
+out:
+    free(ser);
+    free(x);
+    free(y);
+    free(titles);
+    /* -o's bytes out before the commit holds the signals */
+    if (!rc && o->out && ofile_flush(of, err)) rc = -1;
+    sweep_commit_arg ca = {o, of, err};
+    return plot_commit_with(&set, 1, rc, sweep_commit_out, &ca);
 }
 
 int tpsim_cmd_sweep(int argc, char **argv)
@@ -249,7 +350,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
         goto out;
     }
     /* defaults from the scenario for any axis not given; every axis checked before any work */
-    if (scn_opts_load(path, &so, s, &err)) goto out;
+    if ((o.plot && plot_check(o.plot, &err)) || scn_opts_load(path, &so, s, &err)) goto out;
     cmd_notes(s);
     if (!o.n_tp) o.tps[o.n_tp++] = s->tp;
     if (!o.n_batch) o.batches[o.n_batch++] = s->batch;
@@ -279,6 +380,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     if (par_map(n_rows, o.jobs, sweep_cell, &job, o.quiet ? NULL : "sweep", &err)) goto out;
     for (size_t i = 0; i < n_rows; i++) row_mode[i] = o.modes[row_mode[i]]; /* now: graphs? */
     if (sweep_output(&o, path, s, row_mode, rows, n_rows, total, &of, &err)) goto out;
+    if (o.plot && sweep_plot(&o, s, rows, n_rows, &of, &err)) goto out;
     fputs(shown, stderr);
     status = 0;
 out:

@@ -14,6 +14,7 @@
 #include "jw.h"
 #include "ofile.h"
 #include "pline.h"
+#include "plot.h"
 #include "rfile.h"
 #include "trace_data.h"
 #include "trace_kineto.h"
@@ -45,7 +46,8 @@ static const char trace_help_text[] =
     "  collectives    GPU time of the collective kernels (NCCL, custom all-reduce)\n"
     "  gpu_idle       the step's span less the time some stream was busy\n"
     "and the GPU time per kernel class (gemm, attention, norm, elementwise, collective, copy),\n"
-    "classified by kernel name.\n";
+    "classified by kernel name. --plot DIR draws trace_compare: those per-class times, real\n"
+    "beside simulated (PNG and SVG, with its .dat and .gp).\n";
 
 static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen,
                             const char *progress, tp_err *err);
@@ -102,11 +104,11 @@ static int trace_load_files(tr_trace *t, char **files, int n, tr_idmap *seen,
 typedef struct trace_args {
     char *files[1024];
     int n_files;
-    const char *out, *marker, *hardware, *kernels;
+    const char *out, *marker, *hardware, *kernels, *plot;
     int json, quiet;
 } trace_args;
 
-enum { TF_HELP, TF_OUTPUT, TF_MARKER, TF_FORMAT, TF_HARDWARE, TF_KERNELS, TF_QUIET };
+enum { TF_HELP, TF_OUTPUT, TF_MARKER, TF_FORMAT, TF_HARDWARE, TF_KERNELS, TF_QUIET, TF_PLOT };
 
 /* trace import's and compare's flags (compare takes --step-marker and --format) */
 static const cli_flag trace_flags[] = {
@@ -118,6 +120,7 @@ static const cli_flag trace_flags[] = {
                               "for per-class efficiencies"},
     {"kernels", 0, 1, "KERNELS.csv", "import: each GPU activity's duration, for fit-kernels"},
     {"quiet", 0, 0, NULL, "no progress line on a terminal"},
+    {"plot", 0, 1, "DIR", "compare: draw per-class bars, real beside simulated (PNG, SVG)"},
     CLI_END};
 
 /* argv[0] is the subcommand ("import", "compare"). 1 when --help was asked (usage printed). */
@@ -147,6 +150,8 @@ static int trace_parse(int argc, char **argv, trace_args *a, tp_err *err)
             a->hardware = v;
         } else if (f == TF_KERNELS) {
             a->kernels = v;
+        } else if (f == TF_PLOT) {
+            a->plot = v;
         } else if (f == TF_QUIET) {
             a->quiet = 1;
         } else if (f == TF_FORMAT) {
@@ -178,6 +183,10 @@ static int trace_import(int argc, char **argv)
     if (parsed) return parsed > 0 ? 0 : cmd_fail(&err);
     if (a.n_files == 0) {
         tp_err_set(&err, "trace import: no FILE given (see tpsim trace --help)");
+        return cmd_fail(&err);
+    }
+    if (a.plot) {
+        tp_err_set(&err, "--plot: trace compare's, expected trace import without it");
         return cmd_fail(&err);
     }
     regex_t re;
@@ -439,6 +448,35 @@ static void trace_compare_head(jw *wp, char **files, const trace_side *real,
     printf("\n| phase | real ms | sim ms | sim - real ms | diff |\n|---|---|---|---|---|\n");
 }
 
+/* trace_compare.png (plot.h's plot_groups): each kernel class's ms per step, real beside
+ * simulated, the numbers of the report's class rows. */
+static int trace_plot(char **files, const trace_side *real, const trace_side *sim,
+                      const char *dir, tp_err *err)
+{
+    const char *groups[TRC_COUNT], *sets[2] = {"real", "simulated"};
+    double values[TRC_COUNT * 2];
+    for (int k = 0; k < TRC_COUNT; k++) {
+        groups[k] = tr_class_name((tr_class)k);
+        values[2 * k] = real->cls[k] / 1e6;
+        values[2 * k + 1] = sim->cls[k] / 1e6;
+    }
+    char title[600];
+    const char *a = strrchr(files[0], '/'), *b = strrchr(files[1], '/');
+    snprintf(title, sizeof title, "GPU time per step by kernel class: %.250s vs %.250s",
+             a ? a + 1 : files[0], b ? b + 1 : files[1]);
+    plot_groups_data d = {.cmd = "trace compare",
+                          .name = "trace_compare",
+                          .title = title,
+                          .about = "ms per step by kernel class, real and simulated",
+                          .ylabel = "ms per step",
+                          .n_groups = TRC_COUNT,
+                          .n_sets = 2,
+                          .groups = groups,
+                          .sets = sets,
+                          .values = values};
+    return plot_groups(&d, dir, err);
+}
+
 static int trace_compare(int argc, char **argv)
 {
     tp_err err = {{0}};
@@ -451,6 +489,7 @@ static int trace_compare(int argc, char **argv)
             "trace compare: expected REAL SIM (two files) and no -o (see tpsim trace --help)");
         return cmd_fail(&err);
     }
+    if (a.plot && plot_check(a.plot, &err)) return cmd_fail(&err);
     regex_t re;
     if (a.marker && trace_marker(a.marker, &re, &err)) return cmd_fail(&err);
     tr_options o = {a.marker ? &re : NULL};
@@ -500,6 +539,7 @@ static int trace_compare(int argc, char **argv)
                "as one host cost, so only host_dispatch compares them (tpsim trace --help)\n");
     }
     status = 0;
+    if (a.plot && (fflush(stdout) || trace_plot(a.files, &real, &sim, a.plot, &err))) status = 2;
 out:
     if (status) cmd_fail(&err);
     if (a.marker) regfree(&re);

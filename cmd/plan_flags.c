@@ -28,10 +28,10 @@ static const char pflags_help_text[] =
     "  the scenario's hardware and ctx, TP degrees of 1,2,4,8 that divide N, both modes, B\n"
     "  256; --ctx-range takes 5 contexts spaced evenly in log. Hardware: a models/hw/ file by\n"
     "  its id, GPU name or a unique id prefix (h100, h200, a100, l40s, b200). --format csv\n"
-    "  (or --shard I/N, whose parts tpsim merge joins) writes every cell, sweep's columns\n"
-    "  first. --plot DIR draws, per context, pareto-ctxC (latency vs tokens/s per GPU, a\n"
-    "  curve per configuration, the target, the choice) and breakdown-ctxC (where the\n"
-    "  winner's and runner-up's step goes), PNG and SVG.\n"
+    "  (or --shard I/N -o FILE, a part for tpsim merge with its sidecar FILE.meta) writes\n"
+    "  every cell, sweep's columns first. --plot DIR draws, per context, pareto-ctxC\n"
+    "  (latency vs tokens/s per GPU: the frontier with its 95% intervals, the target, the\n"
+    "  choice) and breakdown-ctxC (where the winner's and runner-up's step goes), PNG, SVG.\n"
     "  Scope: one decode step; no prefill interference, no queueing. With --workload\n"
     "  ISL,OSL,C (C clients in a closed loop, or rN for N requests/s over the N GPUs, split\n"
     "  evenly over the replicas) it searches serving instead: hardware x mode x TP x\n"
@@ -165,6 +165,9 @@ static int pflags_check(pflags_opts *o, const char **path, tp_err *err)
     if (o->n_shards && o->format != 1)
         return tp_err_set(err,
                           "--shard: parts are CSV (tpsim merge joins them), expected --format csv");
+    if (o->n_shards && !o->out)
+        return tp_err_set(err, "--shard: a part goes to a file with its sidecar FILE.meta, "
+                          "expected -o FILE");
     for (size_t i = 0; i < o->n_tp; i++) {
         if (o->tps[i] > o->gpus)
             return tp_err_set(err, "--tp: TP-%ld needs more than the %ld GPUs of --gpus", o->tps[i],

@@ -5,7 +5,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ofile.h"
 #include "rfile.h"
+
+#include <errno.h>
+#include <sys/stat.h>
 
 #define SHARD_FILE_MAX (256u << 20) /* 256 MiB: a part of the largest grid is ~100 KB */
 
@@ -45,17 +49,54 @@ int shard_fp_file(uint64_t *fp, const char *path, tp_err *err)
     return 0;
 }
 
-void shard_header(FILE *f, long shard, long n_shards, size_t cells, uint64_t fp)
+int shard_write(const char *path, const char *csv, size_t len, long shard, long n_shards,
+                size_t cells, uint64_t fp, tp_err *err)
 {
-    fprintf(f, "# tpsim sweep part %ld/%ld of %zu cells, sweep %016llx\n", shard, n_shards, cells,
-            (unsigned long long)fp);
+    char meta[OFILE_PATH_MAX + sizeof SHARD_META_EXT];
+    if (snprintf(meta, sizeof meta, "%s%s", path, SHARD_META_EXT) >= (int)sizeof meta)
+        return tp_err_set(err, "%s: path too long for its sidecar %s", path, SHARD_META_EXT);
+    uint64_t sum = SHARD_FP_INIT;
+    shard_fp(&sum, csv, len);
+    ofile part = {0}, side = {0};
+    if (ofile_open(&part, path, err) || ofile_open(&side, meta, err)) goto fail;
+    fwrite(csv, 1, len, part.f);
+    fprintf(side.f, "%s\n%ld,%ld,%zu,%016llx,%016llx\n", SHARD_META_HEADER, shard, n_shards,
+            cells, (unsigned long long)fp, (unsigned long long)sum);
+    /* the part first: a sidecar that did not follow leaves a part whose sum no sidecar has */
+    if (ofile_commit(&part, err) || ofile_commit(&side, err)) goto fail;
+    return 0;
+fail:
+    ofile_abort(&part);
+    ofile_abort(&side);
+    return -1;
+}
+
+int shard_refuse_out(const char *out, const char *const *parts, int n, tp_err *err)
+{
+    const char **all = calloc((size_t)n * 2 + 1, sizeof *all);
+    char (*metas)[OFILE_PATH_MAX + sizeof SHARD_META_EXT] = calloc((size_t)n + 1, sizeof *metas);
+    int rc = -1;
+    if (!all || !metas) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        snprintf(metas[i], sizeof metas[i], "%s%s", parts[i], SHARD_META_EXT);
+        all[2 * i] = parts[i];
+        all[2 * i + 1] = metas[i];
+    }
+    rc = ofile_refuse_inputs(out, all, 2 * n, err);
+out:
+    free(all);
+    free(metas);
+    return rc;
 }
 
 typedef struct shard_part {
     const char *path;
     long shard, n_shards;
     unsigned long cells;
-    char fp[17];
+    char fp[17], sum[17];
     char *header;
     char **rows;
     size_t n_rows;
@@ -97,32 +138,64 @@ static char *next_line(const char *buf, size_t len, size_t *pos, const char *pat
     return out;
 }
 
-static int part_read(shard_part *p, tp_err *err)
+/* PATH.meta, the part's sidecar (shard.h): its one row into p. */
+static int meta_read(shard_part *p, char *meta, size_t cap, tp_err *err)
+{
+    if (snprintf(meta, cap, "%s%s", p->path, SHARD_META_EXT) >= (int)cap)
+        return tp_err_set(err, "%s: path too long for its sidecar %s", p->path, SHARD_META_EXT);
+    struct stat sb;
+    if (stat(meta, &sb) != 0 && errno == ENOENT)
+        return tp_err_set(err, "%s: no sidecar %s beside it, expected a tpsim sweep part (tpsim "
+                          "sweep --shard I/N -o FILE writes FILE and FILE%s)", p->path, meta,
+                          SHARD_META_EXT);
+    char *buf;
+    size_t len;
+    if (rfile_read(meta, 4096, "a tpsim sweep part's sidecar", &buf, &len, err)) return -1;
+    int rc = -1;
+    size_t hl = strlen(SHARD_META_HEADER);
+    char tail;
+    if (len < hl + 1 || memcmp(buf, SHARD_META_HEADER "\n", hl + 1)) {
+        tp_err_at(err, meta, 1, 1, "not a tpsim sweep part's sidecar, expected the header '%s'",
+                  SHARD_META_HEADER);
+    } else if (memchr(buf, '\0', len) || len == 0 || buf[len - 1] != '\n' ||
+               memchr(buf + hl + 1, '\n', len - hl - 1) != buf + len - 1 ||
+               sscanf(buf + hl + 1, "%ld,%ld,%lu,%16[0-9a-f],%16[0-9a-f]%c", &p->shard,
+                      &p->n_shards, &p->cells, p->fp, p->sum, &tail) != 6 ||
+               tail != '\n' || strlen(p->fp) != 16 || strlen(p->sum) != 16 || p->n_shards < 1 ||
+               p->shard < 0 || p->shard >= p->n_shards || buf[hl + 1] == '-' ||
+               buf[hl + 1] == ' ') {
+        tp_err_at(err, meta, 2, 1, "expected one row 'I,N,T,FP,SUM' (shard I of N, T cells, the "
+                  "sweep's and the part's 16-hex-digit fingerprints), as tpsim sweep --shard "
+                  "I/N writes it");
+    } else if (p->n_shards > SHARD_MAX) { /* as --shard bounds N: merge allocates one per shard */
+        tp_err_at(err, meta, 2, 1, "%ld shards, expected at most %d (tpsim sweep --shard's N)",
+                  p->n_shards, SHARD_MAX);
+    } else {
+        rc = 0;
+    }
+    free(buf);
+    return rc;
+}
+
+static int part_read(shard_part *p, char *meta, size_t cap, tp_err *err)
 {
     char *buf;
     size_t len, pos = 0;
     if (rfile_read(p->path, SHARD_FILE_MAX, "a tpsim sweep part", &buf, &len, err)) return -1;
     int bad = 0, rc = -1;
-    char *first = next_line(buf, len, &pos, p->path, 1, &bad, err), tail;
-    if (bad) goto out;
-    if (!first || sscanf(first, "# tpsim sweep part %ld/%ld of %lu cells, sweep %16[0-9a-f]%c",
-                         &p->shard, &p->n_shards, &p->cells, p->fp, &tail) != 4 ||
-        strlen(p->fp) != 16 || p->n_shards < 1 || p->shard < 0 || p->shard >= p->n_shards) {
-        tp_err_at(
-            err, p->path, 1, 1,
-            "not a tpsim sweep part, expected a first line "
-            "'# tpsim sweep part I/N of T cells, sweep FP' (made by tpsim sweep --shard I/N)");
-        free(first);
+    if (meta_read(p, meta, cap, err)) goto out;
+    uint64_t sum = SHARD_FP_INIT;
+    shard_fp(&sum, buf, len);
+    char got[17];
+    snprintf(got, sizeof got, "%016llx", (unsigned long long)sum);
+    if (strcmp(got, p->sum)) {
+        tp_err_set(err, "%s: not the part its sidecar %s describes (its bytes' fingerprint is "
+                   "%s, the sidecar's %s), expected the part written with it", p->path, meta,
+                   got, p->sum);
         goto out;
     }
-    free(first);
-    if (p->n_shards > SHARD_MAX) { /* as --shard bounds N: merge allocates one entry per shard */
-        tp_err_at(err, p->path, 1, 1, "%ld shards, expected at most %d (tpsim sweep --shard's N)",
-                  p->n_shards, SHARD_MAX);
-        goto out;
-    }
-    if (!(p->header = next_line(buf, len, &pos, p->path, 2, &bad, err))) {
-        if (!bad) tp_err_at(err, p->path, 2, 1, "no CSV header, expected the sweep's header line");
+    if (!(p->header = next_line(buf, len, &pos, p->path, 1, &bad, err))) {
+        if (!bad) tp_err_at(err, p->path, 1, 1, "no CSV header, expected the sweep's header line");
         goto out;
     }
     size_t want = p->cells > (unsigned long)p->shard
@@ -130,15 +203,15 @@ static int part_read(shard_part *p, tp_err *err)
                             (unsigned long)p->n_shards
                       : 0;
     if (want > len || !(p->rows = calloc(want + 1, sizeof *p->rows))) { /* a row is >= 1 byte */
-        tp_err_at(err, p->path, 1, 1, "%lu cells is more than the file holds, expected a "
-                  "tpsim sweep part", p->cells);
+        tp_err_at(err, meta, 2, 1, "%lu cells is more than %s holds, expected a tpsim sweep "
+                  "part's sidecar", p->cells, p->path);
         goto out;
     }
     char *row;
-    while ((row = next_line(buf, len, &pos, p->path, (int)p->n_rows + 3, &bad, err))) {
+    while ((row = next_line(buf, len, &pos, p->path, (int)p->n_rows + 2, &bad, err))) {
         if (p->n_rows == want) {
             free(row);
-            tp_err_at(err, p->path, (int)p->n_rows + 3, 1, "more rows than shard %ld/%ld of %lu "
+            tp_err_at(err, p->path, (int)p->n_rows + 2, 1, "more rows than shard %ld/%ld of %lu "
                       "cells has (%zu)", p->shard, p->n_shards, p->cells, want);
             goto out;
         }
@@ -146,7 +219,7 @@ static int part_read(shard_part *p, tp_err *err)
     }
     if (bad) goto out;
     if (p->n_rows != want) {
-        tp_err_at(err, p->path, (int)p->n_rows + 3, 1,
+        tp_err_at(err, p->path, (int)p->n_rows + 2, 1,
                   "%zu rows, expected %zu for shard %ld/%ld "
                   "of %lu cells (a part cut short?)",
                   p->n_rows, want, p->shard, p->n_shards, p->cells);
@@ -162,25 +235,30 @@ int shard_merge(FILE *out, const char *const *paths, int n, tp_err *err)
 {
     shard_part *p = calloc((size_t)n, sizeof *p);
     shard_part **by_shard = NULL;
+    char (*meta)[OFILE_PATH_MAX + sizeof SHARD_META_EXT] = calloc((size_t)n + 1, sizeof *meta);
     int rc = -1;
-    if (!p) return tp_err_set(err, "out of memory");
+    if (!p || !meta) {
+        free(p);
+        free(meta);
+        return tp_err_set(err, "out of memory");
+    }
     for (int i = 0; i < n; i++) {
         p[i].path = paths[i];
-        if (part_read(&p[i], err)) goto out;
+        if (part_read(&p[i], meta[i], sizeof meta[i], err)) goto out;
         if (p[i].n_shards != p[0].n_shards || p[i].cells != p[0].cells) {
-            tp_err_at(err, p[i].path, 1, 1, "part %ld/%ld of %lu cells, but %s is a part of %ld "
+            tp_err_at(err, meta[i], 2, 1, "part %ld/%ld of %lu cells, but %s is a part of %ld "
                       "of %lu cells: not one sweep", p[i].shard, p[i].n_shards, p[i].cells,
                       p[0].path, p[0].n_shards, p[0].cells);
             goto out;
         }
         if (strcmp(p[i].fp, p[0].fp)) {
-            tp_err_at(err, p[i].path, 1, 1, "sweep %s, but %s is a part of sweep %s: not one sweep "
+            tp_err_at(err, meta[i], 2, 1, "sweep %s, but %s is a part of sweep %s: not one sweep "
                       "(another scenario, grid, --steps, --seed or --set), expected the parts of "
                       "one tpsim sweep command", p[i].fp, p[0].path, p[0].fp);
             goto out;
         }
         if (strcmp(p[i].header, p[0].header)) {
-            tp_err_at(err, p[i].path, 2, 1, "CSV header differs from %s's: not one sweep",
+            tp_err_at(err, p[i].path, 1, 1, "CSV header differs from %s's: not one sweep",
                       p[0].path);
             goto out;
         }
@@ -192,7 +270,7 @@ int shard_merge(FILE *out, const char *const *paths, int n, tp_err *err)
     }
     for (int i = 0; i < n; i++) {
         if (by_shard[p[i].shard]) {
-            tp_err_at(err, p[i].path, 1, 1, "shard %ld/%ld repeated (also in %s), expected each "
+            tp_err_at(err, meta[i], 2, 1, "shard %ld/%ld repeated (also in %s), expected each "
                       "shard once", p[i].shard, N, by_shard[p[i].shard]->path);
             goto out;
         }
@@ -210,6 +288,7 @@ int shard_merge(FILE *out, const char *const *paths, int n, tp_err *err)
 out:
     for (int i = 0; i < n; i++) part_free(&p[i]);
     free(p);
+    free(meta);
     free(by_shard);
     return rc;
 }

@@ -10,13 +10,13 @@ _tpsim() {
         run) words="--allow-foreign-calib --batch --calib --ctx --format --help --measured --mode --model --quiet --seed --set --steps --tp --trace --warmup" ;;
         validate) words="--allow-foreign-calib --calib --format --grid --help --jobs --kill-switch --loo --meas-cv --measured --mode --model --plot --quiet --scan --set --strict --summary --transfer --within" ;;
         serve) words="--allow-foreign-calib --block-size --calib --concurrency --format --gpu-memory-utilization --help --interval --isl --lengths --max-num-batched-tokens --max-num-seqs --measured --mode --model --osl --quiet --rate --requests --reserve-gib --seed --set --tp --trace" ;;
-        sweep) words="--allow-foreign-calib --batch --calib --ctx --fit --format --help --jobs --measured --mode --model --output --quiet --seed --set --shard --steps --tp --warmup" ;;
+        sweep) words="--allow-foreign-calib --batch --calib --ctx --fit --format --help --jobs --measured --mode --model --output --plot --quiet --seed --set --shard --steps --tp --warmup" ;;
         merge) words="--help" ;;
         plan) words="--allow-foreign-calib --batch-max --calib --ctx --ctx-range --format --gpu-memory-utilization --gpus --grid --hardware --help --jobs --measured --mode --model --no-intervals --output --plot --quiet --reserve-gib --seed --set --shard --steps --top --tp --tpot-ms --ttft-ms --warmup --workload" ;;
         fit-allreduce) words="--aic --algos --column --fit --format --hardware --help --max --min --nccl --nvls-busbw --output --tp --tuner --tuning-log --vllm --weight" ;;
         fit-kernels) words="--borrowed --borrowed-from --calib --format --hardware --help --output --quiet --test" ;;
-        trace) words="--format --hardware --help --kernels --output --quiet --step-marker" ;;
-        allreduce) words="--calib --column --format --help --log --mode --model --sizes --tp" ;;
+        trace) words="--format --hardware --help --kernels --output --plot --quiet --step-marker" ;;
+        allreduce) words="--calib --column --format --help --log --mode --model --plot --sizes --tp" ;;
         help) words="run validate serve sweep merge plan fit-allreduce fit-kernels trace allreduce" ;;
         esac
     fi

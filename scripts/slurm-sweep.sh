@@ -6,6 +6,7 @@
 #
 # Submits an array of N tasks (--array=0-(N-1)); task I runs
 #   tpsim sweep SCENARIO FLAGS --shard I/N -o PARTS_DIR/part-I.csv
+# (a plain CSV, with its shard and the sweep's fingerprint in the sidecar part-I.csv.meta)
 # with I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN and N = SLURM_ARRAY_TASK_COUNT, then a
 # merge job, held until every task succeeded (--dependency=afterok), that runs
 #   tpsim merge OUT.csv PARTS_DIR/part-0.csv ... part-(N-1).csv
@@ -49,7 +50,7 @@ parts=$(abs "${parts:-$out.parts}")
 [ -x "$tpsim" ] || { echo "$0: no tpsim at $tpsim (pass -t)" >&2; exit 2; }
 scenario=$(abs "$1"); shift
 mkdir -p "$parts"
-rm -f "$parts"/part-*.csv
+rm -f "$parts"/part-*.csv "$parts"/part-*.csv.meta
 # shellcheck disable=SC2086 # $extra is a list of sbatch options
 array=$(sbatch --parsable $extra --job-name=tpsim-sweep --array=0-$((n - 1)) \
     --output="$parts/slurm-%A_%a.out" "$here/slurm-sweep.sh" --task sweep "$tpsim" "$parts" \

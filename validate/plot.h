@@ -42,18 +42,20 @@ typedef struct plot_scan_data {
 
 int plot_scan(const plot_scan_data *d, size_t n, const char *dir, tp_err *err);
 
-/* plot_plan writes DIR/pareto-NAME and DIR/breakdown-NAME (.dat, .gp, .png, .svg): per-token
- * latency against tokens/s per GPU, one curve per configuration (its batches in order), the
- * target as a vertical line and the chosen point marked; and one stacked bar per entry of
- * bars (the winner's step, the runner-up's) split into compute, all-reduce, waiting for
- * peers, GPU waiting on the host and offset, with the target as a line. Files appear whole
- * or not at all. tpsim plan --plot. */
-typedef struct plot_plan_curve {
-    const char *label;
-    size_t n;
-    const double *step_ms, *tok_gpu;
-    const long *batch;
-} plot_plan_curve;
+/* plot_plan writes DIR/pareto-NAME and DIR/breakdown-NAME (.dat, .gp, .png, .svg): the
+ * Pareto frontier of per-token latency against tokens/s per GPU (the rows no other row beats
+ * on both), each point with its 95% interval of tokens/s per GPU as error bars (none where
+ * NAN), coloured by configuration, every searched row a faint dot, the target as a vertical
+ * line and the chosen point marked (both named in the key, outside the plot: never clipped);
+ * and one stacked bar per entry of bars (the winner's step, the runner-up's) split into
+ * compute, all-reduce, waiting for peers, GPU waiting on the host and offset, with the target
+ * as a line. Files appear whole or not at all. tpsim plan --plot. */
+typedef struct plot_plan_point {
+    const char *label; /* its configuration: "H100 SXM TP-8 graphs" */
+    long batch;
+    double step_ms, tok_gpu;
+    double step_lo, step_hi, tok_lo, tok_hi; /* its 95% interval; NAN: none */
+} plot_plan_point;
 
 typedef struct plot_plan_bar {
     const char *label;
@@ -63,8 +65,10 @@ typedef struct plot_plan_bar {
 typedef struct plot_plan_data {
     const char *name, *title;  /* NAME: "ctx2048" */
     double target_ms;
-    const plot_plan_curve *curves;
-    int n_curves;
+    const plot_plan_point *frontier; /* by step time */
+    size_t n_frontier;
+    const double *all_step_ms, *all_tok; /* every searched row of the context */
+    size_t n_all;
     const char *pick_label;    /* NULL: nothing chosen */
     double pick_step_ms, pick_tok;
     const plot_plan_bar *bars;
@@ -96,5 +100,43 @@ int plot_commit(plot_stage **sets, int n, int rc);
  * a promise about signals and every check made before the first move.) also should not
  * block: flush a stream first (ofile_flush). */
 int plot_commit_with(plot_stage **sets, int n, int rc, int (*also)(void *), void *arg);
+
+/* plot_xy and plot_groups: the figures of sweep --plot (step vs TP degree), allreduce --plot
+ * (latency vs message size, measured beside modelled) and trace compare --plot (per class,
+ * real beside simulated). Each writes DIR/NAME.dat, NAME.gp, NAME.png and NAME.svg, whole
+ * or not at all, as plot_plan does; cmd names the command in the script's head.
+ *
+ * plot_xy: one data block per series ("x y", two blank lines apart: gnuplot's index), drawn
+ * as lines with points, points only, or a line; log10 axes on request; with xtics_data the
+ * x tics are the x values the series hold (TP degrees). */
+enum { PLOT_LINESPOINTS, PLOT_POINTS, PLOT_LINE };
+
+typedef struct plot_xy_series {
+    const char *title;
+    size_t n;
+    const double *x, *y;
+    int style; /* PLOT_LINESPOINTS, PLOT_POINTS or PLOT_LINE */
+} plot_xy_series;
+
+typedef struct plot_xy_data {
+    const char *cmd, *name, *title, *about, *xlabel, *ylabel;
+    int logx, logy, xtics_data;
+    const plot_xy_series *series;
+    int n_series;
+} plot_xy_data;
+
+int plot_xy(const plot_xy_data *d, const char *dir, tp_err *err);
+int plot_xy_stage(const plot_xy_data *d, const char *dir, plot_stage **out, tp_err *err);
+
+/* plot_groups: one row per group ("label" then one value per set, NAN written as NaN and
+ * drawn as no bar), the sets side by side in each group. */
+typedef struct plot_groups_data {
+    const char *cmd, *name, *title, *about, *ylabel;
+    int n_groups, n_sets;
+    const char *const *groups, *const *sets;
+    const double *values; /* n_groups * n_sets, group-major */
+} plot_groups_data;
+
+int plot_groups(const plot_groups_data *d, const char *dir, tp_err *err);
 
 #endif

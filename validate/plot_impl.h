@@ -1,7 +1,7 @@
 /* plot_impl.h: what the parts of the plotter share; not for use outside validate/. The parts,
  * bottom to top: plot_files.c (sets, files, gnuplot; calls no other part), the figures
- * plot_mvp.c, plot_bars.c and plot_plan.c (each calls only plot_files.c), and plot.c, the
- * validation and scan drivers.
+ * plot_mvp.c, plot_bars.c, plot_plan.c and plot_xy.c (each calls only plot_files.c), and
+ * plot.c, the validation and scan drivers.
  *
  * Contract: plot_ctx is one figure set being drawn into its staging directory (see plot.c);
  * each figure function writes NAME.dat and NAME.gp there and fails with one tp_err line.

@@ -13,7 +13,8 @@ W=$TMP/w
 mkdir -p "$W"
 
 # what tpsim writes: sweep (both modes, TP-1 with no all-reduce: zero columns), plan with and
-# without intervals, a merged sweep, trace import --kernels, validate --scan (through 0);
+# without intervals, sweep and plan parts (--shard) and their sidecars, a merged sweep, trace
+# import --kernels, validate --scan (through 0);
 # fit-kernels' measured grids are the shipped models/kernels/*.csv (the bundled subsets of
 # tests/data/aic choose no grid)
 expect_ok "sweep" "$TPSIM" sweep $S --tp 1,2 --mode eager,graphs --steps 2 --quiet -o "$W/sweep.csv"
@@ -30,6 +31,11 @@ expect_ok "trace import --kernels" "$TPSIM" trace import "$B200" --kernels "$W/k
 expect_ok "validate --scan" "$TPSIM" validate $S --scan "$W/scan" --quiet
 expect_ok "validate --scan, 1 parameter" "$TPSIM" validate scenarios/paper-additive.yaml \
     --scan "$W/scan1" --quiet
+expect_ok "plan part" "$TPSIM" plan $S --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 4 --steps 2 \
+    --warmup 0 --quiet --format csv --shard 1/2 -o "$W/plan-part1.csv"
+# the parts themselves (and their sidecars, CSVs too) as a user would read them before merging
+cp "$TMP/part0.csv" "$W/sweep-part0.csv"; cp "$TMP/part0.csv.meta" "$W/sweep-part0.meta.csv"
+cp "$W/plan-part1.csv.meta" "$W/plan-part1.meta.csv"
 written=("$W"/*.csv "$W"/scan/*.csv "$W"/scan1/*.csv)
 shipped=($(git ls-files '*.csv' | grep -v -e '^tests/fuzz/' -e '^tests/data/arfit-bad-' \
     -e '^tests/data/aic/' -e '^tests/data/aic-allreduce'))

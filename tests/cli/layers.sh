@@ -48,13 +48,13 @@ mains=$(grep -l '^int main(' base/*.c sim/*.c validate/*.c 2>/dev/null)
 check "no main below cmd/${mains:+: $mains}" test -z "$mains"
 
 # the plotter is layered too: plot_files.c calls no other part of it, the figures (plot_mvp.c,
-# plot_bars.c, plot_plan.c) call only plot_files.c, plot.c drives them all
+# plot_bars.c, plot_plan.c, plot_xy.c) call only plot_files.c, plot.c drives them all
 defined() { sed -n 's/^[a-z][a-z_ *]* \**\(plot_[a-z_]*\)(.*/\1/p' "$@" | sort -u; }
 calls() { # calls FILE FUNCS...: the FUNCS that FILE calls
     local f=$1 fn; shift
     for fn in "$@"; do grep -qE "\b$fn\(" "$f" && echo "$fn"; done
 }
-figures="validate/plot_mvp.c validate/plot_bars.c validate/plot_plan.c"
+figures="validate/plot_mvp.c validate/plot_bars.c validate/plot_plan.c validate/plot_xy.c"
 up=$(calls validate/plot_files.c $(defined $figures validate/plot.c) | tr '\n' ' ')
 check "plot_files.c calls no other part of the plotter${up:+: $up}" test -z "$up"
 for f in $figures; do

@@ -173,11 +173,37 @@ check "no staging folder left" test -z "$(ls -A "$TMP/fig" | grep '^\.plot')"
 # that fit). TP-2 fits: 70,552,387,584 B of weights per GPU (tests/test_plan.c's TP-4 figure x 2)
 # < 0.9 x 85,520,809,984 - 4.84 GiB = 71,771,818,557 B, room for 3 sequences of 2048 tokens
 # (335,544,320 B each at TP-2).
-check "pareto data: one point per cell" test "$(grep -c '^[0-9]' "$TMP/fig/pareto-ctx2048.dat")" -eq "$(($(wc -l <"$TMP/fig.csv") - 1))"
-check "pareto data: one block per configuration" test "$(grep -c '^# "' "$TMP/fig/pareto-ctx2048.dat")" -eq 6
+check "pareto data: every cell a faint point" test "$(awk 'BEGIN{RS="\n\n\n"} NR==1' "$TMP/fig/pareto-ctx2048.dat" | grep -c '^[0-9]')" -eq "$(($(wc -l <"$TMP/fig.csv") - 1))"
 check "breakdown: winner and runner-up" test "$(grep -c '^"[12]: H100 SXM TP-' "$TMP/fig/breakdown-ctx2048.dat")" -eq 2
+check "pareto: error bars drawn" grep -q 'with yerrorbars' "$TMP/fig/pareto-ctx2048.gp"
+check "pareto: target and choice in the key (never clipped)" grep -q 'title "target 30 ms"' "$TMP/fig/pareto-ctx2048.gp"
+# the frontier drawn is the rows no other row beats on both step and tokens/s per GPU, found
+# here from the CSV alone, and each point's interval is the JSON's (same flags, --format json)
+expect_ok "plan json, same search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --format json
+cp "$TMP/out" "$TMP/fig.json"
+pyq "pareto: the frontier of the CSV's rows, with the JSON's intervals" "$TMP/fig/pareto-ctx2048.dat" "$TMP/fig.csv" "$TMP/fig.json" <<'PY'
+import csv, json, sys
+blocks = [b for b in open(sys.argv[1]).read().split("\n\n\n") if b.strip()]
+num = lambda b: [list(map(float, l.split())) for l in b.strip().splitlines() if not l.startswith("#")]
+front = [p for b in blocks[1:-2] for p in num(b)]
+rows = [(float(r["step_ms_mean"]), float(r["tokens_per_s_per_gpu"])) for r in csv.DictReader(open(sys.argv[2], newline=""))]
+want = sorted((s, t) for s, t in rows if not any((s2 <= s and t2 > t) or (s2 < s and t2 >= t) for s2, t2 in rows))
+got = [(p[0], p[1]) for p in front]
+assert len(got) == len(want) > 3, (len(got), len(want))
+assert all(abs(a[0] - b[0]) < 1e-5 and abs(a[1] - b[1]) < 1e-4 for a, b in zip(got, want)), (got, want)
+pareto = json.load(open(sys.argv[3]))["contexts"][0]["pareto"]
+assert len(pareto) == len(front), (len(pareto), len(front))
+for p, j in zip(front, pareto):
+    assert abs(p[0] - j["step_ms_mean"]) < 1e-5, (p, j["step_ms_mean"])
+    assert abs(p[2] - j["pred_lo_ms"]) < 1e-5 and abs(p[3] - j["pred_hi_ms"]) < 1e-5, (p, j)
+    assert abs(p[4] - j["tokens_per_s_per_gpu_lo"]) < 1e-4 and abs(p[5] - j["tokens_per_s_per_gpu_hi"]) < 1e-4, (p, j)
+    assert p[4] <= p[1] <= p[5], p
+chosen = num(blocks[-1])[0]
+c = json.load(open(sys.argv[3]))["contexts"][0]["winner"]
+assert abs(chosen[0] - c["step_ms_mean"]) < 1e-5 and abs(chosen[1] - c["tokens_per_s_per_gpu"]) < 1e-4, (chosen, c)
+PY
 check "target drawn" grep -q 'set arrow 1 from 30.000000, graph 0' "$TMP/fig/pareto-ctx2048.gp"
-check "choice marked" grep -q 'set label 2 "chosen: H100 SXM TP-' "$TMP/fig/pareto-ctx2048.gp"
+check "choice marked" grep -q 'title "chosen: H100 SXM TP-' "$TMP/fig/pareto-ctx2048.gp"
 touch "$TMP/afile"
 # the report goes first: one that cannot reach stdout leaves no figures and no folder
 "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 "${FAST[@]}" --plot "$TMP/full/figs" >/dev/full 2>"$TMP/err"
@@ -205,12 +231,14 @@ expect_ok "two contexts" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --ctx 2048,409
 check "two contexts: 16 files, no staging folder" test "$(ls -A "$TMP/two/figs" | wc -l)" -eq 16
 expect_fail2 "plot into a file" "plot: " "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 --quiet --plot "$TMP/afile/x"
 expect_fail2 "plot with shard" "--plot: a shard holds part of the search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --plot "$TMP/x" --shard 0/2 --format csv
+expect_fail2 "shard to stdout" "--shard: a part goes to a file with its sidecar FILE.meta, expected -o FILE" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --shard 0/2 --format csv
 
 # --- --shard I/N: three parts joined by tpsim merge are the unsharded CSV, byte for byte
 G=(plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 20 --format csv "${FAST[@]}")
 expect_ok "unsharded" "$TPSIM" "${G[@]}" -o "$TMP/whole.csv"
 for i in 0 1 2; do expect_ok "shard $i/3" "$TPSIM" "${G[@]}" --shard $i/3 -o "$TMP/part$i.csv"; done
-check "part header" grep -Eq "^# tpsim sweep part 1/3 of 80 cells, sweep [0-9a-f]{16}$" "$TMP/part1.csv"
+check "part: plan's CSV header first" cmp -s <(head -1 "$TMP/part1.csv") <(head -1 "$TMP/whole.csv")
+check "part sidecar" grep -Eqx "1,3,80,[0-9a-f]{16},[0-9a-f]{16}" "$TMP/part1.csv.meta"
 expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP/part2.csv" "$TMP/part0.csv" "$TMP/part1.csv"
 check "merged = unsharded" cmp -s "$TMP/whole.csv" "$TMP/merged.csv"
 
@@ -307,7 +335,7 @@ expect_fail2 "bad ctx range" "--ctx-range: 4096\.\.512, expected A < B" "$TPSIM"
 expect_fail2 "ctx twice" "the contexts are already given" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --ctx 2048 --ctx-range 512..1024
 expect_fail2 "shard needs csv" "--shard: parts are CSV" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --shard 0/2
 # parts of one plan merge into its CSV; a part of another plan (other --tpot-ms) is refused by
-# the fingerprint in its first line (issue 18); a small search holds as well as the whole one
+# the fingerprint in its sidecar PART.meta; a small search holds as well as the whole one
 Q=("${P[@]}" --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 --no-intervals --format csv)
 expect_ok "plan csv" "$TPSIM" "${Q[@]}" -o "$TMP/plan.csv"
 for i in 0 1; do expect_ok "plan part $i" "$TPSIM" "${Q[@]}" --shard $i/2 -o "$TMP/plan-$i.csv"; done
@@ -315,7 +343,7 @@ expect_ok "plan merge" "$TPSIM" merge "$TMP/plan-m.csv" "$TMP/plan-0.csv" "$TMP/
 check "merged plan = unsharded" cmp -s "$TMP/plan-m.csv" "$TMP/plan.csv"
 expect_ok "other plan part" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 40 --tp 4,8 --batch-max 16 \
     --no-intervals --format csv --shard 1/2 -o "$TMP/plan-x.csv"
-expect_fail2 "other plan refused" "plan-x.csv:1:1: sweep [0-9a-f]{16}, but .* not one sweep" "$TPSIM" merge "$TMP/plan-m2.csv" "$TMP/plan-0.csv" "$TMP/plan-x.csv"
+expect_fail2 "other plan refused" "plan-x.csv.meta:2:1: sweep [0-9a-f]{16}, but .* not one sweep" "$TPSIM" merge "$TMP/plan-m2.csv" "$TMP/plan-0.csv" "$TMP/plan-x.csv"
 expect_fail2 "utilization above 1" "--gpu-memory-utilization: 1.5 is out of range" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --gpu-memory-utilization 1.5
 # --no-intervals skips the intervals, never the fit: a copy whose YAML starts the launch cost
 # at 5 us (the fit moves it to ~26 us) gives the same steps with and without the flag

@@ -111,10 +111,23 @@ check "fit-kernels off a terminal: the same report" cmp -s "$TMP/out" "$TMP/tty-
 for i in 0 1 2 3; do
     expect_ok "shard $i/4" "$TPSIM" sweep $SCN "${GRID[@]}" --shard $i/4 --jobs 2 -o "$TMP/part$i.csv"
 done
-check "part header" grep -Eqx '# tpsim sweep part 2/4 of 18 cells, sweep [0-9a-f]{16}' "$TMP/part2.csv"
-check "one fingerprint for the parts of one sweep" test "$(sed -n 1p "$TMP"/part{0,1,2,3}.csv | sed 's/.*sweep //' | sort -u | wc -l)" -eq 1
-check "part 1 has cells 1,5,9,13,17" test "$(wc -l <"$TMP/part1.csv")" -eq 7
-check "part 3 has cells 3,7,11,15" test "$(wc -l <"$TMP/part3.csv")" -eq 6
+# a part is a plain CSV (the sweep's header first); its shard, the grid's size and the
+# fingerprints are in its sidecar PART.meta
+check "part: the sweep's header first" cmp -s <(head -1 "$TMP/part2.csv") <(head -1 "$TMP/j1.csv")
+check "sidecar header" test "$(head -1 "$TMP/part2.csv.meta")" = "shard,n_shards,cells,sweep,part"
+check "sidecar row" grep -Eqx '2,4,18,[0-9a-f]{16},[0-9a-f]{16}' "$TMP/part2.csv.meta"
+check "one fingerprint for the parts of one sweep" test "$(sed -n 2p "$TMP"/part{0,1,2,3}.csv.meta | cut -d, -f4 | sort -u | wc -l)" -eq 1
+check "part 1 has cells 1,5,9,13,17" test "$(wc -l <"$TMP/part1.csv")" -eq 6
+check "part 3 has cells 3,7,11,15" test "$(wc -l <"$TMP/part3.csv")" -eq 5
+# the sidecar's part sum is FNV-1a 64 of the part's bytes, recomputed here
+pyq "sidecar: the part's FNV-1a 64" "$TMP/part3.csv" <<'PY'
+import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+meta = open(sys.argv[1] + ".meta").read().splitlines()[1].split(",")
+assert meta[4] == "%016x" % h, (meta, "%016x" % h)
+PY
 expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP"/part{2,0,3,1}.csv
 check "merge = unsharded" cmp -s "$TMP/merged.csv" "$TMP/j1.csv"
 expect_ok "merge to stdout" "$TPSIM" merge - "$TMP"/part{0,1,2,3}.csv
@@ -128,37 +141,61 @@ expect_ok "merge small" "$TPSIM" merge "$TMP/small-m.csv" "$TMP"/small{4,3,2,1,0
 check "small merge = unsharded" cmp -s "$TMP/small-m.csv" "$TMP/small.csv"
 # refusals: one line, status 2, no output file
 expect_fail2 "missing shard" "shard 1/4 is missing: 3 of 4 parts" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv
-expect_fail2 "repeated shard" "part1.csv:1:1: shard 1/4 repeated" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,1,2,3,1}.csv
+expect_fail2 "repeated shard" "part1.csv.meta:2:1: shard 1/4 repeated" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,1,2,3,1}.csv
+# a part edited or cut after its sidecar was written fails the sidecar's sum; with a sidecar
+# made to match (fnvmeta), the part's own checks speak
+fnvmeta() { # PART SHARD: a sidecar for PART as shard SHARD/4 of 18 cells of part1's sweep
+    /usr/bin/python3 - "$@" <<'PY'
+import sys
+p, shard = sys.argv[1], sys.argv[2]
+h = 0xcbf29ce484222325
+for b in open(p, "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+fp = open(p.rsplit("/", 1)[0] + "/part1.csv.meta").read().splitlines()[1].split(",")[3]
+open(p + ".meta", "w").write("shard,n_shards,cells,sweep,part\n%s,4,18,%s,%016x\n" % (shard, fp, h))
+PY
+}
 { head -n 3 "$TMP/part1.csv"; sed -n 4p "$TMP/part1.csv" | head -c 20; } >"$TMP/cut.csv"
+cp "$TMP/part1.csv.meta" "$TMP/cut.csv.meta"
+expect_fail2 "cut part: not its sidecar's" "cut.csv: not the part its sidecar .*cut.csv.meta describes" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/cut.csv"
+fnvmeta "$TMP/cut.csv" 1
 expect_fail2 "cut part" "cut.csv:4:21: line cut short" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/cut.csv"
-head -n 4 "$TMP/part1.csv" >"$TMP/short.csv"
-expect_fail2 "short part" "short.csv:5:1: 2 rows, expected 5 for shard 1/4" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/short.csv"
-expect_fail2 "not a part" "j1.csv:1:1: not a tpsim sweep part" "$TPSIM" merge "$TMP/m.csv" "$TMP/j1.csv"
-expect_fail2 "other sweep" "small1.csv:1:1: part 1/5 of 2 cells, but .* of 18 cells" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/small1.csv"
-sed '2s/^scenario/scenariox/' "$TMP/part1.csv" >"$TMP/hdr.csv"
-expect_fail2 "other header" "hdr.csv:2:1: CSV header differs" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/hdr.csv"
+head -n 3 "$TMP/part1.csv" >"$TMP/short.csv"
+fnvmeta "$TMP/short.csv" 1
+expect_fail2 "short part" "short.csv:4:1: 2 rows, expected 5 for shard 1/4" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/short.csv"
+expect_fail2 "not a part (no sidecar)" "j1.csv: no sidecar .*j1.csv.meta beside it, expected a tpsim sweep part" "$TPSIM" merge "$TMP/m.csv" "$TMP/j1.csv"
+cp "$TMP/j1.csv" "$TMP/j2.csv"; head -2 "$TMP/j1.csv" >"$TMP/j2.csv.meta"
+expect_fail2 "not a sidecar" "j2.csv.meta:1:1: not a tpsim sweep part's sidecar" "$TPSIM" merge "$TMP/m.csv" "$TMP/j2.csv"
+cp "$TMP/part1.csv" "$TMP/p1.csv"; printf 'shard,n_shards,cells,sweep,part\n1,4,18,xyz,0\n' >"$TMP/p1.csv.meta"
+expect_fail2 "bad sidecar row" "p1.csv.meta:2:1: expected one row 'I,N,T,FP,SUM'" "$TPSIM" merge "$TMP/m.csv" "$TMP/p1.csv"
+expect_fail2 "other sweep" "small1.csv.meta:2:1: part 1/5 of 2 cells, but .* of 18 cells" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/small1.csv"
+sed '1s/^scenario/scenariox/' "$TMP/part1.csv" >"$TMP/hdr.csv"
+fnvmeta "$TMP/hdr.csv" 1
+expect_fail2 "other header" "hdr.csv:1:1: CSV header differs" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/hdr.csv"
 expect_fail2 "no such part" "nope.csv: cannot open" "$TPSIM" merge "$TMP/m.csv" "$TMP/nope.csv"
 expect_fail2 "no parts" "merge: expected OUT and at least one PART" "$TPSIM" merge "$TMP/m.csv"
 # a part's shard count is bounded as --shard's N is (4096): a forged count is one line, not
 # an allocation of N entries ("out of memory", or an abort under ASan)
+printf 'scenario\na\n' >"$TMP/many.csv"
 for n in 4097 1099511627776 100000000000000000; do
-    printf '# tpsim sweep part 0/%s of 1 cells, sweep 0123456789abcdef\nscenario\na\n' "$n" >"$TMP/many.csv"
-    expect_fail2 "$n shards" "many.csv:1:1: $n shards, expected at most 4096" "$TPSIM" merge "$TMP/m.csv" "$TMP/many.csv"
+    printf 'shard,n_shards,cells,sweep,part\n0,%s,1,0123456789abcdef,4fcf44cb26c75a90\n' "$n" >"$TMP/many.csv.meta"
+    expect_fail2 "$n shards" "many.csv.meta:2:1: $n shards, expected at most 4096" "$TPSIM" merge "$TMP/m.csv" "$TMP/many.csv"
 done
 # parts of another sweep (other --steps, --seed, --set, grid, scenario bytes) are refused by the
-# fingerprint in every part's first line, although their shape (N, T, header) is the same
+# fingerprint in every part's sidecar, although their shape (N, T, header) is the same
 for extra in "--steps 4" "--seed 7" "--set host.launch.cv=0.2" "--batch 1,2,16"; do
     # shellcheck disable=SC2086
     expect_ok "foreign part ($extra)" "$TPSIM" sweep $SCN "${GRID[@]}" $extra --shard 1/4 -o "$TMP/foreign.csv"
-    expect_fail2 "foreign part refused ($extra)" "foreign.csv:1:1: sweep [0-9a-f]{16}, but .*part0.csv is a part of sweep [0-9a-f]{16}: not one sweep" \
+    expect_fail2 "foreign part refused ($extra)" "foreign.csv.meta:2:1: sweep [0-9a-f]{16}, but .*part0.csv is a part of sweep [0-9a-f]{16}: not one sweep" \
         "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/foreign.csv"
 done
 cp "$SCN" "$TMP/copy.yaml"; echo "# another file" >>"$TMP/copy.yaml"
 expect_ok "part of another scenario file" "$TPSIM" sweep "$TMP/copy.yaml" "${GRID[@]}" --shard 1/4 -o "$TMP/foreign.csv"
-expect_fail2 "other scenario bytes refused" "foreign.csv:1:1: sweep .* not one sweep" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/foreign.csv"
+expect_fail2 "other scenario bytes refused" "foreign.csv.meta:2:1: sweep .* not one sweep" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/foreign.csv"
 # the same sweep with other -o, --jobs, --quiet is the same sweep
 expect_ok "same sweep, other jobs" "$TPSIM" sweep $SCN "${GRID[@]}" --shard 1/4 --jobs 1 --quiet -o "$TMP/again.csv"
-check "same fingerprint" cmp -s "$TMP/again.csv" "$TMP/part1.csv"
+check "same part" cmp -s "$TMP/again.csv" "$TMP/part1.csv"
+check "same fingerprint" cmp -s "$TMP/again.csv.meta" "$TMP/part1.csv.meta"
 # OUT may not be a part: not by its name, a symlink to it, a hard link, or ./ spelling
 cp "$TMP/part0.csv" "$TMP/keep0.csv"
 expect_fail2 "OUT is a part" "part0.csv: is the input .*part0.csv, refusing to overwrite it" "$TPSIM" merge "$TMP/part0.csv" "$TMP"/part{0,1,2,3}.csv
@@ -168,9 +205,18 @@ ln -f "$TMP/part0.csv" "$TMP/hard.csv"
 expect_fail2 "OUT a hard link to a part" "hard.csv: is the input" "$TPSIM" merge "$TMP/hard.csv" "$TMP"/part{0,1,2,3}.csv
 check "the part is intact" cmp -s "$TMP/part0.csv" "$TMP/keep0.csv"
 check "link still a link" test -L "$TMP/link.csv"
+cp "$TMP/part0.csv.meta" "$TMP/keep0.meta"
+expect_fail2 "OUT is a sidecar" "part0.csv.meta: is the input .*part0.csv.meta, refusing to overwrite it" "$TPSIM" merge "$TMP/part0.csv.meta" "$TMP"/part{0,1,2,3}.csv
+check "the sidecar is intact" cmp -s "$TMP/part0.csv.meta" "$TMP/keep0.meta"
 check "no output file after refusals" test ! -e "$TMP/m.csv"
 expect_fail2 "shard out of range" "--shard I: 4 is out of range, expected 0\.\.3" "$TPSIM" sweep $SCN --shard 4/4
 expect_fail2 "shard no slash" "--shard: '2', expected I/N" "$TPSIM" sweep $SCN --shard 2
 expect_fail2 "shard zero" "--shard N" "$TPSIM" sweep $SCN --shard 0/0
+expect_fail2 "shard to stdout" "--shard: a part goes to a file with its sidecar FILE.meta, expected -o FILE" "$TPSIM" sweep $SCN --shard 0/2
+# the sidecar is an output too: one named like an input is refused, and nothing is written
+cp "$SCN" "$TMP/in.csv.meta"
+expect_fail2 "sidecar is the scenario" "in.csv.meta: is one of this run's inputs" "$TPSIM" sweep "$TMP/in.csv.meta" --tp 2 --steps 2 --shard 0/2 -o "$TMP/in.csv"
+check "sidecar refused: no part written" test ! -e "$TMP/in.csv"
+check "sidecar refused: the scenario intact" cmp -s "$SCN" "$TMP/in.csv.meta"
 
 finish

@@ -116,7 +116,7 @@ queue_empty() { [ -z "$(squeue -h -o %i)" ]; }
 wait_for 180 "the array and the merge to finish" queue_empty
 test -f "$D/out.csv" || fail "no merged output (merge job $merge)"
 for i in 0 1 2; do
-    grep -Eqx "# tpsim sweep part $i/3 of 12 cells, sweep [0-9a-f]{16}" "$D/out.csv.parts/part-$i.csv" ||
+    grep -Eqx "$i,3,12,[0-9a-f]{16},[0-9a-f]{16}" "$D/out.csv.parts/part-$i.csv.meta" ||
         fail "part $i is not shard $i/3 (array task ${array}_$i)"
 done
 cmp "$D/want.csv" "$D/out.csv" || fail "merged CSV differs from the unsharded sweep"
