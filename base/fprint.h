@@ -39,6 +39,8 @@ typedef struct fp_check {
     char computed[FP_HEX]; /* fp_tree of the file as it is */
 } fp_check;
 
+/* One 64-bit word into the state h (a bijection of h for each w). */
+uint64_t fp_mix(uint64_t h, uint64_t w);
 /* The hash of n bytes, continuing from h (FP_SEED to start). */
 uint64_t fp_bytes(uint64_t h, const void *p, size_t n);
 void fp_hex(uint64_t h, char out[FP_HEX]);

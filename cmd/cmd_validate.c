@@ -327,8 +327,8 @@ static void vcmd_print_summary(const val_report *r)
         if (!isnan(c->skill)) snprintf(skill, sizeof skill, "%+.2f", c->skill);
         if (r->opt.intervals && c->tested)
             snprintf(inside, sizeof inside, "%d/%d", c->n_inside, c->n_heldout);
-        printf("| %s | %s | %s | %s | %s | %s | %s%s | %s | %s |\n", r->scn.name, pn, c->config, held,
-               best, skill, val_verdict_name(c->verdict),
+        printf("| %s | %s | %s | %s | %s | %s | %s%s | %s | %s |\n", r->scn.name, pn, c->config,
+               held, best, skill, val_verdict_name(c->verdict),
                r->n_unverified ? " (on an edited file's numbers)" : "", inside, ident);
     }
 }

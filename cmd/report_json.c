@@ -187,7 +187,7 @@ static void vjson_evidence(jw *w, const val_report *r)
         jw_obj(w);
         jw_kstr(w, "key", v->key);
         jw_kstr(w, "why", v->note);
-        jw_kstr(w, "file", v->file[0] ? v->file : NULL);
+        jw_kstr(w, "in_file", v->file[0] ? v->file : NULL);
         jw_knum(w, "value", v->value);
         jw_knum(w, "change_pct", 100 * VAL_SENS_FRAC);
         jw_key(w, "cells");
@@ -236,13 +236,13 @@ const char *vjson_state_name(int state)
          : state == FP_NONE  ? "not sealed" : "";
 }
 
-/* validate JSON: "files" (every file read, its fingerprint, a calibration's numbers' check)
+/* validate JSON: "inputs_read" (every file read, its fingerprint, a calibration's numbers' check)
  * and "unverified" */
 static void vjson_files(jw *w, const val_report *r)
 {
     rfile_input in[RFILE_MAX_INPUTS];
     int n = rfile_inputs_read(in, RFILE_MAX_INPUTS);
-    jw_key(w, "files");
+    jw_key(w, "inputs_read");
     jw_arr(w);
     for (int i = 0; i < n; i++) {
         int st = vjson_calib_state(&r->scn, in[i].path);

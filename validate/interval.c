@@ -466,6 +466,44 @@ static int val_sens_arcal(val_report *r, const arcal *a, tp_err *err)
     return 0;
 }
 
+/* vs's moves for a number of a file: each fold re-predicted with the file read again */
+static void val_sens_moves_file(val_ctx *c, val_sens *vs, double *preds)
+{
+    val_report *r = c->r;
+    for (size_t i = 0; i < r->n_cells; i++) vs->minus_ms[i] = vs->plus_ms[i] = NAN;
+    for (int sign = -1; sign <= 1; sign += 2)
+        for (int f = 0; f < r->n_folds; f++) {
+            tp_err moved = {{0}}; /* a moved value the file refuses leaves NAN */
+            if (val_predict_fold_moved(c, f, r->folds[f].fitted, vs, 1.0 + sign * VAL_SENS_FRAC,
+                                       preds, &moved))
+                continue;
+            for (size_t i = 0; i < r->n_cells; i++)
+                if (r->cells[i].fold == f && r->cells[i].role == VAL_HELDOUT)
+                    (sign < 0 ? vs->minus_ms : vs->plus_ms)[i] = preds[i];
+        }
+}
+
+/* An unverified file's numbers (val_provenance): assumed, each with its sensitivity */
+static int val_sens_files(val_ctx *c, tp_err *err)
+{
+    val_report *r = c->r;
+    const scenario *spec = c->spec;
+    if (spec->has_kernels && spec->kernels.fp_why[0] && val_sens_kcal(r, &spec->kernels, err))
+        return -1;
+    for (int i = 0; i < spec->n_cals; i++)
+        if (spec->cals[i].fp_why[0] && val_sens_arcal(r, &spec->cals[i], err)) return -1;
+    const measured_cal *m = &spec->measured;
+    for (int p = 0; m->path[0] && m->fp_why[0] && p < MEASURED_PARTS; p++) {
+        const measured_group *g = &m->parts[p];
+        char note[512];
+        snprintf(note, sizeof note, "%.250s: %.250s", m->path, m->fp_why);
+        for (int k = 0; g->state == MEASURED_SET && k < g->n_keys; k++)
+            if (!g->overridden_by[k][0] && val_sens_add(r, g->keys[k], note, c->doc, NAN, err))
+                return -1;
+    }
+    return 0;
+}
+
 int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
 {
     val_report *r = c->r;
@@ -501,33 +539,11 @@ int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
                      hd->items[i].col, hd->items[i].why);
             if (val_sens_add(r, hw_keys[k][1], note, c->doc, hd->items[i].value, err)) return -1;
         }
-    /* an unverified calibration's numbers: every one assumed, with its sensitivity */
-    if (spec->has_kernels && spec->kernels.fp_why[0] && val_sens_kcal(r, &spec->kernels, err))
-        return -1;
-    for (int i = 0; i < spec->n_cals; i++)
-        if (spec->cals[i].fp_why[0] && val_sens_arcal(r, &spec->cals[i], err)) return -1;
-    for (int p = 0; spec->measured.path[0] && spec->measured.fp_why[0] && p < MEASURED_PARTS; p++) {
-        const measured_group *g = &spec->measured.parts[p];
-        char note[512];
-        snprintf(note, sizeof note, "%.250s: %.250s", spec->measured.path, spec->measured.fp_why);
-        for (int k = 0; g->state == MEASURED_SET && k < g->n_keys; k++)
-            if (!g->overridden_by[k][0] && val_sens_add(r, g->keys[k], note, c->doc, NAN, err))
-                return -1;
-    }
+    if (val_sens_files(c, err)) return -1;
     for (int s = 0; s < r->n_sens; s++) {
         val_sens *vs = &r->sens[s];
         if (vs->file[0]) { /* moved in its file, every fold re-predicted */
-            for (size_t i = 0; i < r->n_cells; i++) vs->minus_ms[i] = vs->plus_ms[i] = NAN;
-            for (int sign = -1; sign <= 1; sign += 2)
-                for (int f = 0; f < r->n_folds; f++) {
-                    tp_err moved = {{0}};
-                    if (val_predict_fold_moved(c, f, r->folds[f].fitted, vs,
-                                               1.0 + sign * VAL_SENS_FRAC, preds, &moved))
-                        continue;
-                    for (size_t i = 0; i < r->n_cells; i++)
-                        if (r->cells[i].fold == f && r->cells[i].role == VAL_HELDOUT)
-                            (sign < 0 ? vs->minus_ms : vs->plus_ms)[i] = preds[i];
-                }
+            val_sens_moves_file(c, vs, preds);
             continue;
         }
         const cfg_node *n = cfg_find(cfg_root(c->doc), vs->key);
