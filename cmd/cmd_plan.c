@@ -370,6 +370,7 @@ static int pcmd_write(pflags_opts *o, const char *path, const plan_result *r, co
     }
     if (o->n_shards) {
         if (shard_fp_file(&o->fp, path, err)) return -1;
+        shard_fp_inputs(&o->fp);
         shard_header(out, o->shard, o->n_shards, r->n_cells, o->fp);
     }
     if (o->format == 1)

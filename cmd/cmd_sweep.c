@@ -218,6 +218,7 @@ static int sweep_output(sweep_opts *o, const char *path, const scenario *s, cons
         /* the scenario's bytes complete the fingerprint (another file of the same name on
          * another machine is another sweep) */
         if (shard_fp_file(&o->fp, path, err)) return -1;
+        shard_fp_inputs(&o->fp);
         shard_header(out, o->shard, o->n_shards, total, o->fp);
     }
     sweep_write(out, o->json, s, row_mode, rows, n_rows);

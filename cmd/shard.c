@@ -45,6 +45,22 @@ int shard_fp_file(uint64_t *fp, const char *path, tp_err *err)
     return 0;
 }
 
+static int shard_cmp_fp(const void *a, const void *b)
+{
+    return strcmp(((const rfile_input *)a)->fp, ((const rfile_input *)b)->fp);
+}
+
+void shard_fp_inputs(uint64_t *fp)
+{
+    static _Thread_local rfile_input in[RFILE_MAX_INPUTS];
+    int n = rfile_inputs_read(in, RFILE_MAX_INPUTS);
+    /* by fingerprint, not by path or order: the same files under another folder on another
+     * machine are the same sweep; a changed byte in any of them is another */
+    qsort(in, (size_t)n, sizeof in[0], shard_cmp_fp);
+    for (int i = 0; i < n; i++)
+        if (in[i].fp[0]) shard_fp(fp, in[i].fp, strlen(in[i].fp) + 1);
+}
+
 void shard_header(FILE *f, long shard, long n_shards, size_t cells, uint64_t fp)
 {
     fprintf(f, "# tpsim sweep part %ld/%ld of %zu cells, sweep %016llx\n", shard, n_shards, cells,
@@ -175,8 +191,8 @@ int shard_merge(FILE *out, const char *const *paths, int n, tp_err *err)
         }
         if (strcmp(p[i].fp, p[0].fp)) {
             tp_err_at(err, p[i].path, 1, 1, "sweep %s, but %s is a part of sweep %s: not one sweep "
-                      "(another scenario, grid, --steps, --seed or --set), expected the parts of "
-                      "one tpsim sweep command", p[i].fp, p[0].path, p[0].fp);
+                      "(another scenario, a file it names changed, grid, --steps, --seed or --set), "
+                      "expected the parts of one tpsim sweep command", p[i].fp, p[0].path, p[0].fp);
             goto out;
         }
         if (strcmp(p[i].header, p[0].header)) {

@@ -5,7 +5,8 @@
  * unsharded CSV with its own rows only, headed by one line
  *   # tpsim sweep part I/N of T cells, sweep FP
  * (N at most SHARD_MAX, in a part as on the command line; FP 16 hex digits, the sweep's
- * fingerprint: shard_fp of the scenario file's bytes and every flag that shapes the rows,
+ * fingerprint: shard_fp of the scenario file's bytes, of every file it names (shard_fp_inputs)
+ * and of every flag that shapes the rows,
  * so grid, --steps, --warmup, --seed, --set, --calib, ...; not -o, --shard, --jobs, --quiet).
  * shard_merge reads N parts (any order), checks that they are one sweep's parts (same FP,
  * N, T and CSV header), each shard
@@ -34,6 +35,10 @@ void shard_header(FILE *f, long shard, long n_shards, size_t cells, uint64_t fp)
  * bytes (0, or -1 with err set when it cannot be read). */
 void shard_fp_flag(uint64_t *fp, const char *name, const char *value);
 int shard_fp_file(uint64_t *fp, const char *path, tp_err *err);
+/* Every file the process has read so far (rfile.h: the scenario and every file it names:
+ * model, hardware, calibrations, grids, host files), by the fingerprint of its bytes: parts
+ * made across an edit of any of them are two sweeps. */
+void shard_fp_inputs(uint64_t *fp);
 int shard_merge(FILE *out, const char *const *parts, int n_parts, tp_err *err);
 
 #endif

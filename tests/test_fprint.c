@@ -26,7 +26,8 @@ static void test_every_byte_counts(void **state)
     for (size_t i = 0; i < sizeof buf; i++)
         for (int bit = 0; bit < 8; bit++) {
             buf[i] ^= (unsigned char)(1u << bit);
-            if (fp_bytes(FP_SEED, buf, sizeof buf) == h0) fail_msg("byte %zu bit %d unseen", i, bit);
+            if (fp_bytes(FP_SEED, buf, sizeof buf) == h0)
+                fail_msg("byte %zu bit %d unseen", i, bit);
             buf[i] ^= (unsigned char)(1u << bit);
         }
     /* a trailing zero byte is not padding: the length counts */
@@ -73,7 +74,8 @@ static void test_tree_numbers_not_comments(void **state)
 {
     (void)state;
     uint64_t a = tree_of("a: 1\nb: {c: 2.5, d: [1, 2]}\n");
-    assert_true(a == tree_of("# a comment\na:   1\nb:\n  c: 2.5   # another\n  d:\n    - 1\n    - 2\n"));
+    assert_true(a == tree_of("# a comment\na:   1\nb:\n  c: 2.5   # another\n  d:\n"
+                             "    - 1\n    - 2\n"));
     assert_true(a != tree_of("a: 1\nb: {c: 2.6, d: [1, 2]}\n"));
     assert_true(a != tree_of("a: 1\nb: {c: 2.5, d: [1, 2, 3]}\n"));
     assert_true(a != tree_of("a: 1\nb: {e: 2.5, d: [1, 2]}\n")); /* the key counts */
