@@ -191,8 +191,9 @@ int shard_merge(FILE *out, const char *const *paths, int n, tp_err *err)
         }
         if (strcmp(p[i].fp, p[0].fp)) {
             tp_err_at(err, p[i].path, 1, 1, "sweep %s, but %s is a part of sweep %s: not one sweep "
-                      "(another scenario, a file it names changed, grid, --steps, --seed or --set), "
-                      "expected the parts of one tpsim sweep command", p[i].fp, p[0].path, p[0].fp);
+                      "(another scenario, a file it names changed, grid, --steps, --seed or "
+                      "--set), expected the parts of one tpsim sweep command", p[i].fp, p[0].path,
+                      p[0].fp);
             goto out;
         }
         if (strcmp(p[i].header, p[0].header)) {
