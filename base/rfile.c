@@ -13,11 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fprint.h"
 #include "locate.h"
 
 static struct rfile_id {
     dev_t dev;
     ino_t ino;
+    rfile_input what; /* its path as first read, its fingerprint */
 } rfile_inputs[RFILE_MAX_INPUTS];
 static size_t rfile_n_inputs;
 /* Worker threads may load scenarios concurrently: the record takes a spin lock (held for a
@@ -38,12 +40,27 @@ static int rfile_known(const struct stat *st)
     return 0;
 }
 
-static void rfile_remember(const struct stat *st)
+static void rfile_remember(const struct stat *st, const char *path, const char *buf, size_t len)
 {
     rfile_lock_take();
-    if (!rfile_known(st) && rfile_n_inputs < RFILE_MAX_INPUTS)
-        rfile_inputs[rfile_n_inputs++] = (struct rfile_id){st->st_dev, st->st_ino};
+    if (!rfile_known(st) && rfile_n_inputs < RFILE_MAX_INPUTS) {
+        struct rfile_id *r = &rfile_inputs[rfile_n_inputs++];
+        memset(r, 0, sizeof *r);
+        r->dev = st->st_dev, r->ino = st->st_ino;
+        snprintf(r->what.path, sizeof r->what.path, "%s", path);
+        r->what.bytes = (size_t)st->st_size;
+        if (buf) fp_hex(fp_bytes(FP_SEED, buf, len), r->what.fp); /* streamed: "" */
+    }
     rfile_lock_give();
+}
+
+int rfile_inputs_read(rfile_input *out, int cap)
+{
+    rfile_lock_take();
+    int n = 0;
+    for (size_t i = 0; i < rfile_n_inputs && n < cap; i++) out[n++] = rfile_inputs[i].what;
+    rfile_lock_give();
+    return n;
 }
 
 int rfile_is_input(const struct stat *st)
@@ -210,7 +227,7 @@ int rfile_read(const char *path, size_t cap, const char *what, char **buf, size_
         /* a regular file reads as it always does; O_NONBLOCK only matters for the others */
         if (regular) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         rc = rfile_slurp(fd, regular, path, cap, what, buf, len, err);
-        if (rc == 0 && regular) rfile_remember(&st);
+        if (rc == 0 && regular) rfile_remember(&st, path, *buf, *len);
     }
     close(fd);
     return rc;
@@ -234,6 +251,6 @@ int rfile_check_regular(const char *path, size_t cap, const char *what, tp_err *
     if ((uintmax_t)st.st_size > cap)
         return tp_err_set(err, "%s: larger than %s, expected %s", path,
                           rfile_size_text(cap, sz, sizeof sz), what);
-    rfile_remember(&st);
+    rfile_remember(&st, path, NULL, 0);
     return 0;
 }

@@ -14,7 +14,9 @@
  * the process, and rfile_is_input says whether a file is one of them, so an output about
  * to replace an input can be refused (ofile.h). This record is the module's one piece of
  * process-wide state (thread-safe); it holds RFILE_MAX_INPUTS distinct files (more are not
- * recorded).
+ * recorded). Each record keeps the path the file was first read by and the fingerprint of
+ * the bytes read (fprint.h's fp_bytes; "" for a file checked by rfile_check_regular, which a
+ * reader streams itself), so a command can list every file its answer rests on.
  */
 #ifndef TPSIM_RFILE_H
 #define TPSIM_RFILE_H
@@ -26,6 +28,12 @@
 
 #define RFILE_TIMEOUT_MS 5000
 #define RFILE_MAX_INPUTS 256
+
+typedef struct rfile_input {
+    char path[512];
+    char fp[17];   /* fp_bytes of the bytes read, 16 hex digits; "" when streamed */
+    size_t bytes;
+} rfile_input;
 
 int rfile_read(const char *path, size_t cap, const char *what, char **buf, size_t *len,
                tp_err *err);
@@ -40,5 +48,7 @@ int rfile_is_input(const struct stat *st);
  * fixtures): the file system may give a deleted input's inode to a new file, which would
  * then be refused as an input. */
 void rfile_forget_inputs(void);
+/* The recorded inputs, in the order first read, copied into out (at most cap); their count. */
+int rfile_inputs_read(rfile_input *out, int cap);
 
 #endif

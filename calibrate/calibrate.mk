@@ -87,7 +87,10 @@ $(CAL_OBJ)/num.o: base/num.c base/num.h | $(CAL_OBJ)
 $(CAL_OBJ)/ofile.o: base/ofile.c base/ofile.h base/rfile.h base/err.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Ibase -c $< -o $@
 
-$(CAL_OBJ)/rfile.o: base/rfile.c base/rfile.h base/err.h | $(CAL_OBJ)
+$(CAL_OBJ)/rfile.o: base/rfile.c base/rfile.h base/err.h base/fprint.h | $(CAL_OBJ)
+	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Ibase -c $< -o $@
+
+$(CAL_OBJ)/fprint.o: base/fprint.c base/fprint.h | $(CAL_OBJ)
 	$(CC) $(CAL_CFLAGS) -D_POSIX_C_SOURCE=200809L -Ibase -c $< -o $@
 
 # the flag parser's and file reader's closest-name hints
@@ -108,8 +111,8 @@ $(CAL_OBJ)/probe_gemv.o: calibrate/probe_gemv.c calibrate/probe_gemv.h calibrate
 $(CAL_OBJ)/probe_kernels.o: calibrate/probe_kernels.cu calibrate/probe_kernels.h | $(CAL_OBJ)
 	$(CAL_NVCC) $(CAL_NVCCFLAGS) -c $< -o $@
 
-$(CAL_SWEEP): $(CAL_OBJ)/nccl_sweep.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o $(CAL_OBJ)/locate.o
+$(CAL_SWEEP): $(CAL_OBJ)/nccl_sweep.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o $(CAL_OBJ)/fprint.o $(CAL_OBJ)/locate.o
 	$(CC) -o $@ $^ $(CAL_NCCL_LINK) -Wl,-rpath,$(CAL_NCCL_LIBDIR) $(CAL_LDLIBS)
 
-$(CAL_PROBE): $(CAL_OBJ)/probe.o $(CAL_OBJ)/probe_gemv.o $(CAL_OBJ)/probe_kernels.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o $(CAL_OBJ)/locate.o
+$(CAL_PROBE): $(CAL_OBJ)/probe.o $(CAL_OBJ)/probe_gemv.o $(CAL_OBJ)/probe_kernels.o $(CAL_OBJ)/cal_common.o $(CAL_OBJ)/cli.o $(CAL_OBJ)/err.o $(CAL_OBJ)/num.o $(CAL_OBJ)/ofile.o $(CAL_OBJ)/rfile.o $(CAL_OBJ)/fprint.o $(CAL_OBJ)/locate.o
 	$(CC) -o $@ $^ $(CAL_LDLIBS) -lstdc++

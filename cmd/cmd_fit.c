@@ -9,6 +9,7 @@
 #include "arfit.h"
 #include "coll.h"
 #include "cli.h"
+#include "fprint.h"
 #include "num.h"
 #include "ofile.h"
 #include "nccl_tuning.h"
@@ -380,6 +381,27 @@ static int write_calibration(FILE *f, const fit_args *a, const arfit_sweep *s,
     return ferror(f) ? -1 : 0;
 }
 
+/* The calibration with its fingerprint (fprint.h): its numbers and the logs it was fitted on,
+ * so a loader tells an edited number from the fitted one. */
+static int write_sealed(FILE *f, const fit_args *a, const arfit_sweep *s,
+                        const arfit_linear_fit *lin, const arfit_piecewise_fit *pw,
+                        const fit_tuner *tu, const fit_aic *aic, tp_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return tp_err_set(err, "fit-allreduce: out of memory");
+    int bad = write_calibration(m, a, s, lin, pw, tu, aic);
+    if (fclose(m) || bad) {
+        free(text);
+        return tp_err_set(err, "%s: cannot write the calibration", a->out);
+    }
+    const char *in[2] = {a->file, a->tuning_log};
+    int rc = fp_seal(f, a->out, text, len, in, a->tuning_log ? 2 : 1, err);
+    free(text);
+    return rc;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Reports
  * ------------------------------------------------------------------------------------------- */
@@ -556,13 +578,11 @@ int tpsim_cmd_fit_allreduce(int argc, char **argv)
         int to_stdout = a.out && cli_is_stdout(a.out);
         if (ok && a.out && !to_stdout) {
             ok = ofile_open(&of, a.out, &err) == 0;
-            if (ok && write_calibration(of.f, &a, &s, &lin, &pw, &tu, &aic) != 0)
-                ok = tp_err_set(&err, "%s: cannot write the calibration", a.out) == 0;
+            if (ok) ok = write_sealed(of.f, &a, &s, &lin, &pw, &tu, &aic, &err) == 0;
         }
         if (ok && to_stdout) {
             /* -o -: the calibration file is the output; the report is not printed */
-            ok = write_calibration(stdout, &a, &s, &lin, &pw, &tu, &aic) == 0;
-            if (!ok) tp_err_set(&err, "fit-allreduce: writing to stdout failed");
+            ok = write_sealed(stdout, &a, &s, &lin, &pw, &tu, &aic, &err) == 0;
         } else if (ok) {
             if (a.json) print_json(&a, &s, &lin, &pw, &tu);
             else print_text(&a, &s, &lin, &pw, &tu);

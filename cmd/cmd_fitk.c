@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "csv.h"
+#include "fprint.h"
 #include "cmd.h"
 #include "jw.h"
 #include "kcal.h"
@@ -439,7 +440,10 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
         if (grid) {
             fprintf(f, "law: grid, grid: ");
             fk_plain(f, fk_base(r->grid_path[k]));
-            fprintf(f, ", fallback: ");
+            char hex[FP_HEX]; /* the grid's bytes: fp_seal's numbers then cover the grid too */
+            tp_err ferr = {{0}};
+            if (fp_file(r->grid_path[k], hex, &ferr)) return -1;
+            fprintf(f, ", grid_fp: \"%s\", fallback: ", hex);
         }
         fk_law_fields(f, &r->laws[k], grid);
         if (r->have[k]) {
@@ -461,6 +465,25 @@ static int fk_write(FILE *f, const fk_args *a, const kp_set *set, const fk_resul
         fprintf(f, "}\n");
     }
     return ferror(f) ? -1 : 0;
+}
+
+/* The calibration with its fingerprint (fprint.h): the numbers, the profiles' and the
+ * grids' bytes, so a loader tells an edited number from the fitted one. */
+static int fk_write_sealed(FILE *f, const fk_args *a, const kp_set *set, const fk_result *r,
+                           tp_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return tp_err_set(err, "fit-kernels: out of memory");
+    int bad = fk_write(m, a, set, r);
+    if (fclose(m) || bad) {
+        free(text);
+        return tp_err_set(err, "%s: cannot write the calibration", a->out);
+    }
+    int rc = fp_seal(f, a->out, text, len, a->files, a->n_files, err);
+    free(text);
+    return rc;
 }
 
 /* A fold's name: "tpK" (a TP degree), an attention source's name, "rankN" (a trace's rank),
@@ -866,10 +889,9 @@ int tpsim_cmd_fit_kernels(int argc, char **argv)
     int to_stdout = a.out && cli_is_stdout(a.out);
     if (ok && a.out && !to_stdout) {
         ok = ofile_open(&of, a.out, &err) == 0;
-        if (ok && fk_write(of.f, &a, &set, res))
-            ok = tp_err_set(&err, "%s: cannot write the calibration", a.out) == 0;
+        if (ok) ok = fk_write_sealed(of.f, &a, &set, res, &err) == 0;
     }
-    if (ok && to_stdout) ok = fk_write(stdout, &a, &set, res) == 0;
+    if (ok && to_stdout) ok = fk_write_sealed(stdout, &a, &set, res, &err) == 0;
     else if (ok && a.json) fk_print_json(&a, &set, res);
     else if (ok) fk_print_text(&a, &set, res);
     if (ok && fflush(stdout)) ok = tp_err_set(&err, "fit-kernels: cannot write to stdout") == 0;

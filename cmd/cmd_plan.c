@@ -379,6 +379,7 @@ static int pcmd_write_shard(pflags_opts *o, const char *path, const plan_result 
                             const plan_view *view, tp_err *err)
 {
     if (shard_fp_file(&o->fp, path, err)) return -1;
+    shard_fp_inputs(&o->fp);
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "fprint.h"
 #include "hw.h"
 #include "jw.h"
 #include "ofile.h"
@@ -175,6 +176,24 @@ static int trace_marker(const char *text, regex_t *re, tp_err *err)
     return 0;
 }
 
+/* -o's calibration with its fingerprint (fprint.h): its numbers and the traces' bytes. */
+static int tr_calib_sealed(FILE *f, const trace_args *a, const tr_trace *t, const tr_report *r,
+                           double hbm_bw, tp_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return tp_err_set(err, "trace import: out of memory");
+    tr_out_calib(m, t, r, hbm_bw, a->hardware);
+    if (fclose(m)) {
+        free(text);
+        return tp_err_set(err, "%s: cannot write the calibration", a->out);
+    }
+    int rc = fp_seal(f, a->out, text, len, (const char *const *)a->files, a->n_files, err);
+    free(text);
+    return rc;
+}
+
 static int trace_import(int argc, char **argv)
 {
     tp_err err = {{0}};
@@ -217,9 +236,9 @@ static int trace_import(int argc, char **argv)
     if (trace_load(&t, a.files, a.n_files, a.quiet ? NULL : "trace import", &err) ||
         tr_analyze(&t, &o, &rep, &err))
         goto out;
-    if (a.out && cli_is_stdout(a.out)) /* -o -: the calibration is the output */
-        tr_out_calib(stdout, &t, &rep, hw.hbm_bw, a.hardware);
-    else if (a.json)
+    if (a.out && cli_is_stdout(a.out)) { /* -o -: the calibration is the output */
+        if (tr_calib_sealed(stdout, &a, &t, &rep, hw.hbm_bw, &err)) goto out;
+    } else if (a.json)
         tr_out_json(stdout, &t, &rep);
     else
         tr_out_text(stdout, &t, &rep);
@@ -229,8 +248,8 @@ static int trace_import(int argc, char **argv)
         if (ofile_commit(&ok, &err)) goto out;
     }
     if (a.out && !cli_is_stdout(a.out)) {
-        tr_out_calib(of.f, &t, &rep, hw.hbm_bw, a.hardware);
-        if (ofile_commit(&of, &err)) goto out;
+        if (tr_calib_sealed(of.f, &a, &t, &rep, hw.hbm_bw, &err) || ofile_commit(&of, &err))
+            goto out;
     }
     status = 0;
 out:

@@ -13,6 +13,7 @@
 #include "memo.h"
 #include "ofile.h"
 #include "plot.h"
+#include "rfile.h"
 #include "report_json.h"
 #include "validate.h"
 
@@ -186,9 +187,27 @@ static void vcmd_print_sens(const val_report *r)
                "key's range)\n");
 }
 
+/* Every file the answer rests on, with the fingerprint of its bytes; a calibration also says
+ * whether its numbers are those tpsim wrote (fprint.h). */
+static void vcmd_print_inputs(const val_report *r)
+{
+    rfile_input in[RFILE_MAX_INPUTS];
+    int n = rfile_inputs_read(in, RFILE_MAX_INPUTS);
+    printf("\nfiles read (fingerprint of the bytes read):\n");
+    for (int i = 0; i < n; i++) {
+        int st = vjson_calib_state(&r->scn, in[i].path);
+        printf("  %-16s %s%s%s\n", in[i].fp[0] ? in[i].fp : "(streamed)", in[i].path,
+               st >= 0 ? "  numbers: " : "", vjson_state_name(st));
+    }
+}
+
 /* The closing line: what the verdicts of the judged configs add up to. */
 static void vcmd_print_verdict(const val_report *r)
 {
+    for (int i = 0; i < r->n_unverified; i++)
+        printf("UNVERIFIED: %s; its numbers are assumed (above), not sourced\n",
+               r->unverified[i]);
+    if (r->n_unverified) printf("the verdict below rests on those assumed numbers\n");
     int supported = 1, failed = 0, misfit = 0, untested = 0, unidentified = 0;
     for (int k = 0; k < r->n_configs; k++) {
         const val_config *c = &r->configs[k];
@@ -199,7 +218,7 @@ static void vcmd_print_verdict(const val_report *r)
         untested |= c->verdict == VAL_UNTESTED;
         unidentified |= c->verdict == VAL_UNIDENTIFIED;
     }
-    printf("verdict: %s\n",
+    printf("verdict%s: %s\n", r->n_unverified ? " (on the assumed numbers of an edited file)" : "",
            misfit   ? "the fit cannot reach its own calibration cells: MISFIT, nothing is tested"
            : failed ? "the kill-switch fails for at least one config: refuted as stated"
            : unidentified ? "the calibration cells do not pin the prediction of some judged "
@@ -285,6 +304,7 @@ static void vcmd_print_text(const val_report *r)
                "grids the 95%% intervals hold %s)\n", r->n_inside, r->n_heldout,
                VAL_SYNTHETIC_COVERAGE);
     vcmd_print_sens(r);
+    vcmd_print_inputs(r);
     vcmd_print_verdict(r);
 }
 
@@ -307,8 +327,9 @@ static void vcmd_print_summary(const val_report *r)
         if (!isnan(c->skill)) snprintf(skill, sizeof skill, "%+.2f", c->skill);
         if (r->opt.intervals && c->tested)
             snprintf(inside, sizeof inside, "%d/%d", c->n_inside, c->n_heldout);
-        printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->scn.name, pn, c->config, held,
-               best, skill, val_verdict_name(c->verdict), inside, ident);
+        printf("| %s | %s | %s | %s | %s | %s | %s%s | %s | %s |\n", r->scn.name, pn, c->config,
+               held, best, skill, val_verdict_name(c->verdict),
+               r->n_unverified ? " (on an edited file's numbers)" : "", inside, ident);
     }
 }
 
@@ -417,7 +438,7 @@ static void vcmd_flags(cli_flag *out, size_t cap)
         {"kill-switch", 0, 1, "PCT", "held-out MAPE a config must stay within (default 15)"},
         {"format", 0, 1, "text|json", "the report's format (default text)"},
         {"meas-cv", 0, 1, "PCT", "relative measurement error per cell (default 1)"},
-        {"strict", 0, 0, NULL, "exit 1 unless every judged config is SUPPORTED"},
+        {"strict", 0, 0, NULL, "exit 1 unless every judged config is SUPPORTED on verified inputs"},
         {"summary", 0, 0, NULL, "one table row per judged config"},
         {"scan", 0, 1, "DIR", "write the objective over the free parameters (CSV, gnuplot)"},
         {"jobs", 0, 1, "N", "cells at once (default: one per core)"},
@@ -533,6 +554,7 @@ static int vcmd_run(vcmd_opts *o, const scn_opts *so, const grid *g, val_report 
         for (int k = 0; o->strict && k < rep->n_configs; k++)
             if (rep->configs[k].judged && rep->configs[k].verdict != VAL_SUPPORTED)
                 *unsupported = 1;
+        if (o->strict && rep->n_unverified) *unsupported = 1; /* SUPPORTED on edited numbers */
         val_free(rep);
     }
     return 0;

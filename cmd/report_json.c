@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "jw.h"
+#include "rfile.h"
 
 /* validate JSON: "folds", one entry per fit (vjson_print). */
 static void vjson_folds(jw *w, const val_report *r)
@@ -186,6 +187,7 @@ static void vjson_evidence(jw *w, const val_report *r)
         jw_obj(w);
         jw_kstr(w, "key", v->key);
         jw_kstr(w, "why", v->note);
+        jw_kstr(w, "in_file", v->file[0] ? v->file : NULL);
         jw_knum(w, "value", v->value);
         jw_knum(w, "change_pct", 100 * VAL_SENS_FRAC);
         jw_key(w, "cells");
@@ -218,6 +220,46 @@ static void vjson_evidence(jw *w, const val_report *r)
     jw_end_obj(w);
 }
 
+int vjson_calib_state(const scenario *s, const char *path)
+{
+    if (s->has_kernels && !strcmp(s->kernels.path, path))
+        return s->kernels.fp_why[0] ? FP_MISMATCH : (int)s->kernels.fp.state;
+    for (int i = 0; i < s->n_cals; i++)
+        if (!strcmp(s->cals[i].path, path)) return (int)s->cals[i].fp.state;
+    if (s->measured.path[0] && !strcmp(s->measured.path, path)) return (int)s->measured.fp.state;
+    return -1;
+}
+
+const char *vjson_state_name(int state)
+{
+    return state == FP_MATCH ? "verified" : state == FP_MISMATCH ? "EDITED"
+         : state == FP_NONE  ? "not sealed" : "";
+}
+
+/* validate JSON: "inputs_read" (every file read, its fingerprint, a calibration's numbers' check)
+ * and "unverified" */
+static void vjson_files(jw *w, const val_report *r)
+{
+    rfile_input in[RFILE_MAX_INPUTS];
+    int n = rfile_inputs_read(in, RFILE_MAX_INPUTS);
+    jw_key(w, "inputs_read");
+    jw_arr(w);
+    for (int i = 0; i < n; i++) {
+        int st = vjson_calib_state(&r->scn, in[i].path);
+        jw_obj(w);
+        jw_kstr(w, "path", in[i].path);
+        jw_kstr(w, "fingerprint", in[i].fp[0] ? in[i].fp : NULL);
+        jw_kstr(w, "numbers", st < 0 ? NULL : st == FP_MATCH ? "verified"
+                                : st == FP_MISMATCH ? "edited" : "not_sealed");
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+    jw_key(w, "unverified");
+    jw_arr(w);
+    for (int i = 0; i < r->n_unverified; i++) jw_str(w, r->unverified[i]);
+    jw_end_arr(w);
+}
+
 void vjson_print(const val_report *r)
 {
     const scenario *s = &r->scn;
@@ -242,6 +284,7 @@ void vjson_print(const val_report *r)
     vjson_cells(&w, r);
     vjson_configs(&w, r);
     vjson_evidence(&w, r);
+    vjson_files(&w, r);
     jw_end_obj(&w);
     jw_done(&w);
 }

@@ -11,5 +11,10 @@
 #include "validate.h"
 
 void vjson_print(const val_report *r);
+/* The fingerprint check of the calibration file at `path` that scenario s read (kernels,
+ * all-reduce, measured: fprint.h's fp_state), or -1 when path is none of them. */
+int vjson_calib_state(const scenario *s, const char *path);
+/* That state in words for reports: "verified", "EDITED", "not sealed" ("" for -1) */
+const char *vjson_state_name(int state);
 
 #endif

@@ -49,6 +49,22 @@ int shard_fp_file(uint64_t *fp, const char *path, tp_err *err)
     return 0;
 }
 
+static int shard_cmp_fp(const void *a, const void *b)
+{
+    return strcmp(((const rfile_input *)a)->fp, ((const rfile_input *)b)->fp);
+}
+
+void shard_fp_inputs(uint64_t *fp)
+{
+    static _Thread_local rfile_input in[RFILE_MAX_INPUTS];
+    int n = rfile_inputs_read(in, RFILE_MAX_INPUTS);
+    /* by fingerprint, not by path or order: the same files under another folder on another
+     * machine are the same sweep; a changed byte in any of them is another */
+    qsort(in, (size_t)n, sizeof in[0], shard_cmp_fp);
+    for (int i = 0; i < n; i++)
+        if (in[i].fp[0]) shard_fp(fp, in[i].fp, strlen(in[i].fp) + 1);
+}
+
 int shard_write(const char *path, const char *csv, size_t len, long shard, long n_shards,
                 size_t cells, uint64_t fp, tp_err *err)
 {
@@ -253,8 +269,9 @@ int shard_merge(FILE *out, const char *const *paths, int n, tp_err *err)
         }
         if (strcmp(p[i].fp, p[0].fp)) {
             tp_err_at(err, meta[i], 2, 1, "sweep %s, but %s is a part of sweep %s: not one sweep "
-                      "(another scenario, grid, --steps, --seed or --set), expected the parts of "
-                      "one tpsim sweep command", p[i].fp, p[0].path, p[0].fp);
+                      "(another scenario, a file it names changed, grid, --steps, --seed or "
+                      "--set), expected the parts of one tpsim sweep command", p[i].fp, p[0].path,
+                      p[0].fp);
             goto out;
         }
         if (strcmp(p[i].header, p[0].header)) {

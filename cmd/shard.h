@@ -8,8 +8,8 @@
  *   shard,n_shards,cells,sweep,part
  *   I,N,T,FP,SUM
  * (N at most SHARD_MAX, in a part as on the command line; FP 16 hex digits, the sweep's
- * fingerprint: shard_fp of the scenario file's bytes and every flag that shapes the rows,
- * so grid, --steps, --warmup, --seed, --set, --calib, ...; not -o, --shard, --jobs, --quiet;
+ * fingerprint: shard_fp of the scenario file's bytes, of every file it names (shard_fp_inputs)
+ * and of every flag that shapes the rows, so grid, --steps, --warmup, --seed, --set, --calib, ...; not -o, --shard, --jobs, --quiet;
  * SUM 16 hex digits, shard_fp of PART's bytes, which binds the sidecar to its own part).
  * shard_write writes both (the part first: a part whose sidecar did not follow, or that
  * another run replaced, fails SUM). shard_merge reads N parts (any order) with their
@@ -46,6 +46,10 @@ int shard_write(const char *path, const char *csv, size_t len, long shard, long 
                 size_t cells, uint64_t fp, tp_err *err);
 /* merge's output check (ofile_refuse_inputs) against every part and every sidecar. */
 int shard_refuse_out(const char *out, const char *const *parts, int n_parts, tp_err *err);
+/* Every file the process has read so far (rfile.h: the scenario and every file it names:
+ * model, hardware, calibrations, grids, host files), by the fingerprint of its bytes: parts
+ * made across an edit of any of them are two sweeps. */
+void shard_fp_inputs(uint64_t *fp);
 int shard_merge(FILE *out, const char *const *parts, int n_parts, tp_err *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "fprint.h"
 #include "nccltune.h"
 #include "phys.h"
 
@@ -12,7 +13,7 @@ static const char *const arcal_keys[] = {
     "kind",      "hardware",  "tp",     "fit",           "lambda_us",
     "beta_gbps", "pieces",    "r2",     "band_bias_pct", "n_points",
     "min_bytes", "max_bytes", "weight", "piecewise_r2",  "piecewise_band_bias_pct",
-    "source",    "graph",     "tuner",  "custom",        "assumed",
+    "source",    "graph",     "tuner",  "custom",        "assumed",   "fingerprint",
     NULL};
 static const char *const piece_keys[] = {"from_bytes", "lambda_us", "beta_gbps", NULL};
 
@@ -147,8 +148,17 @@ static int arcal_read_pieces(const cfg_node *seq, arcal *c, tp_err *err)
 
 int arcal_load(const char *path, arcal *out, tp_err *err)
 {
+    return arcal_load_set(path, NULL, out, err);
+}
+
+int arcal_load_set(const char *path, const char *assignment, arcal *out, tp_err *err)
+{
     cfg_doc *doc = cfg_load(path, err);
     if (!doc) return -1;
+    if (assignment && cfg_set_at(doc, assignment, "sensitivity", 1, 1, err)) {
+        cfg_free(doc);
+        return -1;
+    }
     cfg_node *r = cfg_root(doc);
     static const char *const kinds[] = {"allreduce-calibration", NULL};
     static const char *const fits[] = {"linear", "piecewise", NULL};
@@ -170,8 +180,11 @@ int arcal_load(const char *path, arcal *out, tp_err *err)
         cfg_double(r, "n_points", 0, 0, 1e9, &ignored, err) ||
         cfg_double(r, "min_bytes", 0, 0, 1e15, &c.min_bytes, err) ||
         cfg_double(r, "max_bytes", 0, 0, 1e15, &c.max_bytes, err) || cfg_source(r, 1, err) ||
-        decl_read(r, &c.assumed, err))
+        decl_read(r, &c.assumed, err) || fp_verify(r, &c.fp, err))
         goto out;
+    if (c.fp.state == FP_MISMATCH)
+        snprintf(c.fp_why, sizeof c.fp_why, "its numbers are not those fit-allreduce wrote "
+                 "(fingerprint %s, now %s)", c.fp.recorded, c.fp.computed);
     if ((lam < 0) != (beta < 0)) {
         cfg_error(r, err, "lambda_us and beta_gbps must be given together");
         goto out;

@@ -24,6 +24,7 @@
 
 #include "decl.h"
 #include "err.h"
+#include "fprint.h"
 
 #define ARCAL_MAX_PIECES 8
 
@@ -67,9 +68,15 @@ typedef struct arcal {
     double eager_dispatch_s;     /* host time per eager call, custom path; < 0: none */
     double symm_eager_dispatch_s; /* the same on the symm-mem path; < 0: none */
     decl_list assumed; /* the file's assumed: numbers (decl.h); its source: sources the rest */
+    fp_check fp;       /* its fingerprint (fprint.h): FP_NONE for a hand-written file */
+    char fp_why[200];  /* "" unless its numbers differ from those fit-allreduce wrote: then
+                          every number of the file is assumed, not sourced */
 } arcal;
 
 int arcal_load(const char *path, arcal *out, tp_err *err);
+/* The same with one number overridden ("lambda_us=25"): validate's sensitivity to a number
+ * the file's fingerprint no longer vouches for. */
+int arcal_load_set(const char *path, const char *assignment, arcal *out, tp_err *err);
 /* All-reduce of b bytes over the calibration's k ranks. */
 double arcal_allreduce_time(const arcal *c, double bytes);
 /* The latency term of that time (the fit's lambda, or its piece's). */

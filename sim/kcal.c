@@ -8,6 +8,7 @@
 
 #include "cfg.h"
 #include "csv.h"
+#include "fprint.h"
 #include "num.h"
 #include "phys.h"
 #include "prog.h"
@@ -115,11 +116,11 @@ double kcal_time(const kcal *c, int cls, double bytes, double flops, double batc
 }
 
 static const char *const kcal_keys[] = {"kind", "hardware", "source", "classes", "fitted_on",
-                                        "laws_compared", "assumed", NULL};
+                                        "laws_compared", "assumed", "fingerprint", NULL};
 static const char *const entry_keys[] = {
     "law", "t0_us", "gbps", "tflops", "seq_us", "row_gflops", "q", "tile_m",
     "from", "n", "r2", "mape_pct", "heldout_mape_pct", "source", "grid", "fallback",
-    "fallback_heldout_mape_pct", NULL};
+    "fallback_heldout_mape_pct", "grid_fp", NULL};
 
 /* A rate (GB/s, TFLOP/s, GFLOP/s) as seconds per unit; absent or 0 means the term is absent,
  * else it is in lo..hi (phys.h: a rate near 0 would price a kernel at 10^290 s). */
@@ -275,7 +276,8 @@ out:
 }
 
 /* grid: FILE.csv, resolved against the calibration's folder. */
-static int kcal_read_grid(const cfg_node *gn, int k, kcal *c, int *gi, tp_err *err)
+static int kcal_read_grid(const cfg_node *e, const cfg_node *gn, int k, kcal *c, int *gi,
+                          tp_err *err)
 {
     const char *name;
     if (cfg_as_string(gn, &name, err)) return -1;
@@ -293,6 +295,19 @@ static int kcal_read_grid(const cfg_node *gn, int k, kcal *c, int *gi, tp_err *e
     size_t len;
     if (rfile_read(path, KCAL_GRID_CAP, "a measured kernel grid (CSV)", &text, &len, err))
         return -1;
+    /* grid_fp: the bytes fit-kernels wrote; a grid edited since makes the file's numbers
+     * assumed (kcal.h), as an edited number does */
+    const cfg_node *gf = cfg_get(e, "grid_fp");
+    const char *want;
+    if (gf && cfg_as_string(gf, &want, err)) {
+        free(text);
+        return -1;
+    }
+    char hex[FP_HEX];
+    fp_hex(fp_bytes(FP_SEED, text, len), hex);
+    if (gf && strcmp(hex, want) && !c->fp_why[0])
+        snprintf(c->fp_why, sizeof c->fp_why, "%.300s's bytes are not those fit-kernels wrote "
+                 "(grid_fp %.16s, now %s)", path, want, hex);
     int rc = kcal_grid_points(path, text, len, k, c, gi, err);
     free(text);
     return rc;
@@ -356,7 +371,7 @@ static int kcal_read_entry(const cfg_node *e, int k, kcal *c, tp_err *err)
         if (cfg_as_choice(fb, kcal_law_names, &x.law.kind, err)) return -1;
         if (x.law.kind == KL_GRID)
             return cfg_error(fb, err, "grid, expected a fitted law (const, linear, ...)");
-        if (kcal_read_grid(gn, k, c, &x.grid, err)) return -1;
+        if (kcal_read_grid(e, gn, k, c, &x.grid, err)) return -1;
     }
     x.law.t0_s = t0 * 1e-6;
     x.law.s_per_seq = seq * 1e-6;
@@ -423,8 +438,19 @@ double kcal_error_pct(const kcal *c, int cls)
 
 int kcal_load(const char *path, kcal *out, tp_err *err)
 {
+    return kcal_load_set(path, NULL, 0, out, err);
+}
+
+int kcal_load_set(const char *path, const char *const *assign, int n_assign, kcal *out,
+                  tp_err *err)
+{
     cfg_doc *doc = cfg_load(path, err);
     if (!doc) return -1;
+    for (int i = 0; i < n_assign; i++)
+        if (cfg_set_at(doc, assign[i], "sensitivity", 1, 1, err)) {
+            cfg_free(doc);
+            return -1;
+        }
     cfg_node *r = cfg_root(doc), *kn, *cn;
     static const char *const kinds[] = {"kernel-calibration", NULL};
     kcal *cp = calloc(1, sizeof *cp);
@@ -438,8 +464,11 @@ int kcal_load(const char *path, kcal *out, tp_err *err)
     if (cfg_expect_map(r, kcal_keys, err) || !(kn = cfg_need(r, "kind", err)) ||
         cfg_as_choice(kn, kinds, &kind, err) || cfg_string(r, "hardware", 1, &hw, err) ||
         cfg_source(r, 1, err) || decl_read(r, &cp->assumed, err) ||
-        !(cn = cfg_need(r, "classes", err)))
+        fp_verify(r, &cp->fp, err) || !(cn = cfg_need(r, "classes", err)))
         goto out;
+    if (cp->fp.state == FP_MISMATCH)
+        snprintf(cp->fp_why, sizeof cp->fp_why, "its numbers are not those fit-kernels wrote "
+                 "(fingerprint %s, now %s)", cp->fp.recorded, cp->fp.computed);
     if (cfg_expect_map(cn, kcal_class_names, err)) goto out;
     for (int k = 0; k < KC_COUNT; k++) {
         cfg_node *e = cfg_get(cn, kcal_class_names[k]);

@@ -29,6 +29,11 @@
  * fitted law `fallback:` names, whose terms the entry carries as any law's;
  * fallback_heldout_mape_pct is that law's held-out error. The GEMM and decode-attention
  * classes may have grids.
+ * Fingerprint (fprint.h): fit-kernels seals the file (its numbers, the profiles it read) and
+ * writes each grid's byte fingerprint as the class's grid_fp; kcal_load recomputes both. A
+ * file whose numbers or grids differ loads (its values are still valid values), with fp_why
+ * saying how: its numbers are then assumed, never sourced (validate names each one with its
+ * sensitivity and marks the verdict).
  */
 #ifndef TPSIM_KCAL_H
 #define TPSIM_KCAL_H
@@ -37,6 +42,7 @@
 
 #include "decl.h"
 #include "err.h"
+#include "fprint.h"
 #include "kgrid.h"
 
 typedef enum kcal_class {
@@ -108,6 +114,10 @@ typedef struct kcal {
     decl_list assumed;  /* the file's numbers it assumes rather than sources (decl.h): the
                            classes no profile measured (from:) */
     kcal_grids *grids;  /* NULL when no class has a grid; owned as the type says */
+    fp_check fp;        /* the file's fingerprint (fprint.h): FP_NONE for a hand-written one */
+    char fp_why[400];   /* "" when the numbers (and every grid_fp's grid) are those
+                           fit-kernels wrote, or the file has no fingerprint; else why not:
+                           then every number of the file is assumed, not sourced */
 } kcal;
 
 /* The law's time for an op moving `bytes` and doing `flops` at batch B. */
@@ -127,6 +137,11 @@ int kcal_class_of(int prog_name);
 int kcal_check_names(const kcal *c, tp_err *err);
 /* Fill *out from the file (its grids with one reference, out's); free it with kcal_free. */
 int kcal_load(const char *path, kcal *out, tp_err *err);
+/* The same with numbers of the file overridden ("classes.gemm.t0_us=1.2", and the classes
+ * that copy its law, which must say the same): validate's sensitivity to a number the file's
+ * fingerprint no longer vouches for. */
+int kcal_load_set(const char *path, const char *const *assign, int n_assign, kcal *out,
+                  tp_err *err);
 /* *dst becomes a copy of *src holding its own reference to src's grids. */
 void kcal_share(kcal *dst, const kcal *src);
 /* Drop c's reference to its grids (freed with the last) and clear it; a kcal with none (all

@@ -8,7 +8,7 @@
 #include "phys.h"
 
 static const char *const mc_root_keys[] = {"kind", "hardware", "device", "host",
-                                           "gpu",  "apply",    NULL};
+                                           "gpu",  "apply",    "fingerprint", NULL};
 static const char *const mc_host_keys[] = {"launch", "collective", "step", "phases", NULL};
 static const char *const mc_phase_keys[] = {"schedule",          "broadcast",
                                             "prepare_inputs",    "sampler_sync",
@@ -192,7 +192,12 @@ int measured_load(const char *path, measured_cal *out, tp_err *err)
     cfg_node *r = cfg_root(doc), *n;
     const char *kind;
     int rc = -1;
-    if (cfg_expect_map(r, mc_root_keys, err) || cfg_string(r, "kind", 1, &kind, err)) goto out;
+    if (cfg_expect_map(r, mc_root_keys, err) || cfg_string(r, "kind", 1, &kind, err) ||
+        fp_verify(r, &out->fp, err))
+        goto out;
+    if (out->fp.state == FP_MISMATCH)
+        snprintf(out->fp_why, sizeof out->fp_why, "its numbers are not those trace import wrote "
+                 "(fingerprint %s, now %s)", out->fp.recorded, out->fp.computed);
     if (strcmp(kind, "trace-calibration")) {
         cfg_error(cfg_get(r, "kind"), err, "'%s', expected trace-calibration (a file written by "
                   "tpsim trace import -o)", kind);

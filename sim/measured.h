@@ -23,6 +23,7 @@
 
 #include "cfg.h"
 #include "err.h"
+#include "fprint.h"
 
 #define MEASURED_PATH_MAX 512
 #define MEASURED_SOURCE_MAX 320
@@ -57,6 +58,9 @@ typedef struct measured_group {
 
 typedef struct measured_cal {
     char path[MEASURED_PATH_MAX]; /* "" when the scenario has none */
+    fp_check fp;                  /* its fingerprint (fprint.h), FP_NONE for a hand-written one */
+    char fp_why[200];             /* "" unless its numbers differ from those trace import
+                                     wrote: then every value it sets is assumed */
     char named_by[MEASURED_PATH_MAX + 32]; /* "--measured" or "file:line:col" of measured: */
     char device[128];   /* the GPU the trace recorded (device:), "" if it did not */
     char hardware[MEASURED_PATH_MAX]; /* the hardware file the import used (hardware:), or "" */

@@ -335,11 +335,181 @@ static void val_sens_value(const cfg_node *n, double v, double frac, char *out, 
     else snprintf(out, cap, "%.17g", v * (1.0 + frac));
 }
 
+/* 1 when the command line --set `key` */
+static int val_key_set(const scn_opts *o, const char *key)
+{
+    for (int k = 0; k < o->n_sets; k++) {
+        size_t len = strcspn(o->sets[k], "=");
+        if (strlen(key) == len && !strncmp(o->sets[k], key, len)) return 1;
+    }
+    return 0;
+}
+
+void val_provenance(val_ctx *c)
+{
+    val_report *r = c->r;
+    const scenario *spec = c->spec;
+    /* a --set replaces a sourced number by the user's: it is assumed (val_sensitivity lists
+     * it once, "set on the command line"), its source no longer applies */
+    for (int i = 0; i < r->scn.n_decls; i++)
+        if (!r->scn.decls[i].assumed && val_key_set(c->opts, r->scn.decls[i].key))
+            r->scn.decls[i].assumed = 1;
+    r->n_unverified = 0;
+#define VAL_UNVERIFIED(path, why)                                                           \
+    do {                                                                                    \
+        if (r->n_unverified < 4)                                                            \
+            snprintf(r->unverified[r->n_unverified++], sizeof r->unverified[0], "%.300s: %.300s", \
+                     path, why);                                                            \
+    } while (0)
+    if (spec->has_kernels && spec->kernels.fp_why[0])
+        VAL_UNVERIFIED(spec->kernels.path, spec->kernels.fp_why);
+    for (int i = 0; i < spec->n_cals; i++)
+        if (spec->cals[i].fp_why[0]) VAL_UNVERIFIED(spec->cals[i].path, spec->cals[i].fp_why);
+    if (spec->measured.path[0] && spec->measured.fp_why[0])
+        VAL_UNVERIFIED(spec->measured.path, spec->measured.fp_why);
+#undef VAL_UNVERIFIED
+}
+
+/* A number of a calibration file whose fingerprint no longer matches: assumed, moved in the
+ * file itself (val_predict_fold_moved). */
+static int val_sens_file(val_report *r, int kind, const char *path, long tp, const char *key,
+                         double value, const char *why, const char *const *also, int n_also,
+                         tp_err *err)
+{
+    int n_file = 0;
+    for (int i = 0; i < r->n_sens; i++) n_file += r->sens[i].file[0] != 0;
+    if (n_file == VAL_FILE_SENS_MAX)
+        return tp_err_set(err, "%s: more than %d numbers of unverified calibrations", path,
+                          VAL_FILE_SENS_MAX);
+    val_sens *s = &r->sens[r->n_sens];
+    memset(s, 0, sizeof *s);
+    snprintf(s->key, sizeof s->key, "%s", key);
+    snprintf(s->note, sizeof s->note, "%.250s: %.250s", path, why);
+    snprintf(s->file, sizeof s->file, "%s", path);
+    s->file_kind = kind;
+    s->file_tp = tp;
+    snprintf(s->file_keys[s->n_file_keys++], sizeof s->file_keys[0], "%s", key);
+    for (int i = 0; i < n_also && s->n_file_keys < 4; i++)
+        snprintf(s->file_keys[s->n_file_keys++], sizeof s->file_keys[0], "%s", also[i]);
+    s->value = value;
+    s->minus_ms = calloc(r->n_cells, sizeof *s->minus_ms);
+    s->plus_ms = calloc(r->n_cells, sizeof *s->plus_ms);
+    r->n_sens++;
+    if (!s->minus_ms || !s->plus_ms) return tp_err_set(err, "out of memory");
+    return 0;
+}
+
+/* Every law number of an unverified kernel calibration (the terms its law has, kcal.h) */
+static int val_sens_kcal(val_report *r, const kcal *k, tp_err *err)
+{
+    for (int cls = 0; cls < KC_COUNT; cls++) {
+        const kcal_entry *e = &k->cls[cls];
+        if (!e->valid || e->from >= 0) continue;
+        int kd = e->law.kind, norm = kd == KL_SMOOTH || kd == KL_TILED;
+        struct { const char *term; int used; double v; } t[] = {
+            {"t0_us", 1, e->law.t0_s * 1e6},
+            {"gbps", kd != KL_CONST && e->law.s_per_byte > 0, 1e-9 / e->law.s_per_byte},
+            {"tflops", (kd == KL_ROOFLINE || kd == KL_SUM || norm) && e->law.s_per_flop > 0,
+             1e-12 / e->law.s_per_flop},
+            {"row_gflops", kd == KL_ROW && e->law.s_per_row_flop > 0, 1e-9 / e->law.s_per_row_flop},
+            {"seq_us", kd == KL_SEQ, e->law.s_per_seq * 1e6}};
+        for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+            if (!t[i].used) continue;
+            char key[96], also[3][96];
+            const char *ap[3];
+            int n_also = 0;
+            snprintf(key, sizeof key, "classes.%s.%s", kcal_class_names[cls], t[i].term);
+            for (int o = 0; o < KC_COUNT && n_also < 3; o++) /* the copies say the same */
+                if (k->cls[o].valid && k->cls[o].from == cls) {
+                    snprintf(also[n_also], sizeof also[0], "classes.%s.%s", kcal_class_names[o],
+                             t[i].term);
+                    ap[n_also] = also[n_also];
+                    n_also++;
+                }
+            if (val_sens_file(r, VAL_FILE_KERNELS, k->path, 0, key, t[i].v, k->fp_why, ap,
+                              n_also, err))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The numbers of an unverified all-reduce calibration that price a step */
+static int val_sens_arcal(val_report *r, const arcal *a, tp_err *err)
+{
+    static const char *const line_names[3] = {"one_stage", "two_stage", "symm_mem"};
+    if (a->has_linear &&
+        (val_sens_file(r, VAL_FILE_ALLREDUCE, a->path, a->tp, "lambda_us", a->lambda_s * 1e6,
+                       a->fp_why, NULL, 0, err) ||
+         val_sens_file(r, VAL_FILE_ALLREDUCE, a->path, a->tp, "beta_gbps", a->beta / 1e9,
+                       a->fp_why, NULL, 0, err)))
+        return -1;
+    if (a->has_graph_lambda &&
+        val_sens_file(r, VAL_FILE_ALLREDUCE, a->path, a->tp, "graph.lambda_us",
+                      a->graph_lambda_s * 1e6, a->fp_why, NULL, 0, err))
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        if (!a->custom[i].valid) continue;
+        char k1[96], k2[96];
+        snprintf(k1, sizeof k1, "custom.%s.latency_us", line_names[i]);
+        snprintf(k2, sizeof k2, "custom.%s.gbps", line_names[i]);
+        if (val_sens_file(r, VAL_FILE_ALLREDUCE, a->path, a->tp, k1, a->custom[i].latency_s * 1e6,
+                          a->fp_why, NULL, 0, err) ||
+            val_sens_file(r, VAL_FILE_ALLREDUCE, a->path, a->tp, k2, a->custom[i].bw / 1e9,
+                          a->fp_why, NULL, 0, err))
+            return -1;
+    }
+    if (a->eager_dispatch_s >= 0 &&
+        val_sens_file(r, VAL_FILE_ALLREDUCE, a->path, a->tp, "custom.eager_dispatch_us",
+                      a->eager_dispatch_s * 1e6, a->fp_why, NULL, 0, err))
+        return -1;
+    return 0;
+}
+
+/* vs's moves for a number of a file: each fold re-predicted with the file read again */
+static void val_sens_moves_file(val_ctx *c, val_sens *vs, double *preds)
+{
+    val_report *r = c->r;
+    for (size_t i = 0; i < r->n_cells; i++) vs->minus_ms[i] = vs->plus_ms[i] = NAN;
+    for (int sign = -1; sign <= 1; sign += 2)
+        for (int f = 0; f < r->n_folds; f++) {
+            tp_err moved = {{0}}; /* a moved value the file refuses leaves NAN */
+            if (val_predict_fold_moved(c, f, r->folds[f].fitted, vs, 1.0 + sign * VAL_SENS_FRAC,
+                                       preds, &moved))
+                continue;
+            for (size_t i = 0; i < r->n_cells; i++)
+                if (r->cells[i].fold == f && r->cells[i].role == VAL_HELDOUT)
+                    (sign < 0 ? vs->minus_ms : vs->plus_ms)[i] = preds[i];
+        }
+}
+
+/* An unverified file's numbers (val_provenance): assumed, each with its sensitivity */
+static int val_sens_files(val_ctx *c, tp_err *err)
+{
+    val_report *r = c->r;
+    const scenario *spec = c->spec;
+    if (spec->has_kernels && spec->kernels.fp_why[0] && val_sens_kcal(r, &spec->kernels, err))
+        return -1;
+    for (int i = 0; i < spec->n_cals; i++)
+        if (spec->cals[i].fp_why[0] && val_sens_arcal(r, &spec->cals[i], err)) return -1;
+    const measured_cal *m = &spec->measured;
+    for (int p = 0; m->path[0] && m->fp_why[0] && p < MEASURED_PARTS; p++) {
+        const measured_group *g = &m->parts[p];
+        char note[512];
+        snprintf(note, sizeof note, "%.250s: %.250s", m->path, m->fp_why);
+        for (int k = 0; g->state == MEASURED_SET && k < g->n_keys; k++)
+            if (!g->overridden_by[k][0] && val_sens_add(r, g->keys[k], note, c->doc, NAN, err))
+                return -1;
+    }
+    return 0;
+}
+
 int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
 {
     val_report *r = c->r;
     const scenario *spec = c->spec;
-    r->sens = calloc(SCN_MAX_DECLS + SCN_OPTS_MAX_SETS + DECL_MAX, sizeof *r->sens);
+    r->sens = calloc(SCN_MAX_DECLS + SCN_OPTS_MAX_SETS + DECL_MAX + VAL_FILE_SENS_MAX,
+                     sizeof *r->sens);
     if (!r->sens) return tp_err_set(err, "out of memory");
     for (int i = 0; i < spec->n_decls; i++)
         if (spec->decls[i].assumed &&
@@ -369,8 +539,13 @@ int val_sensitivity(val_ctx *c, double *preds, tp_err *err)
                      hd->items[i].col, hd->items[i].why);
             if (val_sens_add(r, hw_keys[k][1], note, c->doc, hd->items[i].value, err)) return -1;
         }
+    if (val_sens_files(c, err)) return -1;
     for (int s = 0; s < r->n_sens; s++) {
         val_sens *vs = &r->sens[s];
+        if (vs->file[0]) { /* moved in its file, every fold re-predicted */
+            val_sens_moves_file(c, vs, preds);
+            continue;
+        }
         const cfg_node *n = cfg_find(cfg_root(c->doc), vs->key);
         char orig[192], assign[320], val[64];
         /* an inherited value is restored by setting the key to it: the same number */

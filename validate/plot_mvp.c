@@ -88,7 +88,7 @@ static void plot_place_labels(const plot_ctx *c, double alo, double ahi, double 
 /* What the measured-vs-predicted .dat and .gp share: the cells of each config on either
  * side of the fit, and the axis range (the same on both axes). */
 typedef struct plot_mvp_fig {
-    int n_cal[VAL_MAX_CONFIGS], n_held[VAL_MAX_CONFIGS];
+    int n_cal[VAL_MAX_CONFIGS], n_held[VAL_MAX_CONFIGS], n_unused[VAL_MAX_CONFIGS];
     double alo, ahi;
 } plot_mvp_fig;
 
@@ -99,9 +99,10 @@ static void plot_mvp_axes(const val_report *r, plot_mvp_fig *d)
     for (size_t i = 0; i < r->n_cells; i++) {
         const val_cell *v = &r->cells[i];
         int k = plot_config_index(r, v->g->config);
-        if (k < r->n_configs) {
-            if (v->calibration) d->n_cal[k]++;
-            else d->n_held[k]++;
+        if (k < r->n_configs) { /* by role: a cell no fold fits on or judges is neither */
+            if (v->role == VAL_CALIBRATION) d->n_cal[k]++;
+            else if (v->role == VAL_HELDOUT) d->n_held[k]++;
+            else d->n_unused[k]++;
         }
         lo = fmin(lo, fmin(v->g->measured_ms, v->predicted_ms));
         hi = fmax(hi, fmax(v->g->measured_ms, v->predicted_ms));
@@ -124,7 +125,9 @@ static int plot_mvp_write_dat(plot_ctx *c, const double *lx, const double *ly)
     FILE *f = plot_open(c, name);
     if (!f) return -1;
     fprintf(f, "# %s: one block (gnuplot index) per config, in the order of the key.\n"
-               "# measured_ms predicted_ms batch ctx calibration error_pct label label_x label_y\n",
+               "# measured_ms predicted_ms batch ctx role error_pct label label_x label_y\n"
+               "# (role: 0 held out, 1 calibration (fitted on), 2 unused: neither fitted on nor "
+               "judged)\n",
             c->what);
     for (int k = 0; k < r->n_configs; k++) {
         fprintf(f, "%s# index %d: ", k ? "\n\n" : "", k);
@@ -136,7 +139,8 @@ static int plot_mvp_write_dat(plot_ctx *c, const double *lx, const double *ly)
             char lab[96];
             plot_cell_short(c, v->g, lab, sizeof lab);
             fprintf(f, "%.4f %.4f %ld %ld %d %.3f ", v->g->measured_ms, v->predicted_ms,
-                    v->g->batch, v->g->ctx, v->calibration, v->error_pct);
+                    v->g->batch, v->g->ctx,
+                    v->role == VAL_HELDOUT ? 0 : v->role == VAL_CALIBRATION ? 1 : 2, v->error_pct);
             plot_dat_str(f, lab);
             fprintf(f, " %.4f %.4f\n", lx[i], ly[i]);
         }
@@ -157,10 +161,9 @@ static void plot_mvp_plot_cmd(FILE *f, const val_report *r, const plot_mvp_fig *
         const val_config *vc = &r->configs[k];
         const char *col = plot_palette[k % PLOT_N_PALETTE];
         char key[200];
-        double m = vc->n_heldout ? vc->heldout_mape_pct : vc->mape_pct;
-        if (d->n_held[k]) {
-            snprintf(key, sizeof key, "%s held-out: MAPE %.1f%%, %s", vc->config, m,
-                     val_verdict_name(vc->verdict));
+        if (d->n_held[k]) { /* the MAPE of the held-out cells alone */
+            snprintf(key, sizeof key, "%s held-out: MAPE %.1f%%, %s", vc->config,
+                     vc->heldout_mape_pct, val_verdict_name(vc->verdict));
             fprintf(f,
                     ", \\\n     '%s.dat' index %d using 1:($5==0?$2:1/0) with points pt 7 ps 1.7 "
                     "lc rgb \"%s\" title ",
@@ -170,8 +173,8 @@ static void plot_mvp_plot_cmd(FILE *f, const val_report *r, const plot_mvp_fig *
         if (d->n_cal[k]) {
             if (d->n_held[k])
                 snprintf(key, sizeof key, "%s calibration cell (fitted on)", vc->config);
-            else snprintf(key, sizeof key, "%s calibration cells: MAPE %.1f%% (all fitted on)",
-                          vc->config, vc->mape_pct);
+            else snprintf(key, sizeof key, "%s calibration cells (fitted on, not judged)",
+                          vc->config);
             fprintf(f,
                     ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 13 ps 3.0 "
                     "lc rgb \"%s\" title ",
@@ -181,6 +184,14 @@ static void plot_mvp_plot_cmd(FILE *f, const val_report *r, const plot_mvp_fig *
                     ", \\\n     '%s.dat' index %d using 1:($5==1?$2:1/0) with points pt 12 ps 3.0 "
                     "lw 1.5 lc rgb \"black\" notitle",
                     fig, k);
+        }
+        if (d->n_unused[k]) {
+            snprintf(key, sizeof key, "%s unused cells (neither fitted on nor judged)", vc->config);
+            fprintf(f,
+                    ", \\\n     '%s.dat' index %d using 1:($5==2?$2:1/0) with points pt 6 ps 1.5 "
+                    "lc rgb \"%s\" title ",
+                    fig, k, col);
+            plot_qs(f, key);
         }
         fprintf(f, ", \\\n     '%s.dat' index %d using 8:9:7 with labels center font \",9\" "
                    "tc rgb \"%s\" notitle", fig, k, col);

@@ -319,3 +319,58 @@ out:
     free(idx);
     return rc;
 }
+
+/* The kernel or all-reduce calibration of `bound` replaced by its file read again with vs's
+ * numbers moved by factor. */
+static int val_move_file(scenario *bound, const val_sens *vs, double factor, tp_err *err)
+{
+    char assign[4][160];
+    const char *ap[4];
+    for (int i = 0; i < vs->n_file_keys; i++) {
+        snprintf(assign[i], sizeof assign[i], "%s=%.17g", vs->file_keys[i], vs->value * factor);
+        ap[i] = assign[i];
+    }
+    if (vs->file_kind == VAL_FILE_KERNELS) {
+        kcal k;
+        if (kcal_load_set(vs->file, ap, vs->n_file_keys, &k, err)) return -1;
+        snprintf(k.named_at, sizeof k.named_at, "%s", bound->kernels.named_at);
+        kcal_free(&bound->kernels);
+        bound->kernels = k;
+        return 0;
+    }
+    for (int j = 0; j < bound->n_cals; j++) {
+        if (bound->cals[j].tp != vs->file_tp || strcmp(bound->cals[j].path, vs->file)) continue;
+        arcal a;
+        if (arcal_load_set(vs->file, ap[0], &a, err)) return -1;
+        snprintf(a.named_at, sizeof a.named_at, "%s", bound->cals[j].named_at);
+        bound->cals[j] = a;
+    }
+    return 0;
+}
+
+int val_predict_fold_moved(val_ctx *c, int fold, const double *x, const val_sens *vs,
+                           double factor, double *preds, tp_err *err)
+{
+    size_t n = c->r->n_cells;
+    scenario *bound = calloc(1, sizeof *bound);
+    const grid_cell **cells = calloc(n ? n : 1, sizeof *cells);
+    int rc = -1;
+    if (!bound || !cells) {
+        tp_err_set(err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        preds[i] = NAN;
+        cells[i] = c->r->cells[i].fold == fold ? c->r->cells[i].g : NULL;
+    }
+    if (val_bind(c->doc, c->cache, c->opts, c->spec, x, bound, err)) goto out;
+    bound->kernel_err_sign = c->kernel_err_sign;
+    if (val_move_file(bound, vs, factor, err)) goto out;
+    val_cells_job job = {bound, cells, preds, NULL};
+    rc = par_team_map(c->team, n, val_cell_job, &job, NULL, err);
+out:
+    if (bound) scenario_free(bound);
+    free(bound);
+    free(cells);
+    return rc;
+}

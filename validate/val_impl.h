@@ -83,5 +83,12 @@ int val_predict_fold(val_ctx *c, int fold, const double *x, const char *set,
 /* interval.c */
 int val_interval_fold(val_ctx *c, int f, val_band *band, double *preds, tp_err *err);
 int val_sensitivity(val_ctx *c, double *preds, tp_err *err);
+/* r->unverified from the inputs' fingerprints, and a --set sourced key made assumed */
+void val_provenance(val_ctx *c);
+/* sens entries for an unverified file's numbers: at most this many */
+#define VAL_FILE_SENS_MAX 256
+/* val_predict_fold with vs's file numbers (vs->file) moved by factor */
+int val_predict_fold_moved(val_ctx *c, int fold, const double *x, const val_sens *vs,
+                           double factor, double *preds, tp_err *err);
 
 #endif

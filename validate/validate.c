@@ -470,6 +470,7 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     out->fit_evaluations = out->folds[0].evaluations;
     out->fit_stop_reason = out->folds[0].stop;
     val_baselines(out, base);
+    val_provenance(&ctx);
     if (val_intervals(&ctx, &band, preds, err)) goto out;
     if (vo->sensitivity && val_sensitivity(&ctx, preds, err)) goto out;
     val_aggregate(out);

@@ -58,6 +58,8 @@
 #define VAL_Z95 1.959963984540054  /* two-sided 95% normal quantile */
 #define VAL_CHI2_95 3.841458820694124 /* chi-square, 1 degree of freedom, 95% */
 #define VAL_SENS_FRAC 0.20
+#define VAL_FILE_KERNELS 1
+#define VAL_FILE_ALLREDUCE 2
 #define VAL_MAX_BOUND 32 /* boundary points per fold: 2 per parameter axis, plus the rays */
 /* What the synthetic coverage checks (tests/test_validate.c, which asserts them) found for
  * the 95% intervals: grids tpsim generates from known parameters with seeded noise. */
@@ -196,7 +198,15 @@ typedef struct val_config {
 
 typedef struct val_sens {
     char key[128];
-    char note[256];
+    char note[512];
+    /* a number of a calibration file whose fingerprint no longer matches (fprint.h): the
+     * file, its kind, and the assignments that move it (its key and the classes that copy
+     * its law); file "" for a number of the scenario's document */
+    char file[256];
+    int file_kind;            /* VAL_FILE_KERNELS or VAL_FILE_ALLREDUCE */
+    long file_tp;             /* the all-reduce calibration's k */
+    char file_keys[4][96];
+    int n_file_keys;
     double value;             /* as used */
     double *minus_ms, *plus_ms; /* per report cell (NAN unless held out): the prediction at
                                    value * 0.8 and * 1.2, fitted values held */
@@ -222,6 +232,10 @@ typedef struct val_report {
     int n_heldout, n_inside;  /* interval coverage over every held-out cell */
     val_sens *sens;           /* one per assumed number */
     int n_sens;
+    /* input files whose fingerprint no longer matches their numbers (fprint.h): each
+     * "PATH: why"; their numbers are among sens, and every verdict rests on them */
+    char unverified[4][640];
+    int n_unverified;
     long shrink_from_tp, shrink_to_tp; /* 0 when the grid has one TP degree */
     double shrink_measured, shrink_predicted;
 } val_report;

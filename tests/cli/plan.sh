@@ -241,6 +241,17 @@ check "part: plan's CSV header first" cmp -s <(head -1 "$TMP/part1.csv") <(head 
 check "part sidecar" grep -Eqx "1,3,80,[0-9a-f]{16},[0-9a-f]{16}" "$TMP/part1.csv.meta"
 expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP/part2.csv" "$TMP/part0.csv" "$TMP/part1.csv"
 check "merged = unsharded" cmp -s "$TMP/whole.csv" "$TMP/merged.csv"
+# parts made across an edit of a file the scenario names (not the scenario itself) are two
+# searches: the part's fingerprint covers every file read
+mkdir -p "$TMP/edit/scenarios" "$TMP/edit/models/kernels"
+cp "$SCN" "$TMP/edit/scenarios/s.yaml"
+cp models/kernels/h100-sxm.yaml "$TMP/edit/models/kernels/"
+GE=(plan "$TMP/edit/scenarios/s.yaml" --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 20 --format csv "${FAST[@]}")
+expect_ok "edit: shard 0/2" "$TPSIM" "${GE[@]}" --shard 0/2 -o "$TMP/e0.csv"
+sed -i 's/t0_us: 4.8252/t0_us: 4.8253/' "$TMP/edit/models/kernels/h100-sxm.yaml"
+expect_ok "edit: shard 1/2 after the kernel file changed" "$TPSIM" "${GE[@]}" --shard 1/2 -o "$TMP/e1.csv"
+expect_fail2 "merge across a kernel-file edit" "not one sweep \\(another scenario, a file it names changed" \
+    "$TPSIM" merge "$TMP/em.csv" "$TMP/e0.csv" "$TMP/e1.csv"
 
 # --- --jobs: the same bytes
 expect_ok "jobs 1" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --jobs 1

@@ -440,4 +440,26 @@ expect_fail2 "validate: a --calib for a TP degree the grid lacks" \
     "^tpsim: --calib models/allreduce/h100-sxm-tp8\.yaml: a calibration for tp 8, but this runs tp 2, 4;" \
     "$TPSIM" validate $EHD --calib models/allreduce/h100-sxm-tp8.yaml
 
+
+# --- the figure under transfer 4:2: calibration and unused cells named as such; the held-out
+# key's MAPE is the mean |error| of the held-out cells alone, recomputed here from the .dat rows
+expect_ok "transfer 4:2 --plot" "$TPSIM" validate $EHD --transfer 4:2 --plot "$TMP/p42" --quiet
+check "the legend names each kind of cell; MAPE on held-out cells only" python3 -c '
+import re, sys
+d = sys.argv[1]
+gp = open(d + "/measured_vs_predicted.gp").read()
+keys = re.findall(r"title \"([^\"]*)\"", gp)
+held = [k for k in keys if "held-out: MAPE" in k]
+assert len(held) == 1 and held[0].startswith("H100 TP-2 "), keys
+assert "H100 TP-4 calibration cells (fitted on, not judged)" in keys, keys
+assert not any(k.startswith("H100 TP-4") and "MAPE" in k for k in keys), keys
+errs = []
+for line in open(d + "/measured_vs_predicted.dat"):
+    f = line.split()
+    if line.startswith("#") or len(f) < 6: continue
+    if f[4] == "0": errs.append(abs(float(f[5])))
+assert len(errs) == 4, errs  # the four TP-2 cells
+mape = float(re.search(r"MAPE ([0-9.]+)%", held[0]).group(1))
+assert abs(mape - sum(errs) / len(errs)) < 0.05 + 1e-9, (mape, errs)
+' "$TMP/p42"
 finish
