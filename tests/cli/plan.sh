@@ -30,7 +30,13 @@ check "nothing meets: one line on stderr" test "$(cat "$TMP/err")" = "tpsim: pla
 # the closest is TP-8 graphs, its step the one tpsim run gives for that batch)
 check "closest configuration shown" grep -Eq "nothing meets the target; closest: H100 SXM TP-8 graphs batch [0-9]+ at" "$TMP/out"
 cb=$(sed -n 's/.*closest: H100 SXM TP-8 graphs batch \([0-9]*\) at \([0-9.]*\) ms.*/\1 \2/p' "$TMP/out")
-rms=$("$TPSIM" run $SCN --tp 8 --mode graphs --batch "${cb% *}" --steps 2 --warmup 0 --format json |
+# (plan prices host work with vLLM V1 unless --set engine= says otherwise, and fits the
+# scenario's launch cost under it; run takes the scenario's own engine, V0, and value, so it is
+# told both, the value from validate under V1)
+fit=$("$TPSIM" validate $SCN --set engine=vllm-v1 --format json |
+    python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["fitted"]["host.launch.mean_us"]))')
+rms=$("$TPSIM" run $SCN --tp 8 --mode graphs --batch "${cb% *}" --steps 2 --warmup 0 --format json \
+    --set engine=vllm-v1 --set host.launch.mean_us=$fit --set host.collective.mean_us=$fit |
     python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["step_ms"]["mean"])')
 check "closest's step = tpsim run's ($cb, run $rms)" test "${cb#* }" = "$rms"
 
@@ -73,7 +79,7 @@ for scn in $SCN "$TMP/nokernels.yaml"; do
     expect_ok "plan on a grid cell ($n)" "$TPSIM" plan $scn --gpus 8 --tpot-ms 1000 --tp 4 \
         --mode eager --batch-max 8 --format json --quiet
     cp "$TMP/out" "$TMP/plan_cell.json"
-    expect_ok "validate ($n)" "$TPSIM" validate $scn --format json
+    expect_ok "validate ($n)" "$TPSIM" validate $scn --format json --set engine=vllm-v1
     check "plan's interval = validate's for TP-4 batch 8 ($n)" python3 - "$TMP/plan_cell.json" "$TMP/out" <<'PY'
 import json, sys
 w = json.load(open(sys.argv[1]))["contexts"][0]["winner"]
@@ -111,7 +117,7 @@ expect_ok "separable pair" "$TPSIM" plan scenarios/cuda-graphs.yaml --gpus 8 --t
     --batch-max 8 --format json --quiet
 check "TP-4 vs TP-8 graphs: separable (cuda-graphs)" sep_check "$TMP/out" True
 expect_ok "the same pair, model error" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4,8 --mode graphs \
-    --batch-max 8 --format json --quiet
+    --batch-max 8 --format json --quiet --set engine=vllm-v0
 check "TP-4 vs TP-8 graphs: not separable (eager-host-dispatch)" sep_check "$TMP/out" False
 expect_ok "inseparable pair" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 8 --format json --quiet
 check "TP-8 eager vs graphs: not separable" sep_check "$TMP/out" False
