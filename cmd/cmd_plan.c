@@ -511,6 +511,25 @@ static int pcmd_reachable(const plan_spec *sp, const pflags_opts *o, const scena
     return 0;
 }
 
+/* The engine plan prices host work with unless the user's --set engine= says otherwise: the
+ * vLLM users run today, V1 with its default graph mode (FULL for a decode-only batch;
+ * models/host/vllm-v1.yaml). A scenario's own engine: (V0 for the eager hypotheses, the engine
+ * of the study's era) states what it was judged under, not what a deployment runs now. */
+#define PCMD_ENGINE "engine=vllm-v1"
+
+/* PCMD_ENGINE after the user's sets unless one of them sets engine= (theirs wins); last, so
+ * the user's --set keep their numbers in error messages. */
+static int pcmd_default_engine(scn_opts *so, tp_err *err)
+{
+    for (int i = 0; i < so->n_sets; i++)
+        if (!strncmp(so->sets[i], "engine=", 7)) return 0;
+    if (so->n_sets >= SCN_OPTS_MAX_SETS)
+        return tp_err_set(err, "plan: at most %d --set, one of them taken by %s",
+                          SCN_OPTS_MAX_SETS - 1, PCMD_ENGINE);
+    so->sets[so->n_sets++] = PCMD_ENGINE;
+    return 0;
+}
+
 int tpsim_cmd_plan(int argc, char **argv)
 {
     tp_err err = {{0}};
@@ -521,7 +540,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     const char *path = NULL;
     int parsed = pflags_parse(argc, argv, &o, &so, &path, &err);
     if (parsed > 0) return pflags_help(stdout), 0;
-    if (parsed < 0) return cmd_fail(&err);
+    if (parsed < 0 || pcmd_default_engine(&so, &err)) return cmd_fail(&err);
     int status = 2, n_hw = o.n_hw ? o.n_hw : 1;
     grid g = {0};
     scenario *base = calloc(1, sizeof *base), *scn = NULL;

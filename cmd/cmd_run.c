@@ -441,6 +441,11 @@ static void run_print_text(const scenario *s, const run_summary *r)
                r->kernels->path, r->kernels->hardware);
         if (r->kernels_borrowed)
             run_text_foreign(r->kernels->hardware, s->hw.name, r->kernels_borrowed);
+    } else {
+        /* no kernel calibration: say so, so a roofline answer is never read as measured */
+        printf("kernels    none: every GPU op from the roofline of %s (HBM efficiency %.3g, "
+               "FLOPs efficiency %.3g), no measured kernel times\n", s->hw.name, s->hbm_eff,
+               s->flops_eff);
     }
     run_text_domain(s, r);
     if (s->measured.path[0]) run_text_measured(s);

@@ -32,6 +32,8 @@ static const char pflags_help_text[] =
     "  every cell, sweep's columns first. --plot DIR draws, per context, pareto-ctxC\n"
     "  (latency vs tokens/s per GPU: the frontier with its 95% intervals, the target, the\n"
     "  choice) and breakdown-ctxC (where the winner's and runner-up's step goes), PNG, SVG.\n"
+    "  Host work is priced by vLLM V1 (engine vllm-v1, the vLLM run today), not the\n"
+    "  scenario's engine, unless --set engine=NAME says otherwise; the fit runs under it too.\n"
     "  Scope: one decode step; no prefill interference, no queueing. With --workload\n"
     "  ISL,OSL,C (C clients in a closed loop, or rN for N requests/s over the N GPUs, split\n"
     "  evenly over the replicas) it searches serving instead: hardware x mode x TP x\n"

@@ -5,7 +5,9 @@
 #   usage: scripts/atlas.sh TPSIM OUTDIR      (writes OUTDIR/atlas.csv, atlas.png, atlas.svg)
 # A cell whose weights + KV cache do not fit one rank's HBM is skipped (listed on stderr).
 # Each row names its all-reduce calibration file and how it was borrowed when it was measured
-# on other hardware (calibration_from, as H200 borrows H100's; empty: its own or none at TP-1).
+# on other hardware (empty: its own or none at TP-1), the kernel calibration that priced its GPU
+# ops ("roofline" where the GPU has none: A100) and the engine that priced its host work. H100
+# and H200 run on the hypotheses' GPU models (scenarios/atlas-*.yaml say which and why).
 # Environment: ATLAS_BATCH (default 1), ATLAS_CTX (default 2048).
 set -euo pipefail
 tpsim=${1:?usage: scripts/atlas.sh TPSIM OUTDIR}
@@ -37,18 +39,19 @@ row() {
             # the all-reduce calibration by file name, and how it was borrowed ("" if not)
             cal = v[".calibration"]; sub(/.*\//, "", cal); if (cal == "null") cal = ""
             bor = v[".calibration_borrowed"]; if (bor == "null") bor = ""
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", model, gpu,
+            kc = v[".kernel_calibration"]; sub(/.*\//, "", kc); if (kc == "null") kc = "roofline"
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", model, gpu,
                 v[".mode"], v[".tp"], v[".batch"], v[".ctx"], f(v[".weights_gb_per_rank"]),
                 f(v[".kv_cache_gb_per_rank"]), v[".ops_per_step"], v[".allreduces_per_step"],
                 f(v["step.mean"]), f(v["bd.compute"]), f(v["bd.allreduce"]), f(v["bd.wait_peers"]),
-                f(v["bd.gpu_idle"]), f(v["bd.host"]), cal, bor
+                f(v["bd.gpu_idle"]), f(v["bd.host"]), cal, bor, kc, v[".serving_engine"]
         }'
 }
 
 csv="$stage/atlas.csv"
 # sweep's column names where a column is sweep's (hardware, step_ms_mean, ...); model is the
 # short name the figure labels its bars with
-echo "model,hardware,mode,tp,batch,ctx,weights_gb_per_rank,kv_cache_gb_per_rank,ops_per_step,allreduces_per_step,step_ms_mean,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms,calibration,calibration_borrowed" > "$csv"
+echo "model,hardware,mode,tp,batch,ctx,weights_gb_per_rank,kv_cache_gb_per_rank,ops_per_step,allreduces_per_step,step_ms_mean,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms,calibration,calibration_borrowed,kernel_calibration,serving_engine" > "$csv"
 skipped=0
 for g in $gpus; do
     gname=${g%%:*} scn="$here/../scenarios/atlas-${g#*:}.yaml"

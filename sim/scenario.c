@@ -775,6 +775,29 @@ int scenario_pick_kernels(scenario *s, tp_err *err)
     return 0;
 }
 
+int scenario_pick_allreduce(scenario *s, tp_err *err)
+{
+    char(*paths)[HW_PATH_MAX] = malloc(LOCATE_MAX_NAMES * sizeof *paths);
+    if (!paths) return tp_err_set(err, "out of memory");
+    int n = hw_measured_files(&s->hw, "models/allreduce", paths, LOCATE_MAX_NAMES), rc = 0;
+    for (int i = 0; i < s->n_cals && !rc; i++) {
+        arcal *c = &s->cals[i];
+        if (s->cal_from_flag[i] || hw_same(&s->hw, c->hardware)) continue; /* --calib: its word */
+        if (s->calibration_from[0] && hw_name_eq(c->hardware, s->calibration_from)) continue;
+        for (int j = 0; j < n; j++) { /* by name: the first file of this TP degree */
+            arcal own;
+            tp_err ignored = {{0}};
+            if (arcal_load(paths[j], &own, &ignored) || own.tp != c->tp) continue;
+            snprintf(own.named_at, sizeof own.named_at, "%.200s (measured on %.40s, for %.40s)",
+                     paths[j], own.hardware, s->hw.name);
+            *c = own;
+            break;
+        }
+    }
+    free(paths);
+    return rc;
+}
+
 int scenario_add_allreduce(scenario *s, const char *path, tp_err *err)
 {
     arcal c;

@@ -188,6 +188,14 @@ int scenario_kernels(const scenario *s, const kcal **out, const char **how_borro
  * scenario_kernels refuses it unless --allow-foreign-calib). scn_opts_apply calls it when
  * the command line set hardware= and not kernels=. 0, or -1 when that file is bad. */
 int scenario_pick_kernels(scenario *s, tp_err *err);
+/* The all-reduce calibrations for the scenario's hardware: each one measured on another GPU,
+ * neither borrowed by the scenario (calibration_from) nor given by --calib, is replaced by the
+ * first file in models/allreduce (by name, locate.h) whose hardware: is the scenario's GPU and
+ * whose tp: is the same (--set hardware=h200 runs on H200's own all-reduce measurements); a
+ * TP degree with no such file is left as it is (and scenario_calibration refuses it unless
+ * --allow-foreign-calib). scn_opts_apply calls it when the command line set hardware=. 0, or
+ * -1 (out of memory). */
+int scenario_pick_allreduce(scenario *s, tp_err *err);
 /* Add (or replace, same k) a calibration file given on the command line. */
 int scenario_add_allreduce(scenario *s, const char *path, tp_err *err);
 /* Refused (-1, one line) when a --calib file's tp: is none of the n TP degrees the command

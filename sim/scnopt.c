@@ -25,12 +25,14 @@ int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err)
     }
     s->allow_foreign_calib = o->allow_foreign_calib;
     /* the GPU changed from the command line (--set hardware=, plan --hardware): its own kernel
-     * measurements, unless kernels= was set too; a scenario file's own pairing is its word */
+     * and all-reduce measurements, unless kernels= (--calib) named them; a scenario file's own
+     * pairing is its word */
     int hw_set = 0, k_set = 0;
     for (int i = 0; i < o->n_sets; i++) {
         hw_set |= !strncmp(o->sets[i], "hardware=", 9);
         k_set |= !strncmp(o->sets[i], "kernels=", 8);
     }
+    if (hw_set && scenario_pick_allreduce(s, err)) return -1;
     return hw_set && !k_set ? scenario_pick_kernels(s, err) : 0;
 }
 

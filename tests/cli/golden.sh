@@ -17,7 +17,7 @@ for f in "$G"/*; do
     else bad "$name differs from $G/$name: $(diff "$f" "$TMP/now/$name" 2>&1 | head -3 | tr '\n' ' ')"
     fi
 done
-check "every golden file has its command (12 files, found $n)" test "$n" -eq 12
+check "every golden file has its command (14 files, found $n)" test "$n" -eq 14
 extra=$(for f in "$TMP/now"/*; do [ -e "$G/${f##*/}" ] || echo "${f##*/}"; done)
 check "every output has its golden file${extra:+: $extra}" test -z "$extra"
 

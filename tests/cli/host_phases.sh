@@ -134,10 +134,16 @@ check "--set beats the phase file" python3 -c "assert abs($over - $slow) < 1e-12
 
 # one host model for both modes: every hypothesis and graph what-if names the same file and
 # runs vLLM's all-reduce, and an eager and a graph run of them pay the same phases at a batch
-for scn in eager-host-dispatch eager-straggler eager-broadcast cuda-graphs vllm-graphs; do
+# (V0 for the eager hypotheses and the registered V0-era predictions' vllm-graphs; the what-ifs,
+# cuda-graphs and the atlas, run the vLLM of today, V1)
+for scn in eager-host-dispatch eager-straggler eager-broadcast vllm-graphs; do
     check "$scn names the shared host model" grep -Eq '^engine: \.\./models/host/vllm-v0\.yaml( |$)' "scenarios/$scn.yaml"
     check "$scn runs auto" grep -Eq '^  allreduce: auto( |$)' "scenarios/$scn.yaml"
 done
+for scn in cuda-graphs atlas-h100 atlas-h200 atlas-a100; do
+    check "$scn runs vLLM V1" grep -Eq '^engine: \.\./models/host/vllm-v1\.yaml( |$)' "scenarios/$scn.yaml"
+done
+check "cuda-graphs runs auto" grep -Eq '^  allreduce: auto( |$)' scenarios/cuda-graphs.yaml
 expect_ok "eager phases b8" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --batch 8 --steps 1 --format json &&
     cp "$TMP/out" "$TMP/eager-ph.json"
 expect_ok "graph phases b8" "$TPSIM" run scenarios/vllm-graphs.yaml --tp 4 --batch 8 --steps 1 --format json

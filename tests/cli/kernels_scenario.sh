@@ -22,6 +22,9 @@ check "kernels change the GPU compute ($k vs $a)" test "$k" != "$a"
 # the undeclared-number check passes with no gpu efficiency declared
 expect_ok "validate" "$TPSIM" validate "$SK" --grid "$GRID"
 check "no efficiency declared" bash -c "! grep -q 'hbm_efficiency' '$TMP/out'"
+# copies of the bundled calibration keep its measured FP8 GEMM grid beside them (grid: is read
+# from the calibration's folder)
+cp models/kernels/h100-sxm.gemm_fp8.csv "$TMP/"
 sed 's/^hardware: H100 SXM/hardware: A100 SXM4 80GB/' models/kernels/h100-sxm.yaml > "$TMP/a100k.yaml"
 sed "s#^kernels: .*#kernels: $TMP/a100k.yaml#" "$SK" > "$TMP/foreign.yaml"
 expect_fail2 "foreign kernels refused" 'kernel calibration was measured on A100 SXM4 80GB, the scenario runs on H100 SXM' \

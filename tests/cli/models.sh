@@ -105,13 +105,21 @@ expect_fail2 "mixtral at TP-3" "tp 3 does not shard Mixtral-8x7B-v0.1" \
 
 # a PCIe-only GPU with its own (assumed) calibration: accepted as the L40S's, not foreign; over
 # PCIe vLLM runs NCCL (its custom all-reduce needs NVLink or P2P, and the L40S files have no
-# custom block, so the atlas's `auto` is refused for them until nccl-fit is asked for)
+# custom block, so `auto` is refused for them until nccl-fit is asked for). No kernel calibration
+# measured on L40S exists: H100's is not lent to it (refused), the roofline file runs it and says so
 expect_fail2 "L40S under auto: no custom block" "l40s-pcie-tp4.yaml: collective.allreduce is auto, .* no custom one_stage" \
     "$TPSIM" run scenarios/atlas-h100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
     --calib models/allreduce/l40s-pcie-tp4.yaml
-expect_ok "L40S TP-4" "$TPSIM" run scenarios/atlas-h100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
+expect_fail2 "L40S: H100's kernels not lent" "kernel calibration was measured on H100 SXM, the scenario runs on L40S" \
+    "$TPSIM" run scenarios/atlas-h100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
+    --set collective.allreduce=nccl-fit
+expect_ok "L40S TP-4" "$TPSIM" run scenarios/atlas-a100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
     --set collective.allreduce=nccl-fit --calib models/allreduce/l40s-pcie-tp4.yaml --format json
 check "L40S: 70B fits in 4 x 48 GB" grep -q '"fits_in_hbm": true' "$TMP/out"
+check "L40S: the roofline, said" grep -q '"kernel_calibration": null' "$TMP/out"
+expect_ok "L40S TP-4 text" "$TPSIM" run scenarios/atlas-a100.yaml --tp 4 --set hardware=../models/hw/l40s.yaml \
+    --set collective.allreduce=nccl-fit
+check "L40S text: the roofline, said" grep -q '^kernels    none: every GPU op from the roofline of L40S' "$TMP/out"
 
 # the atlas: 15 of the 4 x 3 x 4 model/GPU/TP cells do not fit, by BF16 weights alone, in the
 # capacity the GPU reports less vLLM's 4.84 GiB reserve (docs/sources.md#gpu-memory: H100

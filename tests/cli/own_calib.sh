@@ -63,8 +63,11 @@ assert rows[1]["calibration"] == sys.argv[2], rows[1]
 assert [r["calibration_borrowed"] for r in rows] == ["", ""], rows
 PY
 
-# --- a borrowed calibration is marked in sweep rows (CSV and JSON) and in the atlas -----------
-expect_ok "sweep on H200, calibration_from" "$TPSIM" sweep scenarios/atlas-h200.yaml --tp 1,2 --steps 2 --format json &&
+# --- a borrowed calibration is marked in sweep rows; the atlas runs each GPU on its own -------
+sed -e 's#allreduce/h200-sxm-tp#allreduce/h100-sxm-tp#' -e 's#^name: atlas-h200#&\ncalibration_from: H100 SXM#' \
+    scenarios/atlas-h200.yaml > "$TMP/h200-borrows.yaml"
+expect_ok "sweep on H200 borrowing H100's, calibration_from" "$TPSIM" sweep "$TMP/h200-borrows.yaml" \
+    --tp 1,2 --steps 2 --format json &&
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "json rows: TP-1 none, TP-2 H100's, borrowed by calibration_from" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
 import json, sys
@@ -75,11 +78,15 @@ assert rows[1]["calibration"].endswith("models/allreduce/h100-sxm-tp2.yaml"), ro
 assert rows[1]["calibration_borrowed"] == "calibration_from", rows[1]
 
 PY
-check "atlas rows carry the calibration and the mark" bash -c '
-    head -1 docs/atlas.csv | grep -q ",calibration,calibration_borrowed$" &&
-    grep -q "^70B,H200,eager,2,.*,h100-sxm-tp2\.yaml,calibration_from$" docs/atlas.csv &&
-    grep -q "^70B,H100,eager,2,.*,h100-sxm-tp2\.yaml,$" docs/atlas.csv &&
-    grep -q "^8B,H100,eager,1,.*,,$" docs/atlas.csv'
+# the atlas: H100 on the hypotheses' files, H200 on its own measured ones, A100 on the roofline,
+# every row under vLLM V1, none borrowed
+check "atlas rows carry the calibrations and the engine" bash -c '
+    head -1 docs/atlas.csv | grep -q ",calibration,calibration_borrowed,kernel_calibration,serving_engine$" &&
+    grep -q "^70B,H200,eager,2,.*,h200-sxm-tp2\.yaml,,h200-sxm\.yaml,vllm-v1$" docs/atlas.csv &&
+    grep -q "^70B,H100,eager,2,.*,h100-sxm-tp2\.yaml,,h100-sxm\.yaml,vllm-v1$" docs/atlas.csv &&
+    grep -q "^70B,A100,eager,2,.*,a100-sxm4-tp2\.yaml,,roofline,vllm-v1$" docs/atlas.csv &&
+    grep -q "^8B,H100,eager,1,.*,,,h100-sxm\.yaml,vllm-v1$" docs/atlas.csv &&
+    ! grep -q "calibration_from" docs/atlas.csv'
 
 # --- a name not found lists the names that exist and the closest -----------------------------
 expect_fail2 "hardware: H2OO -> did you mean h200" \

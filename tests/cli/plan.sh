@@ -85,7 +85,7 @@ sed -e '/^kernels: /d' -e 's#\.\./models#'"$PWD"'/models#g' \
     $SCN >"$TMP/nokernels.yaml"
 runms() { # SCENARIO TP BATCH LAUNCH_US: the mean step tpsim run gives
     "$TPSIM" run "$1" --tp "$2" --batch "$3" --ctx 2048 --mode eager --set host.launch.mean_us="$4" \
-        --set host.collective.mean_us="$4" --format json |
+        --set host.collective.mean_us="$4" --set engine=vllm-v1 --format json |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["step_ms"]["mean"])'
 }
 for scn in "$TMP/nokernels.yaml" $SCN; do
@@ -93,7 +93,7 @@ for scn in "$TMP/nokernels.yaml" $SCN; do
     expect_ok "plan on a grid cell ($n)" "$TPSIM" plan $scn --gpus 8 --tpot-ms 1000 --tp 4 \
         --mode eager --batch-max 8 --format json --quiet
     cp "$TMP/out" "$TMP/plan_cell.json"
-    expect_ok "validate ($n)" "$TPSIM" validate $scn --format json
+    expect_ok "validate ($n)" "$TPSIM" validate $scn --format json --set engine=vllm-v1
     read -r V LO HI < <(python3 -c '
 import json, sys
 f = json.load(open(sys.argv[1]))["folds"][0]
@@ -151,7 +151,7 @@ expect_ok "separable pair" "$TPSIM" plan scenarios/cuda-graphs.yaml --gpus 8 --t
     --batch-max 8 --format json --quiet
 check "TP-4 vs TP-8 graphs: separable (cuda-graphs)" sep_check "$TMP/out" True
 expect_ok "the same pair, model error" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4,8 --mode graphs \
-    --batch-max 8 --format json --quiet
+    --batch-max 8 --format json --quiet --set engine=vllm-v0
 check "TP-4 vs TP-8 graphs: not separable (eager-host-dispatch)" sep_check "$TMP/out" False
 expect_ok "inseparable pair" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 8 --format json --quiet
 check "TP-8 eager vs graphs: not separable" sep_check "$TMP/out" False
