@@ -9,7 +9,8 @@
  *   I,N,T,FP,SUM
  * (N at most SHARD_MAX, in a part as on the command line; FP 16 hex digits, the sweep's
  * fingerprint: shard_fp of the scenario file's bytes, of every file it names
- * (shard_fp_inputs) and of every flag that shapes the rows, so grid, --steps, --warmup, --seed, --set, --calib, ...; not -o, --shard, --jobs, --quiet;
+ * (shard_fp_inputs) and of every flag that shapes the rows, so grid, --steps, --warmup, --seed,
+ * --set, --calib, ...; not -o, --shard, --jobs, --quiet;
  * SUM 16 hex digits, shard_fp of PART's bytes, which binds the sidecar to its own part).
  * shard_write writes both (the part first: a part whose sidecar did not follow, or that
  * another run replaced, fails SUM). shard_merge reads N parts (any order) with their

@@ -73,7 +73,7 @@ for hw in ("h100", "h200"):
                     # a measured grid (law: grid) keeps its CSV, copied beside the staged files;
                     # no cell here is priced by one (the FP8 GEMMs only are, and these are bf16)
                     assert k in ("law", "from", "q", "tile_m", "n", "r2", "mape_pct",
-                                 "heldout_mape_pct", "source", "grid", "fallback",
+                                 "heldout_mape_pct", "source", "grid", "grid_fp", "fallback",
                                  "fallback_heldout_mape_pct"), (name, k)
                     assert k != "law" or v != "grid" or name == "gemm_fp8", (name, v)
                 new.append(f"{k}: {v}")

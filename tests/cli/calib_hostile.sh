@@ -6,19 +6,21 @@
 K=models/kernels/h100-sxm.yaml
 SK=scenarios/eager-host-dispatch.yaml
 kal() { sed "$1" "$K" >"$TMP/k.yaml"; }
+cp models/kernels/h100-sxm.*.csv "$TMP/" # the grids the file names, beside the copy
+ln() { grep -n "^  $1: {law" "$K" | cut -d: -f1; } # a class's line in the bundled file
 runk() { "$TPSIM" run "$SK" --set kernels="$TMP/k.yaml" --tp 4; }
 
 expect_ok "the bundled calibration loads" "$TPSIM" run "$SK" --set kernels="$K" --tp 4
 
 # --- n: one row more than the law's parameters (const 1, linear 2, row 3, tiled 4) ------------
 kal '/^  add:/s/n: 1044/n: 2/'
-expect_fail2 "linear on 2 rows" "k.yaml:28:[0-9]+: classes.add.n: 2 rows for law linear's 2 parameters: its error is unknown .*expected n >= 3" runk
+expect_fail2 "linear on 2 rows" "k.yaml:$(ln add):[0-9]+: classes.add.n: 2 rows for law linear's 2 parameters: its error is unknown .*expected n >= 3" runk
 kal '/^  add:/s/n: 1044/n: 3/'
 expect_ok "linear on 3 rows" runk
 kal '/^  gemm:/s/n: 4176/n: 4/'
-expect_fail2 "tiled on 4 rows" "k.yaml:23:[0-9]+: classes.gemm.n: 4 rows for law tiled's 4 parameters.*expected n >= 5" runk
+expect_fail2 "tiled on 4 rows" "k.yaml:$(ln gemm):[0-9]+: classes.gemm.n: 4 rows for law tiled's 4 parameters.*expected n >= 5" runk
 kal '/^  rope:/s/n: 1044/n: 1/'
-expect_fail2 "row on 1 row" "k.yaml:26:[0-9]+: classes.rope.n: 1 rows for law row's 3 parameters.*expected n >= 4" runk
+expect_fail2 "row on 1 row" "k.yaml:$(ln rope):[0-9]+: classes.rope.n: 1 rows for law row's 3 parameters.*expected n >= 4" runk
 
 # fit-kernels on one measured row of a class: refused, not written with mape_pct 0.00
 head -2 tests/data/attention-h100/decode.csv >"$TMP/one.csv"
@@ -41,23 +43,23 @@ fi
 
 # --- from: the copy is its source's law, term for term; its source is measured ----------------
 kal '/^  copy:/s/gbps: 3864.89/gbps: 3864.90/'
-expect_fail2 "from: a different rate" "k.yaml:31:[0-9]+: classes.copy.from: the law differs from add's, which it copies" runk
+expect_fail2 "from: a different rate" "k.yaml:$(ln copy):[0-9]+: classes.copy.from: the law differs from add's, which it copies" runk
 kal '/^  copy:/s/law: linear, t0_us: 1.3021, gbps: 3864.89/law: const, t0_us: 1.3021/;/classes.copy.gbps/d'
 expect_fail2 "from: a different law" "k.yaml:[0-9]+:[0-9]+: classes.copy.from: the law differs from add's" runk
 kal '/^  copy:/s/from: add/from: sampler/'
-expect_fail2 "from: a chain" "k.yaml:31:[0-9]+: classes.copy.from: class 'sampler' copies 'add' in turn, expected a measured class \(no chain or cycle of from:\)" runk
+expect_fail2 "from: a chain" "k.yaml:$(ln copy):[0-9]+: classes.copy.from: class 'sampler' copies 'add' in turn, expected a measured class \(no chain or cycle of from:\)" runk
 kal '/^  copy:/s/from: add/from: sampler/;/^  sampler:/s/from: add/from: copy/'
-expect_fail2 "from: a cycle" "k.yaml:30:[0-9]+: classes.sampler.from: class 'copy' copies 'sampler' in turn" runk
+expect_fail2 "from: a cycle" "k.yaml:$(ln sampler):[0-9]+: classes.sampler.from: class 'copy' copies 'sampler' in turn" runk
 
 # --- rates and times in their physical range (phys.h) -----------------------------------------
 kal '/^  add:/s/gbps: 3864.89/gbps: 1e-290/'
-expect_fail2 "a rate near zero" "k.yaml:28:[0-9]+: classes.add.gbps: 1e-290 is below the physical range, expected 0 \(no such term\) or 0.1..100000" runk
+expect_fail2 "a rate near zero" "k.yaml:$(ln add):[0-9]+: classes.add.gbps: 1e-290 is below the physical range, expected 0 \(no such term\) or 0.1..100000" runk
 kal '/^  gemm:/s/tflops: 712.54/tflops: 1e7/'
-expect_fail2 "a rate past any GPU" "k.yaml:23:[0-9]+: .*tflops.*1e\+07" runk
+expect_fail2 "a rate past any GPU" "k.yaml:$(ln gemm):[0-9]+: .*tflops.*1e\+07" runk
 kal '/^  rope:/s/row_gflops: 13.359490/row_gflops: 1e-7/'
-expect_fail2 "a per-row rate near zero" "k.yaml:26:[0-9]+: classes.rope.row_gflops: 1e-07 is below the physical range" runk
+expect_fail2 "a per-row rate near zero" "k.yaml:$(ln rope):[0-9]+: classes.rope.row_gflops: 1e-07 is below the physical range" runk
 kal '/^  add:/s/t0_us: 1.3021/t0_us: 2e6/'
-expect_fail2 "a fixed time past a second" "k.yaml:28:[0-9]+: .*t0_us.*2e\+06" runk
+expect_fail2 "a fixed time past a second" "k.yaml:$(ln add):[0-9]+: .*t0_us.*2e\+06" runk
 sed 's/^hbm_gbps: .*/hbm_gbps: 1e6/' models/hw/h100-sxm.yaml >"$TMP/hw.yaml"
 expect_fail2 "hardware: HBM past any GPU" "hw.yaml:[0-9]+:[0-9]+: .*hbm_gbps.*1e\+06" \
     "$TPSIM" run "$SK" --set hardware="$TMP/hw.yaml" --tp 4

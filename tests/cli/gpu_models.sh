@@ -37,8 +37,8 @@ assert d["serving_engine"] == "vllm-v1", d["serving_engine"]' "$TMP/cg-h200.json
 import csv, sys
 want, tp = float(sys.argv[1]), sys.argv[2]
 rows = [r for r in csv.DictReader(open("docs/atlas.csv"))
-        if (r["model"], r["gpu"], r["tp"], r["mode"]) == ("70B", "H100", tp, "graphs")]
-assert len(rows) == 1 and abs(float(rows[0]["step_ms"]) / want - 1) < 1e-9, (rows, want)
+        if (r["model"], r["hardware"], r["tp"], r["mode"]) == ("70B", "H100", tp, "graphs")]
+assert len(rows) == 1 and abs(float(rows[0]["step_ms_mean"]) / want - 1) < 1e-9, (rows, want)
 PY
 done
 
@@ -48,7 +48,7 @@ check "B200: kernels none, the roofline" grep -q '^kernels    none: every GPU op
 check "docs/atlas.csv: every A100 row on the roofline" python3 -c '
 import csv
 rows = list(csv.DictReader(open("docs/atlas.csv")))
-k = {(r["gpu"], r["kernel_calibration"]) for r in rows}
+k = {(r["hardware"], r["kernel_calibration"]) for r in rows}
 assert k == {("H100", "h100-sxm.yaml"), ("H200", "h200-sxm.yaml"), ("A100", "roofline")}, k
 assert {r["serving_engine"] for r in rows} == {"vllm-v1"}'
 

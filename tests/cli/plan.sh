@@ -245,7 +245,7 @@ check "merged = unsharded" cmp -s "$TMP/whole.csv" "$TMP/merged.csv"
 # searches: the part's fingerprint covers every file read
 mkdir -p "$TMP/edit/scenarios" "$TMP/edit/models/kernels"
 cp "$SCN" "$TMP/edit/scenarios/s.yaml"
-cp models/kernels/h100-sxm.yaml "$TMP/edit/models/kernels/"
+cp models/kernels/h100-sxm.yaml models/kernels/h100-sxm.*.csv "$TMP/edit/models/kernels/"
 GE=(plan "$TMP/edit/scenarios/s.yaml" --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 20 --format csv "${FAST[@]}")
 expect_ok "edit: shard 0/2" "$TPSIM" "${GE[@]}" --shard 0/2 -o "$TMP/e0.csv"
 sed -i 's/t0_us: 4.8252/t0_us: 4.8253/' "$TMP/edit/models/kernels/h100-sxm.yaml"
