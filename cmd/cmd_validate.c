@@ -144,10 +144,17 @@ static void vcmd_print_folds(const val_report *r)
                        phys);
 
         }
-        printf("  worst miss of its own calibration cells %.2f%% (MISFIT above %.2f%%)%s\n",
-               fd->cal_max_err_pct, r->kill_switch_pct / 3.0, fd->misfit ? ": MISFIT" : "");
+        if (r->n_fit || fd->cal_borrowed)
+            printf("  worst miss of its own calibration cells %.2f%% (MISFIT above %.2f%%)%s\n",
+                   fd->cal_max_err_pct, r->kill_switch_pct / 3.0, fd->misfit ? ": MISFIT" : "");
+        else if (fd->n_cal)
+            printf("  worst miss of the calibration cells %.2f%% (nothing fitted on them: they fit "
+                   "the null baselines only, so no MISFIT)\n", fd->cal_max_err_pct);
         if (r->opt.intervals) vcmd_print_scale(&fd->scale, fd->n_cal, r->n_fit);
-        printf("  additive baseline R0 = %+.3f ms\n", fd->r0_ms);
+        if (isnan(fd->r0_ms))
+            printf("  null baselines: none (no calibration cell to fit them on)\n");
+        else
+            printf("  additive baseline R0 = %+.3f ms\n", fd->r0_ms);
     }
 }
 
@@ -237,10 +244,13 @@ static void vcmd_print_text(const val_report *r)
         if (r->opt.intervals)
             snprintf(iv, sizeof iv, "%.2f .. %.2f%s", c->pred_lo, c->pred_hi,
                      c->role == VAL_HELDOUT && !c->inside ? " (outside)" : "");
-        printf("| %s | %ld | %ld | %.2f | %.2f | %.2f | %.2f | %s | %+.1f | %.2f | %.2f | %s |\n",
+        char cons[24] = "-", add[24] = "-";
+        if (!isnan(c->constant_ms)) snprintf(cons, sizeof cons, "%.2f", c->constant_ms);
+        if (!isnan(c->additive_ms)) snprintf(add, sizeof add, "%.2f", c->additive_ms);
+        printf("| %s | %ld | %ld | %.2f | %.2f | %.2f | %.2f | %s | %+.1f | %s | %s | %s |\n",
                c->g->config, c->g->batch, c->g->ctx, c->g->measured_ms,
                1e3 * c->sim.breakdown.compute, 1e3 * c->sim.breakdown.allreduce, c->predicted_ms,
-               iv, c->error_pct, c->constant_ms, c->additive_ms, val_role_name(c->role));
+               iv, c->error_pct, cons, add, val_role_name(c->role));
     }
     printf("\n%-12s %5s %9s %9s %9s %9s %7s %8s  %-14s %s\n", "config", "cells", "MAPE all",
            "held-out", "constant", "additive", "skill", "inside", "verdict",

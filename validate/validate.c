@@ -92,7 +92,9 @@ static void val_baselines(val_report *r, const double *base_all)
             den += 1.0 / (m * m);
             all_sum += m;
         }
-        fd->r0_ms = den > 0 ? num / den : 0.0;
+        /* no calibration cell (a scenario with no free parameters and no fit.cells under
+         * --within): R0 is fitted on nothing, so the baseline is absent, like constant's */
+        fd->r0_ms = den > 0 ? num / den : NAN;
         for (size_t i = 0; i < r->n_cells; i++) {
             val_cell *vc = &r->cells[i];
             if (vc->fold != f) continue;
@@ -334,6 +336,9 @@ static int val_fold_run(val_ctx *c, int f, double *preds, run_summary *sums, val
         bad = val_predict(bound, gc->tp, gc->batch, gc->ctx, &sum, err);
         double e = fabs(100.0 * (sum.step_mean * 1e3 - gc->measured_ms) / gc->measured_ms);
         fd->cal_max_err_pct = fmax(fd->cal_max_err_pct, e);
+        /* nothing fitted: the objective no search computed, so the error scale reads the
+         * model's miss of these cells, held out from it in all but name */
+        if (spec->n_fit_params == 0 && !fd->cal_borrowed) fd->objective += e * e / 1e4;
     }
     if (!bad && f == 0) { /* the report's copy, read for its names: it holds no grids */
         out->scn = *bound;
@@ -344,7 +349,11 @@ static int val_fold_run(val_ctx *c, int f, double *preds, run_summary *sums, val
     scenario_free(bound);
     free(bound);
     if (bad) return -1;
-    fd->misfit = val_misfit(fd->cal_max_err_pct, out->opt.kill_switch_pct);
+    /* with no free parameters and no value borrowed from a fit on these cells (sourced:
+     * fitted_on), nothing was fitted to miss them: they fit the baselines only, and the
+     * model's error on them is reported, never a MISFIT */
+    fd->misfit = (spec->n_fit_params > 0 || fd->cal_borrowed) &&
+                 val_misfit(fd->cal_max_err_pct, out->opt.kill_switch_pct);
     fd->scale = val_error_scale(fd->objective, fd->n_cal, spec->n_fit_params, out->opt.meas_cv);
     /* a fitted value on its bound: the fit wanted to go further; flagged unless the
      * scenario declares that bound a physical limit */
