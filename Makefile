@@ -160,6 +160,14 @@ predictions: deps
 	scripts/predictions.sh $(BUILD)/tpsim docs/predictions.csv
 	scripts/predictions-serving.sh $(BUILD)/tpsim docs/predictions-serving.csv
 
+# The study's grid under each vLLM engine and calibration set (scripts/validation-engines.sh):
+# docs/validation-engines.md, byte for byte (tests/cli/validation_engines.sh checks a sample).
+# About 14 CPU s: too slow for make run, whose table shows the scenarios as written.
+.PHONY: validation-engines
+validation-engines: deps
+	@$(MAKE) --no-print-directory all
+	scripts/validation-engines.sh $(BUILD)/tpsim docs/validation-engines.md
+
 # The golden outputs (tests/data/golden/README.md): rewrite them from this build, for a change
 # meant to change run, sweep, validate or plan output (its commit says which and why).
 .PHONY: golden

@@ -499,6 +499,9 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
         }
     }
     if (!o->path) return tp_err_set(err, "validate: missing SCENARIO (see tpsim validate --help)");
+    /* a summary row prints no sensitivity: the +-20% runs of every assumed number would be
+     * simulated for nothing (the validation table's scenarios x protocols) */
+    if (o->summary && !o->json) o->vo.sensitivity = 0;
     /* several protocols: one table row per judged config of each, in the order given (the
      * validation table's use); a report, JSON or figures describe one */
     if (second_shown[0] && (!o->summary || o->json || o->plot_dir || o->scan_dir)) {
@@ -585,8 +588,12 @@ int tpsim_cmd_validate(int argc, char **argv)
     /* the protocols of one invocation share one scenario, options and grid, so a fit on the
      * same calibration cells reuses the cells already simulated (memo.h) */
     o.vo.memo = vmemo_new(); /* NULL (no memory) only loses the reuse */
+    /* ... and read the files it names once: a kernel calibration's measured grids take longer
+     * to parse than a protocol's simulations */
+    o.vo.files = scenario_cache_new(); /* NULL: each run keeps its own */
     if (vcmd_run(&o, &so, &g, rep, &unsupported, &err) == 0) status = unsupported ? 1 : 0;
     vmemo_free(o.vo.memo);
+    scenario_cache_free(o.vo.files);
 out:
     if (status == 2) cmd_fail(&err);
     grid_free(&g);

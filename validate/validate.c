@@ -238,13 +238,14 @@ static void val_shrink(val_report *r)
 /* ---------------------------------------------------------------- run ------------- */
 
 /* Load and check the scenario, the protocol and the knobs; the caller frees doc and spec. */
-static int val_open(const char *path, const scn_opts *o, const val_options *vo, cfg_doc **doc,
-                    scenario **spec, val_protocol *proto, tp_err *err)
+static int val_open(const char *path, const scn_opts *o, const val_options *vo,
+                    scenario_cache *cache, cfg_doc **doc, scenario **spec, val_protocol *proto,
+                    tp_err *err)
 {
     *spec = calloc(1, sizeof **spec);
     *doc = scn_opts_open(path, o, err);
     if (!*spec) return tp_err_set(err, "out of memory");
-    if (!*doc || scenario_bind(*doc, *spec, err)) return -1;
+    if (!*doc || scenario_bind_cached(*doc, cache, *spec, err)) return -1;
     scenario *s = *spec;
     if (vo->protocol_given) {
         *proto = vo->protocol;
@@ -448,13 +449,14 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     val_band band = {NULL, NULL};
     par_team *team = NULL;
     cfg_doc **docs = NULL;
-    scenario_cache *cache = scenario_cache_new();
+    scenario_cache *own = vo->files ? NULL : scenario_cache_new(),
+                   *cache = vo->files ? vo->files : own;
     int rc = -1;
     if (!cache) {
         tp_err_set(err, "out of memory");
         goto out;
     }
-    if (val_open(path, o, vo, &doc, &spec, &out->protocol, err) || val_setup_cells(out, err) ||
+    if (val_open(path, o, vo, cache, &doc, &spec, &out->protocol, err) || val_setup_cells(out, err) ||
         val_make_folds(out, spec, err) || val_check_calib_tps(spec, o, g, err) ||
         val_workers(path, o, doc, &team, &docs, err)) /* for every fit and prediction */
         goto out;
@@ -494,7 +496,7 @@ out:
     free(band.lo);
     free(band.hi);
     val_workers_free(team, docs);
-    scenario_cache_free(cache);
+    scenario_cache_free(own);
     if (rc) val_free(out);
     return rc;
 }
@@ -535,13 +537,14 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
     val_protocol proto;
     par_team *team = NULL;
     cfg_doc **docs = NULL;
-    scenario_cache *cache = scenario_cache_new();
+    scenario_cache *own = r->opt.files ? NULL : scenario_cache_new(),
+                   *cache = r->opt.files ? r->opt.files : own;
     int rc = -1;
     if (!cache) {
         tp_err_set(err, "out of memory");
         goto out;
     }
-    if (val_open(path, o, &r->opt, &doc, &spec, &proto, err) ||
+    if (val_open(path, o, &r->opt, cache, &doc, &spec, &proto, err) ||
         val_workers(path, o, doc, &team, &docs, err))
         goto out;
     if (spec->n_fit_params == 0) {
@@ -564,7 +567,7 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
     rc = 0;
 out:
     val_workers_free(team, docs);
-    scenario_cache_free(cache);
+    scenario_cache_free(own);
     cfg_free(doc);
     if (spec) scenario_free(spec);
     free(spec);
