@@ -154,11 +154,14 @@ run: deps
 	@echo "figures: $(FIG)/*/  validation table: $(BUILD)/validation.md  what-if grid: $(BUILD)/what-if.csv"
 
 # The pre-registered predictions (scripts/predictions.sh): docs/predictions.csv, byte for byte
-# (tests/cli/predictions.sh checks the committed file is what this writes).
+# (tests/cli/predictions.sh checks the committed file is what this writes); the serving ones;
+# and the 2026-12-03 registrations on the measured GPU models under each engine
+# (scripts/predictions-engines.sh: docs/predictions-2026-12-03-{engines,tp8}.csv).
 predictions: deps
 	@$(MAKE) --no-print-directory all
 	scripts/predictions.sh $(BUILD)/tpsim docs/predictions.csv
 	scripts/predictions-serving.sh $(BUILD)/tpsim docs/predictions-serving.csv
+	scripts/predictions-engines.sh $(BUILD)/tpsim docs
 
 # The study's grid under each vLLM engine and calibration set (scripts/validation-engines.sh):
 # docs/validation-engines.md, byte for byte (tests/cli/validation_engines.sh checks a sample).
