@@ -456,8 +456,9 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
         tp_err_set(err, "out of memory");
         goto out;
     }
-    if (val_open(path, o, vo, cache, &doc, &spec, &out->protocol, err) || val_setup_cells(out, err) ||
-        val_make_folds(out, spec, err) || val_check_calib_tps(spec, o, g, err) ||
+    if (val_open(path, o, vo, cache, &doc, &spec, &out->protocol, err) ||
+        val_setup_cells(out, err) || val_make_folds(out, spec, err) ||
+        val_check_calib_tps(spec, o, g, err) ||
         val_workers(path, o, doc, &team, &docs, err)) /* for every fit and prediction */
         goto out;
     preds = calloc(g->n, sizeof *preds);
