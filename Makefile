@@ -20,6 +20,9 @@
 #                   rank-op, 7 interleaved rounds, median and min, load printed
 #   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) FUZZ_SECONDS, default 60 (clang)
+#   make validation-engines  docs/validation-engines.md: every eager hypothesis under each
+#                   vLLM engine and calibration set, four protocols (~14 CPU s)
+#   make predictions the pre-registered predictions (docs/predictions*.csv), byte for byte
 #   make atlas      the what-if atlas: {8B, 70B, 405B, Mixtral-8x7B} x {H100, H200, A100} x TP
 #                   {1,2,4,8} x {eager, graphs} to build/atlas/atlas.csv and atlas.png
 #   make install    PREFIX=/usr/local (and DESTDIR): tpsim, models, scenarios, grids, the atlas
