@@ -271,6 +271,7 @@ int tpsim_cmd_sweep(int argc, char **argv)
     for (int m = 0; m < o.n_modes; m++) { /* the mode applies after the --set flags */
         snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s",
                  o.modes[m] ? "graphs" : "eager");
+        scenario_free(&s[m]); /* s[0] held the defaults' load: its kernel grids */
         if (scn_opts_load(path, &so, &s[m], &err)) goto out;
     }
     n_rows = sweep_cells(&o, s, total, rows, row_mode);
