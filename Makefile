@@ -20,6 +20,9 @@
 #                   rank-op, 7 interleaved rounds, median and min, load printed
 #   make calibrate  build the GPU calibration tools (needs CUDA and NCCL; skips otherwise)
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) FUZZ_SECONDS, default 60 (clang)
+#   make validation-engines  docs/validation-engines.md: every eager hypothesis under each
+#                   vLLM engine and calibration set, four protocols (~14 CPU s)
+#   make predictions the pre-registered predictions (docs/predictions*.csv), byte for byte
 #   make atlas      the what-if atlas: {8B, 70B, 405B, Mixtral-8x7B} x {H100, H200, A100} x TP
 #                   {1,2,4,8} x {eager, graphs} to build/atlas/atlas.csv and atlas.png
 #   make install    PREFIX=/usr/local (and DESTDIR): tpsim, models, scenarios, grids, the atlas
@@ -156,11 +159,22 @@ run: deps
 	@echo "figures: $(FIG)/*/  validation table: $(BUILD)/validation.md  what-if grid: $(BUILD)/what-if.csv"
 
 # The pre-registered predictions (scripts/predictions.sh): docs/predictions.csv, byte for byte
-# (tests/cli/predictions.sh checks the committed file is what this writes).
+# (tests/cli/predictions.sh checks the committed file is what this writes); the serving ones;
+# and the 2026-12-03 registrations on the measured GPU models under each engine
+# (scripts/predictions-engines.sh: docs/predictions-2026-12-03-{engines,tp8}.csv).
 predictions: deps
 	@$(MAKE) --no-print-directory all
 	scripts/predictions.sh $(BUILD)/tpsim docs/predictions.csv
 	scripts/predictions-serving.sh $(BUILD)/tpsim docs/predictions-serving.csv
+	scripts/predictions-engines.sh $(BUILD)/tpsim docs
+
+# The study's grid under each vLLM engine and calibration set (scripts/validation-engines.sh):
+# docs/validation-engines.md, byte for byte (tests/cli/validation_engines.sh checks a sample).
+# About 14 CPU s: too slow for make run, whose table shows the scenarios as written.
+.PHONY: validation-engines
+validation-engines: deps
+	@$(MAKE) --no-print-directory all
+	scripts/validation-engines.sh $(BUILD)/tpsim docs/validation-engines.md
 
 # Every registered serving prediction regenerated and compared byte for byte (about 3 CPU
 # minutes: CI runs it; tests/cli/serve.sh checks a sample on every make check).

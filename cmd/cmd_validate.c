@@ -145,10 +145,17 @@ static void vcmd_print_folds(const val_report *r)
                        phys);
 
         }
-        printf("  worst miss of its own calibration cells %.2f%% (MISFIT above %.2f%%)%s\n",
-               fd->cal_max_err_pct, r->kill_switch_pct / 3.0, fd->misfit ? ": MISFIT" : "");
+        if (r->n_fit || fd->cal_borrowed)
+            printf("  worst miss of its own calibration cells %.2f%% (MISFIT above %.2f%%)%s\n",
+                   fd->cal_max_err_pct, r->kill_switch_pct / 3.0, fd->misfit ? ": MISFIT" : "");
+        else if (fd->n_cal)
+            printf("  worst miss of the calibration cells %.2f%% (nothing fitted on them: they fit "
+                   "the null baselines only, so no MISFIT)\n", fd->cal_max_err_pct);
         if (r->opt.intervals) vcmd_print_scale(&fd->scale, fd->n_cal, r->n_fit);
-        printf("  additive baseline R0 = %+.3f ms\n", fd->r0_ms);
+        if (isnan(fd->r0_ms))
+            printf("  null baselines: none (no calibration cell to fit them on)\n");
+        else
+            printf("  additive baseline R0 = %+.3f ms\n", fd->r0_ms);
     }
 }
 
@@ -256,10 +263,13 @@ static void vcmd_print_text(const val_report *r)
         if (r->opt.intervals)
             snprintf(iv, sizeof iv, "%.2f .. %.2f%s", c->pred_lo, c->pred_hi,
                      c->role == VAL_HELDOUT && !c->inside ? " (outside)" : "");
-        printf("| %s | %ld | %ld | %.2f | %.2f | %.2f | %.2f | %s | %+.1f | %.2f | %.2f | %s |\n",
+        char cons[24] = "-", add[24] = "-";
+        if (!isnan(c->constant_ms)) snprintf(cons, sizeof cons, "%.2f", c->constant_ms);
+        if (!isnan(c->additive_ms)) snprintf(add, sizeof add, "%.2f", c->additive_ms);
+        printf("| %s | %ld | %ld | %.2f | %.2f | %.2f | %.2f | %s | %+.1f | %s | %s | %s |\n",
                c->g->config, c->g->batch, c->g->ctx, c->g->measured_ms,
                1e3 * c->sim.breakdown.compute, 1e3 * c->sim.breakdown.allreduce, c->predicted_ms,
-               iv, c->error_pct, c->constant_ms, c->additive_ms, val_role_name(c->role));
+               iv, c->error_pct, cons, add, val_role_name(c->role));
     }
     printf("\n%-12s %5s %9s %9s %9s %9s %7s %8s  %-14s %s\n", "config", "cells", "MAPE all",
            "held-out", "constant", "additive", "skill", "inside", "verdict",
@@ -510,6 +520,9 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
         }
     }
     if (!o->path) return tp_err_set(err, "validate: missing SCENARIO (see tpsim validate --help)");
+    /* a summary row prints no sensitivity: the +-20% runs of every assumed number would be
+     * simulated for nothing (the validation table's scenarios x protocols) */
+    if (o->summary && !o->json) o->vo.sensitivity = 0;
     /* several protocols: one table row per judged config of each, in the order given (the
      * validation table's use); a report, JSON or figures describe one */
     if (second_shown[0] && (!o->summary || o->json || o->plot_dir || o->scan_dir)) {
@@ -597,8 +610,12 @@ int tpsim_cmd_validate(int argc, char **argv)
     /* the protocols of one invocation share one scenario, options and grid, so a fit on the
      * same calibration cells reuses the cells already simulated (memo.h) */
     o.vo.memo = vmemo_new(); /* NULL (no memory) only loses the reuse */
+    /* ... and read the files it names once: a kernel calibration's measured grids take longer
+     * to parse than a protocol's simulations */
+    o.vo.files = scenario_cache_new(); /* NULL: each run keeps its own */
     if (vcmd_run(&o, &so, &g, rep, &unsupported, &err) == 0) status = unsupported ? 1 : 0;
     vmemo_free(o.vo.memo);
+    scenario_cache_free(o.vo.files);
 out:
     if (status == 2) cmd_fail(&err);
     grid_free(&g);

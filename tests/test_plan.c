@@ -67,7 +67,7 @@ static void test_capacity_and_throughput(void **state)
                     .reserve_bytes = 4.84 * GIB,
                     .gpus = 8,
                     .target_s = 0.030,
-                    .req = {-1, -1, -1, 1, 0, 0, 0, RUN_REQ_PLAIN},
+                    .req = {.tp = -1, .batch = -1, .ctx = -1, .steps = 1},
                     .jobs = 2};
     plan_result r;
     assert_int_equal(plan_search(&sp, &r, &err), 0);

@@ -9,7 +9,7 @@ set -euo pipefail
 tpsim=$1 out=$2
 mkdir -p "$out"
 runs=() i=0
-for s in paper-additive eager-host-dispatch eager-straggler eager-broadcast cuda-graphs; do
+for s in paper-additive eager-host-dispatch eager-straggler eager-broadcast cuda-graphs eager-sourced; do
     runs+=("$(printf '%02d' $i)" "scenarios/$s.yaml")
     i=$((i + 1))
 done

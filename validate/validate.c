@@ -92,7 +92,9 @@ static void val_baselines(val_report *r, const double *base_all)
             den += 1.0 / (m * m);
             all_sum += m;
         }
-        fd->r0_ms = den > 0 ? num / den : 0.0;
+        /* no calibration cell (a scenario with no free parameters and no fit.cells under
+         * --within): R0 is fitted on nothing, so the baseline is absent, like constant's */
+        fd->r0_ms = den > 0 ? num / den : NAN;
         for (size_t i = 0; i < r->n_cells; i++) {
             val_cell *vc = &r->cells[i];
             if (vc->fold != f) continue;
@@ -236,13 +238,14 @@ static void val_shrink(val_report *r)
 /* ---------------------------------------------------------------- run ------------- */
 
 /* Load and check the scenario, the protocol and the knobs; the caller frees doc and spec. */
-static int val_open(const char *path, const scn_opts *o, const val_options *vo, cfg_doc **doc,
-                    scenario **spec, val_protocol *proto, tp_err *err)
+static int val_open(const char *path, const scn_opts *o, const val_options *vo,
+                    scenario_cache *cache, cfg_doc **doc, scenario **spec, val_protocol *proto,
+                    tp_err *err)
 {
     *spec = calloc(1, sizeof **spec);
     *doc = scn_opts_open(path, o, err);
     if (!*spec) return tp_err_set(err, "out of memory");
-    if (!*doc || scenario_bind(*doc, *spec, err)) return -1;
+    if (!*doc || scenario_bind_cached(*doc, cache, *spec, err)) return -1;
     scenario *s = *spec;
     if (vo->protocol_given) {
         *proto = vo->protocol;
@@ -334,6 +337,9 @@ static int val_fold_run(val_ctx *c, int f, double *preds, run_summary *sums, val
         bad = val_predict(bound, gc->tp, gc->batch, gc->ctx, &sum, err);
         double e = fabs(100.0 * (sum.step_mean * 1e3 - gc->measured_ms) / gc->measured_ms);
         fd->cal_max_err_pct = fmax(fd->cal_max_err_pct, e);
+        /* nothing fitted: the objective no search computed, so the error scale reads the
+         * model's miss of these cells, held out from it in all but name */
+        if (spec->n_fit_params == 0 && !fd->cal_borrowed) fd->objective += e * e / 1e4;
     }
     if (!bad && f == 0) { /* the report's copy, read for its names: it holds no grids */
         out->scn = *bound;
@@ -344,7 +350,11 @@ static int val_fold_run(val_ctx *c, int f, double *preds, run_summary *sums, val
     scenario_free(bound);
     free(bound);
     if (bad) return -1;
-    fd->misfit = val_misfit(fd->cal_max_err_pct, out->opt.kill_switch_pct);
+    /* with no free parameters and no value borrowed from a fit on these cells (sourced:
+     * fitted_on), nothing was fitted to miss them: they fit the baselines only, and the
+     * model's error on them is reported, never a MISFIT */
+    fd->misfit = (spec->n_fit_params > 0 || fd->cal_borrowed) &&
+                 val_misfit(fd->cal_max_err_pct, out->opt.kill_switch_pct);
     fd->scale = val_error_scale(fd->objective, fd->n_cal, spec->n_fit_params, out->opt.meas_cv);
     /* a fitted value on its bound: the fit wanted to go further; flagged unless the
      * scenario declares that bound a physical limit */
@@ -439,14 +449,16 @@ int val_run_with(const char *path, const scn_opts *o, const grid *g, const val_o
     val_band band = {NULL, NULL};
     par_team *team = NULL;
     cfg_doc **docs = NULL;
-    scenario_cache *cache = scenario_cache_new();
+    scenario_cache *own = vo->files ? NULL : scenario_cache_new(),
+                   *cache = vo->files ? vo->files : own;
     int rc = -1;
     if (!cache) {
         tp_err_set(err, "out of memory");
         goto out;
     }
-    if (val_open(path, o, vo, &doc, &spec, &out->protocol, err) || val_setup_cells(out, err) ||
-        val_make_folds(out, spec, err) || val_check_calib_tps(spec, o, g, err) ||
+    if (val_open(path, o, vo, cache, &doc, &spec, &out->protocol, err) ||
+        val_setup_cells(out, err) || val_make_folds(out, spec, err) ||
+        val_check_calib_tps(spec, o, g, err) ||
         val_workers(path, o, doc, &team, &docs, err)) /* for every fit and prediction */
         goto out;
     preds = calloc(g->n, sizeof *preds);
@@ -486,7 +498,7 @@ out:
     free(band.lo);
     free(band.hi);
     val_workers_free(team, docs);
-    scenario_cache_free(cache);
+    scenario_cache_free(own);
     if (rc) val_free(out);
     return rc;
 }
@@ -527,13 +539,14 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
     val_protocol proto;
     par_team *team = NULL;
     cfg_doc **docs = NULL;
-    scenario_cache *cache = scenario_cache_new();
+    scenario_cache *own = r->opt.files ? NULL : scenario_cache_new(),
+                   *cache = r->opt.files ? r->opt.files : own;
     int rc = -1;
     if (!cache) {
         tp_err_set(err, "out of memory");
         goto out;
     }
-    if (val_open(path, o, &r->opt, &doc, &spec, &proto, err) ||
+    if (val_open(path, o, &r->opt, cache, &doc, &spec, &proto, err) ||
         val_workers(path, o, doc, &team, &docs, err))
         goto out;
     if (spec->n_fit_params == 0) {
@@ -556,7 +569,7 @@ int val_scan(const char *path, const scn_opts *o, const val_report *r, int fold,
     rc = 0;
 out:
     val_workers_free(team, docs);
-    scenario_cache_free(cache);
+    scenario_cache_free(own);
     cfg_free(doc);
     if (spec) scenario_free(spec);
     free(spec);

@@ -94,6 +94,8 @@ typedef struct val_options {
     int sensitivity;        /* the +-20% moves of each assumed number */
     struct vmemo *memo;     /* objective values to reuse (memo.h), shared only by runs of one
                                scenario, options and grid; NULL: none. Not owned */
+    struct scenario_cache *files; /* the named files parsed once (scenario.h), shared by the
+                               runs of one invocation; NULL: one cache per run. Not owned */
 } val_options;
 
 /* kill-switch 15%, within (or the scenario's), meas_cv 1%, intervals and sensitivity on */

@@ -462,4 +462,54 @@ assert len(errs) == 4, errs  # the four TP-2 cells
 mape = float(re.search(r"MAPE ([0-9.]+)%", held[0]).group(1))
 assert abs(mape - sum(errs) / len(errs)) < 0.05 + 1e-9, (mape, errs)
 ' "$TMP/p42"
+# --- a scenario with no free parameters (eager-sourced: no fit: block): the same predictions
+# under every protocol; a protocol's calibration cells fit the null baselines only, so the
+# model's miss of them is no MISFIT but its model error (the error scale's rms); under
+# --within it names no cell, so there are no baselines and nothing can be SUPPORTED
+for proto in within transfer=2:4 transfer=4:2; do
+    "$TPSIM" validate scenarios/eager-sourced.yaml --$proto --format json >"$TMP/fs-$proto.json" ||
+        bad "eager-sourced --$proto"
+done
+check "no free parameters: one prediction per cell, no MISFIT, baselines only where cells calibrate" \
+    python3 - "$TMP/fs-within.json" "$TMP/fs-transfer=2:4.json" "$TMP/fs-transfer=4:2.json" <<'PY'
+import json, math, sys
+ds = [json.load(open(f)) for f in sys.argv[1:]]
+pred = [[c["predicted_ms"] for c in d["cells"]] for d in ds]
+assert pred[0] == pred[1] == pred[2], pred
+for d in ds:
+    ks = d["kill_switch_pct"]
+    assert d["fitted"] == {}, d["fitted"]
+    f = d["folds"][0]
+    assert not f["misfit"], f
+    cal = [c for c in d["cells"] if c["role"] == "calibration"]
+    rel = [c["predicted_ms"] / c["measured_ms"] - 1 for c in cal]
+    if cal:  # the calibration cells' miss, re-derived: worst and rms over n_cal dof
+        assert abs(f["calibration_max_error_pct"] - 100 * max(map(abs, rel))) < 1e-6, f
+        rms = math.sqrt(sum(r * r for r in rel) / len(rel)) * 100
+        assert abs(f["error_scale"]["fit_rms_pct"] - rms) < 1e-6, (f["error_scale"], rms)
+        assert f["error_scale"]["dof"] == len(cal), f["error_scale"]
+    for c in d["configs"]:
+        held = [x for x in d["cells"] if x["config"] == c["config"] and x["role"] == "held-out"]
+        if not held:
+            assert c["verdict"] == "UNTESTED", c
+            continue
+        mape = sum(abs(x["predicted_ms"] / x["measured_ms"] - 1) for x in held) / len(held) * 100
+        b = [v for v in c["baselines"].values() if v is not None]
+        if not cal:
+            assert b == [] and f["additive_r0_ms"] is None, (c, f)
+        want = ("FAIL" if mape > ks else
+                "SUPPORTED" if b and mape <= 0.5 * min(b) and mape < min(b) else "PASS-NO-SKILL")
+        assert c["verdict"] == want, (d["protocol"], c, want)
+within = ds[0]
+assert within["folds"][0]["calibration_cells"] == [], within["folds"][0]
+assert all(c["role"] == "held-out" for c in within["cells"]), within["cells"]
+PY
+"$TPSIM" validate scenarios/eager-sourced.yaml >"$TMP/fs.txt"
+check "no free parameters, text: no baselines, no MISFIT line, no nan" bash -c "
+grep -q '^  null baselines: none (no calibration cell to fit them on)' '$TMP/fs.txt' &&
+! grep -q 'MISFIT above' '$TMP/fs.txt' && ! grep -q nan '$TMP/fs.txt'"
+"$TPSIM" validate scenarios/eager-sourced.yaml --transfer 2:4 >"$TMP/fs.txt"
+check "no free parameters, transfer: the calibration cells' miss is reported, not a MISFIT" \
+    grep -q '^  worst miss of the calibration cells .* (nothing fitted on them: they fit the null baselines only, so no MISFIT)' "$TMP/fs.txt"
+
 finish
