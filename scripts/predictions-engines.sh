@@ -86,6 +86,8 @@ for spec in sys.argv[2:]:
                                 a, t = r.rsplit(",", 1)
                                 r = f"{a},{float(t) * f!r}"
                             g.write(r + ("\n" if j < len(rows) - 1 else ""))
+                elif k == "grid_fp":
+                    continue  # the grid is rescaled here: its fingerprint no longer holds
                 else:
                     assert k in ("law", "from", "q", "tile_m", "n", "r2", "mape_pct", "fallback",
                                  "heldout_mape_pct", "fallback_heldout_mape_pct", "source"), (name, k)
