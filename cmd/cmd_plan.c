@@ -378,8 +378,7 @@ static void pcmd_no_fit(const pflags_opts *o, const scenario *scn, const plan_re
 static int pcmd_write_shard(pflags_opts *o, const char *path, const plan_result *r,
                             const plan_view *view, tp_err *err)
 {
-    if (shard_fp_file(&o->fp, path, err)) return -1;
-    shard_fp_inputs(&o->fp);
+    if (shard_fp_inputs(&o->fp, path, err)) return -1;
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);

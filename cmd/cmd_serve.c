@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -13,11 +11,11 @@
 #include "jw.h"
 #include "locate.h"
 #include "ofile.h"
+#include "pline.h"
 #include "rfile.h"
 #include "run.h"
 #include "servecost.h"
 
-#define SERVE_REQUESTS_PER_CLIENT 10 /* --requests' default: 10 per client (ASSUMED) */
 #define SERVE_MAX_LENGTHS 1000000
 
 static const char serve_usage[] = "usage: tpsim serve SCENARIO (--concurrency N | --rate R) "
@@ -207,18 +205,9 @@ out:
 typedef struct serve_obs {
     FILE *trace;
     int first;
-    /* progress */
-    int progress;
-    long total, done;
-    double t0, shown;
+    long total, done; /* requests, for the progress line */
+    pline progress;
 } serve_obs;
-
-static double serve_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void obs_sep(serve_obs *o)
 {
@@ -264,14 +253,7 @@ static void obs_request(void *ctx, const serve_req_info *r)
         obs_sep(o);
         fprintf(o->trace, fmt, "request", "e", r->id, r->done * 1e6, "");
     }
-    if (o->progress) {
-        double now = serve_clock();
-        if (now - o->shown >= 0.25 && now - o->t0 >= 1.0) {
-            fprintf(stderr, "\rserve: %ld/%ld requests", o->done, o->total);
-            fflush(stderr);
-            o->shown = now;
-        }
-    }
+    pline_show(&o->progress, (double)o->done, (double)o->total, "requests");
 }
 
 typedef struct serve_report {
@@ -494,7 +476,8 @@ static void serve_defaults(const scenario *s, serve_opts *o)
     if (!o->tp) o->tp = s->tp;
     if (!o->have_seed) o->seed = s->seed;
     if (!o->requests)
-        o->requests = o->concurrency > 0 ? SERVE_REQUESTS_PER_CLIENT * o->concurrency : 100;
+        o->requests = o->concurrency > 0 ? SCOST_REQUESTS_PER_CLIENT * o->concurrency
+                                            : SCOST_RATE_REQUESTS;
     if (!o->lengths_path) {
         if (!o->isl) o->isl = 1024;
         if (!o->osl) o->osl = 1024;
@@ -578,7 +561,8 @@ int tpsim_cmd_serve(int argc, char **argv)
     }
     if (scost_init(&cost, s, o.tp, s->graphs ? scost_capture_max(o.tokens, o.seqs) : 0, &err))
         goto out;
-    serve_obs obs = {NULL, 1, !o.quiet && isatty(STDERR_FILENO), o.requests, 0, serve_clock(), 0};
+    serve_obs obs = {NULL, 1, o.requests, 0, {0}};
+    pline_start(&obs.progress, o.quiet ? NULL : "serve");
     serve_observer observer = {obs_step, obs_request, &obs};
     serve_config c = {o.tokens, o.seqs, o.block, blocks, o.concurrency, o.rate, o.requests, o.isl,
                       o.osl, (const long (*)[2])lengths, n_lengths, o.seed, scost_price, &cost,
@@ -594,7 +578,7 @@ int tpsim_cmd_serve(int argc, char **argv)
         goto out;
     }
     have_res = 1;
-    if (obs.shown > 0) fputs("\r                                        \r", stderr);
+    pline_end(&obs.progress);
     if (o.trace_path) fprintf(tf.f, "\n]}\n");
     serve_report rep = {s, &o, &c, &res, &cost, weights, o.interval, {0, 0}, {0, 0}};
     if (o.interval && serve_interval(s, &o, &c, &rep, &err)) goto out;

@@ -226,8 +226,7 @@ static int sweep_output(sweep_opts *o, const char *path, const scenario *s, cons
     if (o->n_shards) {
         /* the scenario's bytes complete the fingerprint (another file of the same name on
          * another machine is another sweep) */
-        if (shard_fp_file(&o->fp, path, err)) return -1;
-        shard_fp_inputs(&o->fp);
+        if (shard_fp_inputs(&o->fp, path, err)) return -1;
         char *buf = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&buf, &len);

@@ -13,8 +13,6 @@
 #include "servecost.h"
 
 #define PSERVE_MAX_SEQS 16
-#define PSERVE_REQUESTS_PER_CLIENT 10 /* as tpsim serve's default (ASSUMED) */
-#define PSERVE_RATE_REQUESTS 100
 
 typedef struct pserve_row {
     int scn;
@@ -187,8 +185,8 @@ int plan_serve(const pflags_opts *o, const scenario *scn, int n_scn, tp_err *err
                 rows[n++] = (pserve_row){
                     .scn = i, .tp = tp, .max_seqs = cand[c], .clients = clients,
                     .rate = o->wl_conc ? 0.0 : o->wl_rate / (double)replicas,
-                    .requests = clients ? PSERVE_REQUESTS_PER_CLIENT * clients
-                                        : PSERVE_RATE_REQUESTS};
+                    .requests = clients ? SCOST_REQUESTS_PER_CLIENT * clients
+                                        : SCOST_RATE_REQUESTS};
         }
     pserve_job job = {o, scn, rows};
     int status = 2;

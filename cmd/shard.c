@@ -39,23 +39,18 @@ void shard_fp_flag(uint64_t *fp, const char *name, const char *value)
     if (value) shard_fp(fp, value, strlen(value) + 1);
 }
 
-int shard_fp_file(uint64_t *fp, const char *path, tp_err *err)
+static int shard_cmp_fp(const void *a, const void *b)
+{
+    return strcmp(((const rfile_input *)a)->fp, ((const rfile_input *)b)->fp);
+}
+
+int shard_fp_inputs(uint64_t *fp, const char *path, tp_err *err)
 {
     char *buf;
     size_t len;
     if (rfile_read(path, (size_t)64 << 20, "a YAML file", &buf, &len, err)) return -1;
     shard_fp(fp, buf, len);
     free(buf);
-    return 0;
-}
-
-static int shard_cmp_fp(const void *a, const void *b)
-{
-    return strcmp(((const rfile_input *)a)->fp, ((const rfile_input *)b)->fp);
-}
-
-void shard_fp_inputs(uint64_t *fp)
-{
     static _Thread_local rfile_input in[RFILE_MAX_INPUTS];
     int n = rfile_inputs_read(in, RFILE_MAX_INPUTS);
     /* by fingerprint, not by path or order: the same files under another folder on another
@@ -63,6 +58,7 @@ void shard_fp_inputs(uint64_t *fp)
     qsort(in, (size_t)n, sizeof in[0], shard_cmp_fp);
     for (int i = 0; i < n; i++)
         if (in[i].fp[0]) shard_fp(fp, in[i].fp, strlen(in[i].fp) + 1);
+    return 0;
 }
 
 int shard_write(const char *path, const char *csv, size_t len, long shard, long n_shards,

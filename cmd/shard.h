@@ -37,20 +37,19 @@ int shard_parse(const char *text, long *shard, long *n_shards, tp_err *err);
 /* FNV-1a 64 of n bytes, continued from *fp (start from SHARD_FP_INIT). */
 #define SHARD_FP_INIT 0xcbf29ce484222325ull
 void shard_fp(uint64_t *fp, const void *bytes, size_t n);
-/* The fingerprint's parts: a flag (name and value, value NULL for a switch), and a file's
- * bytes (0, or -1 with err set when it cannot be read). */
+/* The fingerprint's parts: a flag (name and value, value NULL for a switch); the scenario
+ * file's bytes and every file the process has read so far (rfile.h: the scenario and every
+ * file it names: model, hardware, calibrations, grids, host files), by the fingerprint of its
+ * bytes, so parts made across an edit of any of them are two sweeps (0, or -1 with err set
+ * when the scenario cannot be read). */
 void shard_fp_flag(uint64_t *fp, const char *name, const char *value);
-int shard_fp_file(uint64_t *fp, const char *path, tp_err *err);
+int shard_fp_inputs(uint64_t *fp, const char *path, tp_err *err);
 /* The part csv[0..len) to path and its sidecar to path.meta, each whole or not at all
  * (ofile.h); 0, or -1 with one line in err. */
 int shard_write(const char *path, const char *csv, size_t len, long shard, long n_shards,
                 size_t cells, uint64_t fp, tp_err *err);
 /* merge's output check (ofile_refuse_inputs) against every part and every sidecar. */
 int shard_refuse_out(const char *out, const char *const *parts, int n_parts, tp_err *err);
-/* Every file the process has read so far (rfile.h: the scenario and every file it names:
- * model, hardware, calibrations, grids, host files), by the fingerprint of its bytes: parts
- * made across an edit of any of them are two sweeps. */
-void shard_fp_inputs(uint64_t *fp);
 int shard_merge(FILE *out, const char *const *parts, int n_parts, tp_err *err);
 
 #endif

@@ -38,7 +38,8 @@ int scost_init(scost *c, const scenario *s, long tp, long capture_max, tp_err *e
     c->steps = 4, c->warmup = 1, c->seed = s->seed;
     c->cap = 1024;
     if (!(c->slot = calloc(c->cap, sizeof *c->slot))) return tp_err_set(err, "out of memory");
-    return run_check_tp(s, tp, err);
+    const char *borrowed = NULL;
+    return run_check_tp(s, tp, err) || scenario_kernels(s, &c->kernels, &borrowed, err) ? -1 : 0;
 }
 
 void scost_free(scost *c)
@@ -106,8 +107,7 @@ static int scost_is_logits(int name)
 }
 
 /* One layer's prefill attention over the chunks (seconds). */
-static double scost_prefill_attn(const scost_mix *m, const prog_op *op, const prog_shape *sh,
-                                 const kcal *kernels)
+static double scost_prefill_attn(const scost_mix *m, const prog_shape *sh)
 {
     const scenario *s = m->c->s;
     double kvb = sh->x[0], hd = sh->x[1], kvh = sh->x[2], qh = sh->x[3];
@@ -117,7 +117,7 @@ static double scost_prefill_attn(const scost_mix *m, const prog_op *op, const pr
      * query-key pair a head (scores and the weighted sum), as the decode op counts them */
     double bytes = act * 2.0 * n * len * qh * hd + kvb * 2.0 * n * len * kvh * hd;
     double flops = 4.0 * hd * qh * m->prefill_pairs;
-    (void)op;
+    const kcal *kernels = m->c->kernels;
     if (kernels && kernels->cls[KC_PREFILL_ATTN].valid) {
         double x[KG_MAX_DIMS] = {kvb, hd, kvh, qh, len, n};
         return kcal_time(kernels, KC_PREFILL_ATTN, bytes, flops, n, x);
@@ -139,9 +139,6 @@ static double scost_next(const prog *p, size_t *at, int name)
 static int scost_reprice(void *ctx, prog *p, tp_err *err)
 {
     const scost_mix *m = ctx;
-    const kcal *kernels = NULL;
-    const char *borrowed = NULL;
-    if (scenario_kernels(m->c->s, &kernels, &borrowed, err)) return -1;
     size_t at_decode = 0, at_logits[OPN_COUNT] = {0};
     for (size_t i = 0; i < p->n; i++) {
         prog_op *op = &p->ops[i];
@@ -150,7 +147,7 @@ static int scost_reprice(void *ctx, prog *p, tp_err *err)
             if (t < 0)
                 return tp_err_set(err, "serve: the decode program lacks a layer's attention");
             if (m->prefill_seqs > 0 && p->shape && p->shape[i].x[0] > 0)
-                t += scost_prefill_attn(m, op, &p->shape[i], kernels);
+                t += scost_prefill_attn(m, &p->shape[i]);
             else if (m->prefill_seqs > 0) /* MLA: no grid shape; the decode op per token */
                 t += op->gpu_s * m->prefill_pairs / ((double)p->batch * (double)p->ctx);
             op->gpu_s = t;

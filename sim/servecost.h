@@ -46,6 +46,7 @@ typedef struct scost_slot {
 
 typedef struct scost {
     const scenario *s;    /* not owned */
+    const kcal *kernels;  /* the scenario's kernel calibration (scenario_kernels), or NULL */
     long tp;
     long capture_max;     /* largest CUDA-graph capture size; 0: no graphs */
     long steps, warmup;   /* engine steps per priced shape */
@@ -73,6 +74,11 @@ void scost_free(scost *c);
 #define SCOST_SEQS_SMALL 256
 #define SCOST_BLOCK 16
 #define SCOST_CAPTURE_CAP 512
+/* A load's default length, for serve and plan --workload alike: 10 requests per client of a
+ * closed loop (ASSUMED: the serving cells' source does not say how many prompts each run
+ * sent), 100 at a rate. */
+#define SCOST_REQUESTS_PER_CLIENT 10
+#define SCOST_RATE_REQUESTS 100
 /* max_num_batched_tokens and max_num_seqs as vLLM defaults them on the scenario's GPU. */
 void scost_server_defaults(const scenario *s, long *max_tokens, long *max_seqs);
 /* vLLM's largest capture size: min(2 max_num_seqs, 512, max_num_batched_tokens). */
