@@ -62,7 +62,8 @@ int val_check_sets(const scn_opts *o, const scenario *spec, tp_err *err)
 }
 
 /* Every fitted key must take the whole box: both bounds and a non-integer inside. */
-int val_check_box(cfg_doc *doc, const scn_opts *o, const scenario *spec, tp_err *err)
+int val_check_box(cfg_doc *doc, scenario_cache *cache, const scn_opts *o, const scenario *spec,
+                  tp_err *err)
 {
     scenario *probe = malloc(sizeof *probe);
     if (!probe) return tp_err_set(err, "out of memory");
@@ -75,7 +76,7 @@ int val_check_box(cfg_doc *doc, const scn_opts *o, const scenario *spec, tp_err 
                    : corner == 1 ? fp->hi
                                  : fp->lo + 0.3819660113 * (fp->hi - fp->lo);
         }
-        rc = val_bind(doc, NULL, o, spec, x, probe, err);
+        rc = val_bind(doc, cache, o, spec, x, probe, err);
         if (!rc) scenario_free(probe);
     }
     free(probe);

@@ -48,7 +48,8 @@ int val_tp_in(long tp, const long *v, int n);
 int val_bind(cfg_doc *doc, scenario_cache *cache, const scn_opts *o, const scenario *spec,
              const double *x, scenario *out, tp_err *err);
 int val_check_sets(const scn_opts *o, const scenario *spec, tp_err *err);
-int val_check_box(cfg_doc *doc, const scn_opts *o, const scenario *spec, tp_err *err);
+int val_check_box(cfg_doc *doc, scenario_cache *cache, const scn_opts *o, const scenario *spec,
+                  tp_err *err);
 int val_is_number(const cfg_node *n);
 int val_knobs(cfg_doc *doc, const scenario *s, const scn_opts *o, tp_err *err);
 
