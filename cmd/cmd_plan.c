@@ -34,6 +34,7 @@ typedef struct pcmd_setup {
     int n_bound;
     double bound[VAL_MAX_BOUND][SCN_MAX_FIT];
     val_scale scale;      /* the fit's error scale (validate.h): declared error + model error */
+    scenario_cache *files; /* every bind's model, hardware and calibrations, read once */
 } pcmd_setup;
 
 /* Every added calibration passes the scenario's collective model's own check (coll_check:
@@ -73,7 +74,7 @@ static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *poin
             so.sets[so.n_sets++] = store[n++];
         }
     snprintf(so.mode_set, sizeof so.mode_set, "execution.mode=%s", graphs ? "graphs" : "eager");
-    if (scn_opts_load(ps->path, &so, out, err)) return -1;
+    if (scn_opts_load_cached(ps->path, &so, ps->files, out, err)) return -1;
     /* other hardware than the scenario's: its own bundled calibrations, where there are any */
     if (h >= 0 && strcmp(out->hw.name, ps->base->hw.name) && ps->o->hws[h].n_calibs) {
         for (int k = 0; k < ps->o->hws[h].n_calibs; k++)
@@ -92,6 +93,7 @@ static int pcmd_load(const pcmd_setup *ps, int h, int graphs, const double *poin
 static int pcmd_fit(pcmd_setup *ps, const grid *g, char *note, size_t cap, tp_err *err)
 {
     val_options vo = val_default_options();
+    vo.files = ps->files;
     ps->scale = val_error_scale(0, 0, 0, vo.meas_cv); /* the declared error alone */
     /* --no-intervals skips only the intervals (pcmd_intervals), never the fit: without it
      * every cell would run at the YAML's starting values and the answer would change */
@@ -540,7 +542,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     int parsed = pflags_parse(argc, argv, &o, &so, &path, &err);
     if (parsed > 0) return pflags_help(stdout), 0;
     if (parsed < 0 || pcmd_default_engine(&so, &err)) return cmd_fail(&err);
-    int status = 2, n_hw = o.n_hw ? o.n_hw : 1;
+    int status = 2, n_hw = o.n_hw ? o.n_hw : 1, n_scn = n_hw * o.n_modes;
     grid g = {0};
     scenario *base = calloc(1, sizeof *base), *scn = NULL;
     int graphs[2 * PLAN_MAX_HW], scn_hw[2 * PLAN_MAX_HW];
@@ -550,20 +552,20 @@ int tpsim_cmd_plan(int argc, char **argv)
     char note[1024];
     ofile of = {0};
     pcmd_setup *ps = calloc(1, sizeof *ps);
-    if (!base || !ps) {
+    scenario_cache *files = scenario_cache_new();
+    if (!base || !ps || !files) {
         tp_err_set(&err, "out of memory");
         goto out;
     }
     /* a figure folder that cannot be made is refused before any work */
     if ((o.plot && plot_check(o.plot, &err)) || grid_load(o.grid, &g, &err) ||
-        scn_opts_load(path, &so, base, &err))
+        scn_opts_load_cached(path, &so, files, base, &err))
         goto out;
     cmd_notes(base);
     pcmd_defaults(&o, base);
-    *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base};
+    *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base, .files = files};
     so.jobs = o.jobs;
     if (pcmd_fit(ps, &g, note, sizeof note, &err)) goto out;
-    int n_scn = n_hw * o.n_modes;
     if (!(scn = calloc((size_t)n_scn, sizeof *scn))) {
         tp_err_set(&err, "out of memory");
         goto out;
@@ -604,10 +606,11 @@ out:
     plan_free(&r);
     grid_free(&g);
     if (base) scenario_free(base);
-    for (int i = 0; scn && i < n_hw * o.n_modes; i++) scenario_free(&scn[i]);
+    for (int i = 0; scn && i < n_scn; i++) scenario_free(&scn[i]);
     free(base);
     free(scn);
     free(ps);
+    scenario_cache_free(files);
     free(lo), free(hi), free(marks);
     return status;
 }

@@ -62,9 +62,15 @@ cfg_doc *scn_opts_open(const char *path, const scn_opts *o, tp_err *err)
 
 int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err)
 {
+    return scn_opts_load_cached(path, o, NULL, out, err);
+}
+
+int scn_opts_load_cached(const char *path, const scn_opts *o, scenario_cache *cache,
+                         scenario *out, tp_err *err)
+{
     cfg_doc *doc = scn_opts_open(path, o, err);
     if (!doc) return -1;
-    int rc = scenario_bind(doc, out, err);
+    int rc = scenario_bind_cached(doc, cache, out, err);
     cfg_free(doc);
     if (rc) scn_opts_model_error(o, err);
     if (rc) return -1;

@@ -41,5 +41,9 @@ int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err);
 cfg_doc *scn_opts_open(const char *path, const scn_opts *o, tp_err *err);
 /* scenario_load with every override and calibration applied. 0, or -1 with err set. */
 int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err);
+/* The same, its files through cache (scenario_cache_new; NULL: read each one): a command
+ * that binds a scenario several times reads its model, hardware and calibrations once. */
+int scn_opts_load_cached(const char *path, const scn_opts *o, scenario_cache *cache,
+                         scenario *out, tp_err *err);
 
 #endif

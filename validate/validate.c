@@ -259,7 +259,8 @@ static int val_open(const char *path, const scn_opts *o, const val_options *vo,
     } else {
         memset(proto, 0, sizeof *proto);
     }
-    if (s->n_fit_params && (val_check_sets(o, s, err) || val_check_box(*doc, cache, o, s, err))) return -1;
+    if (s->n_fit_params && (val_check_sets(o, s, err) || val_check_box(*doc, cache, o, s, err)))
+        return -1;
     return val_knobs(*doc, s, o, err);
 }
 
