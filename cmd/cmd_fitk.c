@@ -702,7 +702,8 @@ static int fk_test(const fk_args *a, tp_err *err)
     kcal *cal = calloc(1, sizeof *cal);
     kp_set set = {0};
     if (!cal) return tp_err_set(err, "fit-kernels: out of memory");
-    if (kcal_load(a->calib, cal, err) || kp_read(a->test, &set, err)) {
+    if (kcal_load(a->calib, cal, err) || kcal_need_all(cal, err) ||
+        kp_read(a->test, &set, err)) {
         kp_free(&set);
         kcal_free(cal);
         free(cal);

@@ -542,14 +542,13 @@ int tpsim_cmd_plan(int argc, char **argv)
     int parsed = pflags_parse(argc, argv, &o, &so, &path, &err);
     if (parsed > 0) return pflags_help(stdout), 0;
     if (parsed < 0 || pcmd_default_engine(&so, &err)) return cmd_fail(&err);
-    int status = 2, n_hw = o.n_hw ? o.n_hw : 1, n_scn = n_hw * o.n_modes;
+    int status = 2, n_hw = o.n_hw ? o.n_hw : 1, n_scn = 0;
     grid g = {0};
     scenario *base = calloc(1, sizeof *base), *scn = NULL;
     int graphs[2 * PLAN_MAX_HW], scn_hw[2 * PLAN_MAX_HW];
     plan_result r = {0};
     double *lo = NULL, *hi = NULL;
-    char(*marks)[PLAN_MARKS_MAX] = NULL;
-    char note[1024];
+    char note[1024], (*marks)[PLAN_MARKS_MAX] = NULL;
     ofile of = {0};
     pcmd_setup *ps = calloc(1, sizeof *ps);
     scenario_cache *files = scenario_cache_new();
@@ -566,6 +565,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base, .files = files};
     so.jobs = o.jobs;
     if (pcmd_fit(ps, &g, note, sizeof note, &err)) goto out;
+    n_scn = n_hw * o.n_modes; /* pcmd_defaults sets the modes */
     if (!(scn = calloc((size_t)n_scn, sizeof *scn))) {
         tp_err_set(&err, "out of memory");
         goto out;

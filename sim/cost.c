@@ -25,6 +25,7 @@ int cost_apply(prog *p, const cost_params *c, cost_totals *totals, tp_err *err)
                             : op->flops;
             if (fp8_cls) k = KC_GEMM_FP8;
             const double *gx = p->shape && p->shape[i].x[0] > 0 ? p->shape[i].x : NULL;
+            if (gx && kcal_need(c->kernels, k, err)) return -1; /* its grid, parsed once */
             s = kcal_time(c->kernels, k, op->bytes, fl, (double)p->batch, gx);
             if (c->kernel_err_sign)
                 s *= 1.0 + c->kernel_err_sign * kcal_error_pct(c->kernels, k) / 100.0;

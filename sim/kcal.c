@@ -108,8 +108,10 @@ double kcal_time(const kcal *c, int cls, double bytes, double flops, double batc
 {
     const kcal_entry *e = &c->cls[cls];
     if (gx && e->grid >= 0) {
-        const kg_grid *g = &c->grids->grid[e->grid];
-        double us = kg_eval(g, c->grids->cells + g->off, gx);
+        tp_err ignored;
+        if (kcal_need(c, cls, &ignored)) return NAN;
+        const kcal_grid *gr = &c->grids->grid[e->grid];
+        double us = kg_eval(&gr->g, gr->cells, gx);
         if (!isnan(us)) return us * 1e-6;
     }
     return kcal_law_time(&e->law, bytes, flops, batch);
@@ -158,8 +160,8 @@ static int kcal_quality(const cfg_node *e, const cfg_node *law, int from, tp_err
 #define KCAL_GRID_CAP (64u << 20)
 
 /* One row of a grid CSV: the class's axes (> 0) and the time (us, > 0). */
-static int kcal_grid_row(const char *path, char **f, const int *lines, int n, int dims,
-                         double *x, double *t, tp_err *err)
+static int kcal_grid_row(const char *path, char **f, const int *lines, const int *cols, int n,
+                         int dims, double *x, double *t, tp_err *err)
 {
     if (n != dims + 1)
         return tp_err_at(err, path, lines[0], 0, "%d fields, expected %d as in the header", n,
@@ -169,7 +171,7 @@ static int kcal_grid_row(const char *path, char **f, const int *lines, int n, in
         double hi = i < dims ? 1e12 : PHYS_TIME_US_MAX; /* a time: phys.h */
         if (num_double(f[i], 1e-9, hi, &v) != NUM_OK)
             return tp_err_at(
-                err, path, lines[i], 0,
+                err, path, lines[i], cols[i],
                 "'%s' is not a number in (0, %g], "
                 "expected a positive %s",
                 f[i], hi, i < dims ? "coordinate" : "time (us, docs/sources.md#physical-bounds)");
@@ -179,64 +181,32 @@ static int kcal_grid_row(const char *path, char **f, const int *lines, int n, in
     return 0;
 }
 
-/* A grid of the points into c's shared grids (made on the first), grown to what it needs. */
-static int kcal_grid_add(const double (*x)[KG_MAX_DIMS], const double *t, size_t rows, int dims,
-                         const char *path, kcal *c, int *gi, tp_err *err)
+/* The grid of the points into gr (its own cells). */
+static int kcal_grid_build(const double (*x)[KG_MAX_DIMS], const double *t, size_t rows,
+                           int dims, kcal_grid *gr, tp_err *err)
 {
-    kcal_grids *gs = c->grids;
-    if (gs && gs->n == KCAL_MAX_GRIDS)
-        return tp_err_set(err, "%s: more than %d grids in one calibration", path,
-                          KCAL_MAX_GRIDS);
-    kg_grid *g = malloc(sizeof *g);
-    if (!g) return tp_err_set(err, "%s: out of memory", path);
-    size_t used = gs ? gs->used : 0, need = 0, left = KCAL_POOL - used;
-    int rc = -1;
+    size_t need = 0;
     /* sized by a first pass with no room: kg_build says how many cells the points take */
-    if (kg_build(x, t, rows, dims, g, NULL, 0, &need) && (!need || need > left)) {
-        tp_err_set(err, "%s: a grid of %zu cells (axes of at most %d values), expected at most "
-                   "%zu cells left", path, need, KG_MAX_AXIS, left);
-        goto out;
-    }
-    kcal_grids *ng = realloc(gs, sizeof *ng + (used + need) * sizeof(float));
-    if (!ng) {
-        tp_err_set(err, "%s: out of memory", path);
-        goto out;
-    }
-    if (!gs) {
-        memset(ng, 0, sizeof *ng);
-        atomic_init(&ng->refs, 1);
-    }
-    c->grids = gs = ng;
-    gs->cap = used + need;
-    if (kg_build(x, t, rows, dims, g, gs->cells + used, need, &need)) {
-        tp_err_set(err, "%s: out of memory", path); /* not reached: sized above */
-        goto out;
-    }
-    if (g->points != rows) {
-        tp_err_set(err, "%s: %zu rows but %zu distinct points, expected each point once", path,
-                   rows, g->points);
-        goto out;
-    }
-    g->off = used;
-    gs->used = used + g->cells;
-    gs->grid[gs->n] = *g;
-    *gi = gs->n++;
-    rc = 0;
-out:
-    free(g);
-    return rc;
+    if (kg_build(x, t, rows, dims, &gr->g, NULL, 0, &need) && (!need || need > KCAL_POOL))
+        return tp_err_set(err, "%s: a grid of %zu cells (axes of at most %d values), expected "
+                          "at most %d cells", gr->path, need, KG_MAX_AXIS, KCAL_POOL);
+    if (!(gr->cells = malloc(need * sizeof *gr->cells)))
+        return tp_err_set(err, "%s: out of memory", gr->path);
+    if (kg_build(x, t, rows, dims, &gr->g, gr->cells, need, &need))
+        return tp_err_set(err, "%s: out of memory", gr->path); /* not reached: sized above */
+    if (gr->g.points != rows)
+        return tp_err_set(err, "%s: %zu rows but %zu distinct points, expected each point once",
+                          gr->path, rows, gr->g.points);
+    return 0;
 }
 
-/* The points of a grid CSV (header: the class's axes, then us) built into c's pool. */
-static int kcal_grid_points(const char *path, char *text, size_t len, int k, kcal *c,
-                            int *gi, tp_err *err)
+/* The header of a grid CSV: the class's axes, then us. The number of fields, or -1. */
+static int kcal_grid_header(csv_reader *rd, const char *path, int k, tp_err *err)
 {
     const char *const *names;
     int dims = kg_class_dims(k, &names), n, lines[KG_MAX_DIMS + 2], cols[KG_MAX_DIMS + 2];
     char *f[KG_MAX_DIMS + 2];
-    csv_reader rd;
-    csv_init(&rd, path, text, len);
-    if ((n = csv_header(&rd, f, lines, cols, KG_MAX_DIMS + 2, err)) < 0) return -1;
+    if ((n = csv_header(rd, f, lines, cols, KG_MAX_DIMS + 2, err)) < 0) return -1;
     for (int i = 0; i <= dims; i++)
         if (n != dims + 1 || strcmp(f[i], i < dims ? names[i] : "us"))
             return tp_err_at(err, path, n > 0 ? lines[0] : 1, 0, "header is not the %s grid's, "
@@ -244,38 +214,77 @@ static int kcal_grid_points(const char *path, char *text, size_t len, int k, kca
                              dims > 3 ? ",kv_bytes..." : "", dims > 3 ? "" : ",",
                              dims > 3 ? "" : names[1], dims > 3 ? "" : ",",
                              dims > 3 ? names[dims - 1] : names[2]);
-    double (*x)[KG_MAX_DIMS] = NULL, *t = NULL;
-    size_t rows = 0, cap = 0;
+    return dims;
+}
+
+/* The rows of gr's CSV, from where its header check stopped, into its cells. */
+static int kcal_grid_parse(kcal_grid *gr, tp_err *err)
+{
+    int dims = kg_class_dims(gr->cls, NULL), n, lines[KG_MAX_DIMS + 2], cols[KG_MAX_DIMS + 2];
+    char *f[KG_MAX_DIMS + 2];
+    csv_reader rd = gr->rows;
+    /* sized once by the text's lines (a row per line at most): growing by doubling copied
+     * megabytes and touched twice the pages of a table read on every load */
+    size_t rows = 0, cap = 1;
+    for (const char *p = gr->text; (p = memchr(p, '\n', gr->len - (size_t)(p - gr->text))); p++)
+        cap++;
+    double (*x)[KG_MAX_DIMS] = malloc(cap * sizeof *x), *t = malloc(cap * sizeof *t);
     int rc = -1;
+    if (!x || !t) {
+        tp_err_set(err, "%s: out of memory", gr->path);
+        goto out;
+    }
     while ((n = csv_next(&rd, f, lines, cols, KG_MAX_DIMS + 2, err)) > 0) {
-        if (rows == cap) {
-            cap = cap ? cap * 2 : 4096;
-            void *nx = realloc(x, cap * sizeof *x), *nt = nx ? realloc(t, cap * sizeof *t) : NULL;
-            if (nx) x = nx;
-            if (!nx || !nt) {
-                tp_err_set(err, "%s: out of memory", path);
-                goto out;
-            }
-            t = nt;
+        if (rows == cap) { /* not reached: a row takes a line */
+            tp_err_at(err, gr->path, lines[0], 0, "more rows than lines");
+            goto out;
         }
-        if (kcal_grid_row(path, f, lines, n, dims, x[rows], &t[rows], err)) goto out;
+        if (kcal_grid_row(gr->path, f, lines, cols, n, dims, x[rows], &t[rows], err)) goto out;
         rows++;
     }
     if (n < 0) goto out;
     if (!rows) {
-        tp_err_at(err, path, rd.line, 0, "no data rows, expected one per measured point");
+        tp_err_at(err, gr->path, rd.line, 0, "no data rows, expected one per measured point");
         goto out;
     }
-    if (kcal_grid_add((const double (*)[KG_MAX_DIMS])x, t, rows, dims, path, c, gi, err))
-        goto out;
-    rc = 0;
+    rc = kcal_grid_build((const double (*)[KG_MAX_DIMS])x, t, rows, dims, gr, err);
 out:
     free(x);
     free(t);
     return rc;
 }
 
-/* grid: FILE.csv, resolved against the calibration's folder. */
+int kcal_need(const kcal *c, int cls, tp_err *err)
+{
+    if (cls < 0 || cls >= KC_COUNT || !c->cls[cls].valid || c->cls[cls].grid < 0) return 0;
+    kcal_grid *gr = &c->grids->grid[c->cls[cls].grid];
+    int st = atomic_load_explicit(&gr->state, memory_order_acquire);
+    if (st == KCAL_GRID_PENDING) {
+        pthread_mutex_lock(&c->grids->lock);
+        st = atomic_load_explicit(&gr->state, memory_order_relaxed);
+        if (st == KCAL_GRID_PENDING) {
+            tp_err e = {{0}};
+            st = kcal_grid_parse(gr, &e) ? KCAL_GRID_FAILED : KCAL_GRID_READY;
+            snprintf(gr->fail, sizeof gr->fail, "%s", e.msg);
+            free(gr->text);
+            gr->text = NULL;
+            atomic_store_explicit(&gr->state, st, memory_order_release);
+        }
+        pthread_mutex_unlock(&c->grids->lock);
+    }
+    return st == KCAL_GRID_READY ? 0 : tp_err_set(err, "%s", gr->fail);
+}
+
+int kcal_need_all(const kcal *c, tp_err *err)
+{
+    for (int k = 0; k < KC_COUNT; k++)
+        if (kcal_need(c, k, err)) return -1;
+    return 0;
+}
+
+/* grid: FILE.csv, resolved against the calibration's folder: its bytes read, fingerprinted
+ * and their header checked into a new grid of c's shared grids (made on the first); the rows
+ * wait for kcal_need. */
 static int kcal_read_grid(const cfg_node *e, const cfg_node *gn, int k, kcal *c, int *gi,
                           tp_err *err)
 {
@@ -286,31 +295,39 @@ static int kcal_read_grid(const cfg_node *e, const cfg_node *gn, int k, kcal *c,
                          "gemm_fp8, attention or prefill_attention", kcal_class_names[k]);
     if (!*name || name[0] == '/')
         return cfg_error(gn, err, "'%s', expected a CSV file relative to the calibration", name);
+    if (c->grids && c->grids->n == KCAL_MAX_GRIDS)
+        return cfg_error(gn, err, "more than %d grids in one calibration", KCAL_MAX_GRIDS);
     char path[512];
     const char *slash = strrchr(c->path, '/');
     int dir = slash ? (int)(slash - c->path + 1) : 0;
     if (snprintf(path, sizeof path, "%.*s%s", dir, c->path, name) >= (int)sizeof path)
         return cfg_error(gn, err, "the grid's path is too long");
-    char *text;
-    size_t len;
-    if (rfile_read(path, KCAL_GRID_CAP, "a measured kernel grid (CSV)", &text, &len, err))
+    if (!c->grids) {
+        if (!(c->grids = calloc(1, sizeof *c->grids)))
+            return tp_err_set(err, "%s: out of memory", path);
+        atomic_init(&c->grids->refs, 1);
+        pthread_mutex_init(&c->grids->lock, NULL);
+    }
+    kcal_grid *gr = &c->grids->grid[c->grids->n];
+    memset(gr, 0, sizeof *gr);
+    gr->cls = k;
+    atomic_init(&gr->state, KCAL_GRID_PENDING);
+    snprintf(gr->path, sizeof gr->path, "%s", path);
+    if (rfile_read(path, KCAL_GRID_CAP, "a measured kernel grid (CSV)", &gr->text, &gr->len, err))
         return -1;
+    *gi = c->grids->n++; /* kcal_free frees its text from here on */
     /* grid_fp: the bytes fit-kernels wrote; a grid edited since makes the file's numbers
      * assumed (kcal.h), as an edited number does */
     const cfg_node *gf = cfg_get(e, "grid_fp");
     const char *want;
-    if (gf && cfg_as_string(gf, &want, err)) {
-        free(text);
-        return -1;
-    }
+    if (gf && cfg_as_string(gf, &want, err)) return -1;
     char hex[FP_HEX];
-    fp_hex(fp_bytes(FP_SEED, text, len), hex);
+    fp_hex(fp_bytes(FP_SEED, gr->text, gr->len), hex);
     if (gf && strcmp(hex, want) && !c->fp_why[0])
         snprintf(c->fp_why, sizeof c->fp_why, "%.300s's bytes are not those fit-kernels wrote "
                  "(grid_fp %.16s, now %s)", path, want, hex);
-    int rc = kcal_grid_points(path, text, len, k, c, gi, err);
-    free(text);
-    return rc;
+    csv_init(&gr->rows, gr->path, gr->text, gr->len);
+    return kcal_grid_header(&gr->rows, gr->path, k, err) < 0 ? -1 : 0;
 }
 
 int kcal_law_params(int kind)
@@ -498,6 +515,13 @@ void kcal_share(kcal *dst, const kcal *src)
 
 void kcal_free(kcal *c)
 {
-    if (c->grids && atomic_fetch_sub(&c->grids->refs, 1) == 1) free(c->grids);
+    if (c->grids && atomic_fetch_sub(&c->grids->refs, 1) == 1) {
+        for (int i = 0; i < c->grids->n; i++) {
+            free(c->grids->grid[i].text);
+            free(c->grids->grid[i].cells);
+        }
+        pthread_mutex_destroy(&c->grids->lock);
+        free(c->grids);
+    }
     c->grids = NULL;
 }

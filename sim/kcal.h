@@ -38,8 +38,10 @@
 #ifndef TPSIM_KCAL_H
 #define TPSIM_KCAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
+#include "csv.h"
 #include "decl.h"
 #include "err.h"
 #include "fprint.h"
@@ -88,22 +90,40 @@ typedef struct kcal_entry {
 } kcal_entry;
 
 #define KCAL_MAX_GRIDS 4
-/* A bound on the cells of all a calibration's grids (a file asking for more is refused):
- * H100's GEMM (bf16 and FP8, 74 x 22 x 22 each), decode attention (35,904) and prefill
- * attention (74,052) with room to spare. */
+/* A bound on the cells of one grid (a file asking for more is refused): H100's GEMM (bf16
+ * and FP8, 74 x 22 x 22 each), decode attention (35,904) and prefill attention (74,052) with
+ * room to spare. */
 #define KCAL_POOL 196608
+
+enum { KCAL_GRID_PENDING, KCAL_GRID_READY, KCAL_GRID_FAILED };
+
+/* One measured grid. kcal_load reads its CSV's bytes (their fingerprint and header checked
+ * then) and keeps them; the first kcal_need of its class parses the rows into cells, once,
+ * under the grids' lock, and frees the bytes. A run that never prices its class (an FP8 grid
+ * in a bf16 run, prefill attention in a decode step) never pays for the parse; a bad row is
+ * then reported by the kcal_need that reads it, before any op is priced. */
+typedef struct kcal_grid {
+    int cls;
+    char path[512];
+    char *text;            /* the CSV until parsed, then NULL */
+    size_t len;
+    csv_reader rows;       /* where its rows start (its header read at load) */
+    atomic_int state;      /* KCAL_GRID_PENDING, _READY or _FAILED */
+    kg_grid g;
+    float *cells;          /* g's cells once ready */
+    char fail[TP_ERR_MAX]; /* the parse's one line, when it failed */
+} kcal_grid;
 
 /* The measured grids of one calibration file, on the heap and shared: kcal_load makes one
  * (one reference, its kcal's), kcal_share adds a holder and kcal_free drops one; the last
- * holder's kcal_free frees it. Read-only once loaded, so threads may price from it at once
- * (the count is atomic). A plain struct copy of a kcal borrows the grids of the original,
- * which must outlive it and is the one freed. */
+ * holder's kcal_free frees it. Threads may price from it at once (the count is atomic, a
+ * grid is parsed under `lock` and read-only once ready). A plain struct copy of a kcal
+ * borrows the grids of the original, which must outlive it and is the one freed. */
 typedef struct kcal_grids {
     atomic_int refs;
+    pthread_mutex_t lock;
     int n;
-    kg_grid grid[KCAL_MAX_GRIDS];
-    size_t used, cap;  /* cells in use and allocated */
-    float cells[];     /* the grids' cells (kgrid.h): grid[i]'s at cells + grid[i].off */
+    kcal_grid grid[KCAL_MAX_GRIDS];
 } kcal_grids;
 
 typedef struct kcal {
@@ -126,8 +146,15 @@ double kcal_law_time(const kcal_law *l, double bytes, double flops, double batch
 double kcal_qnorm(double a, double b, double q);
 /* The FLOPs the law's math term counts: `tiled` pads the batch to its tile, else `flops`. */
 double kcal_padded_flops(const kcal_law *l, double flops, double batch);
+/* Class cls's grid parsed, when it has one (a no-op after the first call, or with none): 0,
+ * or -1 and the parse's one line (`file:line: what, expected`), every call alike. Call it
+ * before pricing a class by its grid; kcal_need_all parses every grid (fit-kernels' check of
+ * a file it is given, validate's inputs). */
+int kcal_need(const kcal *c, int cls, tp_err *err);
+int kcal_need_all(const kcal *c, tp_err *err);
 /* The time (s) of class cls's op: its grid at gx (the class's kg_class_dims axes) when the
- * class has one and gx is given, else its law (kcal_law_time). */
+ * class has one and gx is given, else its law (kcal_law_time). A grid kcal_need could not
+ * parse gives NaN. */
 double kcal_time(const kcal *c, int cls, double bytes, double flops, double batch,
                  const double *gx);
 /* The class of a prog op name (prog_name), -1 when none. */

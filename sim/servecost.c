@@ -39,7 +39,9 @@ int scost_init(scost *c, const scenario *s, long tp, long capture_max, tp_err *e
     c->cap = 1024;
     if (!(c->slot = calloc(c->cap, sizeof *c->slot))) return tp_err_set(err, "out of memory");
     const char *borrowed = NULL;
-    return run_check_tp(s, tp, err) || scenario_kernels(s, &c->kernels, &borrowed, err) ? -1 : 0;
+    if (run_check_tp(s, tp, err) || scenario_kernels(s, &c->kernels, &borrowed, err)) return -1;
+    /* prefill attention is priced where no error can be returned: its grid parsed here */
+    return c->kernels ? kcal_need(c->kernels, KC_PREFILL_ATTN, err) : 0;
 }
 
 void scost_free(scost *c)

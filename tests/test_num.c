@@ -10,7 +10,12 @@
 #include <float.h>
 #include <limits.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "num.h"
+#include "pcg32.h"
 
 static void test_double_plain(void **state)
 {
@@ -58,6 +63,43 @@ static void test_double_range(void **state)
     assert_true(v == 0);
 }
 
+/* Every plain decimal reads as strtod reads it (strtod is correctly rounded: glibc's is
+ * exact), bit for bit: the short decimals a measured table holds, the edges of the fast
+ * path (2^53, 22 fraction digits) and past them, signs, leading and trailing zeros. */
+static void test_double_as_strtod(void **state)
+{
+    (void)state;
+    static const char *const edges[] = {
+        "9007199254740992",   "9007199254740993",   "0.9007199254740992", "900719925474099.3",
+        "0.0000000000000000000001", "0.00000000000000000000001", "1234567890.1234567",
+        "-0", "-0.0", "0.", "-.5", "00000000000000000000000000001.5", "4.346667", "1e22",
+        "0.1", "0.3", "-123.456e-7", "1.7976931348623157e308", "5e-324", "1e-320"};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        double got = 0, want = strtod(edges[i], NULL);
+        if (num_double(edges[i], -DBL_MAX, DBL_MAX, &got) == NUM_OK &&
+            memcmp(&got, &want, sizeof got))
+            fail_msg("%s: %.17g, strtod %.17g", edges[i], got, want);
+    }
+    pcg32 g;
+    pcg32_seed(&g, 20261204u, 7u);
+    char text[48];
+    for (int i = 0; i < 200000; i++) {
+        /* up to 20 integer and 24 fraction digits, some zeros, some signs */
+        int ni = (int)pcg32_bounded(&g, 21), nf = (int)pcg32_bounded(&g, 25), at = 0;
+        if (pcg32_bounded(&g, 4) == 0) text[at++] = '-';
+        for (int k = 0; k < ni; k++) text[at++] = (char)('0' + pcg32_bounded(&g, 10));
+        if (nf || !ni) {
+            text[at++] = '.';
+            for (int k = 0; k < nf || (!ni && !k); k++)
+                text[at++] = (char)('0' + pcg32_bounded(&g, 10));
+        }
+        text[at] = '\0';
+        double got = 0, want = strtod(text, NULL);
+        assert_int_equal(num_double(text, -DBL_MAX, DBL_MAX, &got), NUM_OK);
+        if (memcmp(&got, &want, sizeof got)) fail_msg("%s: %.17g, strtod %.17g", text, got, want);
+    }
+}
+
 static void test_long(void **state)
 {
     (void)state;
@@ -98,7 +140,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_double_plain), cmocka_unit_test(test_double_refused),
-        cmocka_unit_test(test_double_range), cmocka_unit_test(test_long),
+        cmocka_unit_test(test_double_range),
+        cmocka_unit_test(test_double_as_strtod), cmocka_unit_test(test_long),
         cmocka_unit_test(test_u64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -247,6 +247,8 @@ static int val_open(const char *path, const scn_opts *o, const val_options *vo,
     if (!*spec) return tp_err_set(err, "out of memory");
     if (!*doc || scenario_bind_cached(*doc, cache, *spec, err)) return -1;
     scenario *s = *spec;
+    /* every measured grid read whole: validate vouches for each input it lists */
+    if (s->has_kernels && kcal_need_all(&s->kernels, err)) return -1;
     if (vo->protocol_given) {
         *proto = vo->protocol;
     } else if (s->fit_protocol[0]) {

@@ -85,4 +85,18 @@ for k in gemv_tp2_qkv_proj_b1x_gbps gemv_tp02_qkv_proj_b1_gbps gemv_tp-2_qkv_pro
 done
 probe gemv_tp2_qkv_proj_b1_gbps
 expect_ok "probe: the bundled keys" "$TPSIM" fit-kernels "$TMP/p.yaml"
+# --- a measured grid is parsed when an op first prices by it, and a bad row is refused then:
+# a bf16 run never reads the FP8 GEMM grid; an FP8 run and validate (which vouches for every
+# input it lists) stop at the row, one line, before any output
+sed -n '1,3p' models/kernels/h100-sxm.gemm_fp8.csv >"$TMP/badfp8.csv"
+printf '4096,8192,16,nan\n' >>"$TMP/badfp8.csv"
+sed -n '4,$p' models/kernels/h100-sxm.gemm_fp8.csv >>"$TMP/badfp8.csv"
+sed 's/grid: h100-sxm.gemm_fp8.csv/grid: badfp8.csv/' "$K" >"$TMP/k.yaml"
+check "the copy names the edited grid" grep -q "grid: badfp8.csv" "$TMP/k.yaml"
+expect_ok "bf16: the FP8 grid is never read" runk
+expect_fail2 "fp8: its bad row refused" "badfp8.csv:4:[0-9]+: 'nan' is not a number" \
+    "$TPSIM" run "$SK" --set kernels="$TMP/k.yaml" --tp 4 --set precision.weights=fp8
+expect_fail2 "validate reads every grid" "badfp8.csv:4:[0-9]+: 'nan' is not a number" \
+    "$TPSIM" validate "$SK" --set kernels="$TMP/k.yaml" --quiet
+
 finish
