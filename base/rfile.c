@@ -43,6 +43,10 @@ static int rfile_known(const struct stat *st)
 static void rfile_remember(const struct stat *st, const char *path, const char *buf, size_t len)
 {
     rfile_lock_take();
+    for (size_t i = 0; i < rfile_n_inputs && buf; i++) /* checked first, read now: its bytes */
+        if (rfile_inputs[i].dev == st->st_dev && rfile_inputs[i].ino == st->st_ino &&
+            !rfile_inputs[i].what.fp[0])
+            fp_hex(fp_bytes(FP_SEED, buf, len), rfile_inputs[i].what.fp);
     if (!rfile_known(st) && rfile_n_inputs < RFILE_MAX_INPUTS) {
         struct rfile_id *r = &rfile_inputs[rfile_n_inputs++];
         memset(r, 0, sizeof *r);

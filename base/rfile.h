@@ -16,7 +16,8 @@
  * process-wide state (thread-safe); it holds RFILE_MAX_INPUTS distinct files (more are not
  * recorded). Each record keeps the path the file was first read by and the fingerprint of
  * the bytes read (fprint.h's fp_bytes; "" for a file checked by rfile_check_regular, which a
- * reader streams itself), so a command can list every file its answer rests on.
+ * reader streams itself or reads later: rfile_read then fills it in), so a command can list
+ * every file its answer rests on.
  */
 #ifndef TPSIM_RFILE_H
 #define TPSIM_RFILE_H

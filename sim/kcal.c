@@ -217,17 +217,25 @@ static int kcal_grid_header(csv_reader *rd, const char *path, int k, tp_err *err
     return dims;
 }
 
-/* The rows of gr's CSV, from where its header check stopped, into its cells. */
+/* gr's CSV read (its bytes fingerprinted) and its rows built into its cells. */
 static int kcal_grid_parse(kcal_grid *gr, tp_err *err)
 {
-    int dims = kg_class_dims(gr->cls, NULL), n, lines[KG_MAX_DIMS + 2], cols[KG_MAX_DIMS + 2];
-    char *f[KG_MAX_DIMS + 2];
-    csv_reader rd = gr->rows;
+    int dims, n, lines[KG_MAX_DIMS + 2], cols[KG_MAX_DIMS + 2];
+    char *f[KG_MAX_DIMS + 2], *text;
+    size_t len;
+    if (rfile_read(gr->path, KCAL_GRID_CAP, "a measured kernel grid (CSV)", &text, &len, err))
+        return -1;
+    fp_hex(fp_bytes(FP_SEED, text, len), gr->now);
+    csv_reader rd;
+    csv_init(&rd, gr->path, text, len);
+    if ((dims = kcal_grid_header(&rd, gr->path, gr->cls, err)) < 0) {
+        free(text);
+        return -1;
+    }
     /* sized once by the text's lines (a row per line at most): growing by doubling copied
      * megabytes and touched twice the pages of a table read on every load */
     size_t rows = 0, cap = 1;
-    for (const char *p = gr->text; (p = memchr(p, '\n', gr->len - (size_t)(p - gr->text))); p++)
-        cap++;
+    for (const char *p = text; (p = memchr(p, '\n', len - (size_t)(p - text))); p++) cap++;
     double (*x)[KG_MAX_DIMS] = malloc(cap * sizeof *x), *t = malloc(cap * sizeof *t);
     int rc = -1;
     if (!x || !t) {
@@ -251,6 +259,7 @@ static int kcal_grid_parse(kcal_grid *gr, tp_err *err)
 out:
     free(x);
     free(t);
+    free(text);
     return rc;
 }
 
@@ -266,8 +275,6 @@ int kcal_need(const kcal *c, int cls, tp_err *err)
             tp_err e = {{0}};
             st = kcal_grid_parse(gr, &e) ? KCAL_GRID_FAILED : KCAL_GRID_READY;
             snprintf(gr->fail, sizeof gr->fail, "%s", e.msg);
-            free(gr->text);
-            gr->text = NULL;
             atomic_store_explicit(&gr->state, st, memory_order_release);
         }
         pthread_mutex_unlock(&c->grids->lock);
@@ -282,13 +289,22 @@ int kcal_need_all(const kcal *c, tp_err *err)
     return 0;
 }
 
-/* grid: FILE.csv, resolved against the calibration's folder: its bytes read, fingerprinted
- * and their header checked into a new grid of c's shared grids (made on the first); the rows
- * wait for kcal_need. */
+void kcal_grids_vouch(kcal *c)
+{
+    for (int i = 0; c->grids && i < c->grids->n && !c->fp_why[0]; i++) {
+        const kcal_grid *gr = &c->grids->grid[i];
+        if (gr->want[0] && gr->now[0] && strcmp(gr->want, gr->now))
+            snprintf(c->fp_why, sizeof c->fp_why, "%.300s's bytes are not those fit-kernels "
+                     "wrote (grid_fp %.16s, now %s)", gr->path, gr->want, gr->now);
+    }
+}
+
+/* grid: FILE.csv, resolved against the calibration's folder: a new grid of c's shared grids
+ * (made on the first), checked to be a readable file; kcal_need reads it. */
 static int kcal_read_grid(const cfg_node *e, const cfg_node *gn, int k, kcal *c, int *gi,
                           tp_err *err)
 {
-    const char *name;
+    const char *name, *want = "";
     if (cfg_as_string(gn, &name, err)) return -1;
     if (!kg_class_dims(k, NULL))
         return cfg_error(gn, err, "the %s class has no grid, expected a grid only for gemm, "
@@ -297,11 +313,16 @@ static int kcal_read_grid(const cfg_node *e, const cfg_node *gn, int k, kcal *c,
         return cfg_error(gn, err, "'%s', expected a CSV file relative to the calibration", name);
     if (c->grids && c->grids->n == KCAL_MAX_GRIDS)
         return cfg_error(gn, err, "more than %d grids in one calibration", KCAL_MAX_GRIDS);
+    /* grid_fp: the bytes fit-kernels wrote; a grid edited since makes the file's numbers
+     * assumed (kcal.h), as an edited number does */
+    const cfg_node *gf = cfg_get(e, "grid_fp");
+    if (gf && cfg_as_string(gf, &want, err)) return -1;
     char path[512];
     const char *slash = strrchr(c->path, '/');
     int dir = slash ? (int)(slash - c->path + 1) : 0;
     if (snprintf(path, sizeof path, "%.*s%s", dir, c->path, name) >= (int)sizeof path)
         return cfg_error(gn, err, "the grid's path is too long");
+    if (rfile_check_regular(path, KCAL_GRID_CAP, "a measured kernel grid (CSV)", err)) return -1;
     if (!c->grids) {
         if (!(c->grids = calloc(1, sizeof *c->grids)))
             return tp_err_set(err, "%s: out of memory", path);
@@ -313,21 +334,9 @@ static int kcal_read_grid(const cfg_node *e, const cfg_node *gn, int k, kcal *c,
     gr->cls = k;
     atomic_init(&gr->state, KCAL_GRID_PENDING);
     snprintf(gr->path, sizeof gr->path, "%s", path);
-    if (rfile_read(path, KCAL_GRID_CAP, "a measured kernel grid (CSV)", &gr->text, &gr->len, err))
-        return -1;
-    *gi = c->grids->n++; /* kcal_free frees its text from here on */
-    /* grid_fp: the bytes fit-kernels wrote; a grid edited since makes the file's numbers
-     * assumed (kcal.h), as an edited number does */
-    const cfg_node *gf = cfg_get(e, "grid_fp");
-    const char *want;
-    if (gf && cfg_as_string(gf, &want, err)) return -1;
-    char hex[FP_HEX];
-    fp_hex(fp_bytes(FP_SEED, gr->text, gr->len), hex);
-    if (gf && strcmp(hex, want) && !c->fp_why[0])
-        snprintf(c->fp_why, sizeof c->fp_why, "%.300s's bytes are not those fit-kernels wrote "
-                 "(grid_fp %.16s, now %s)", path, want, hex);
-    csv_init(&gr->rows, gr->path, gr->text, gr->len);
-    return kcal_grid_header(&gr->rows, gr->path, k, err) < 0 ? -1 : 0;
+    snprintf(gr->want, sizeof gr->want, "%s", want);
+    *gi = c->grids->n++;
+    return 0;
 }
 
 int kcal_law_params(int kind)
@@ -516,10 +525,7 @@ void kcal_share(kcal *dst, const kcal *src)
 void kcal_free(kcal *c)
 {
     if (c->grids && atomic_fetch_sub(&c->grids->refs, 1) == 1) {
-        for (int i = 0; i < c->grids->n; i++) {
-            free(c->grids->grid[i].text);
-            free(c->grids->grid[i].cells);
-        }
+        for (int i = 0; i < c->grids->n; i++) free(c->grids->grid[i].cells);
         pthread_mutex_destroy(&c->grids->lock);
         free(c->grids);
     }

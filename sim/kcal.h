@@ -30,7 +30,8 @@
  * fallback_heldout_mape_pct is that law's held-out error. The GEMM and decode-attention
  * classes may have grids.
  * Fingerprint (fprint.h): fit-kernels seals the file (its numbers, the profiles it read) and
- * writes each grid's byte fingerprint as the class's grid_fp; kcal_load recomputes both. A
+ * writes each grid's byte fingerprint as the class's grid_fp; kcal_load recomputes the first,
+ * the grid's read (kcal_need) the second (kcal_grids_vouch reports it). A
  * file whose numbers or grids differ loads (its values are still valid values), with fp_why
  * saying how: its numbers are then assumed, never sourced (validate names each one with its
  * sensitivity and marks the verdict).
@@ -41,7 +42,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "csv.h"
 #include "decl.h"
 #include "err.h"
 #include "fprint.h"
@@ -97,17 +97,16 @@ typedef struct kcal_entry {
 
 enum { KCAL_GRID_PENDING, KCAL_GRID_READY, KCAL_GRID_FAILED };
 
-/* One measured grid. kcal_load reads its CSV's bytes (their fingerprint and header checked
- * then) and keeps them; the first kcal_need of its class parses the rows into cells, once,
- * under the grids' lock, and frees the bytes. A run that never prices its class (an FP8 grid
- * in a bf16 run, prefill attention in a decode step) never pays for the parse; a bad row is
- * then reported by the kcal_need that reads it, before any op is priced. */
+/* One measured grid. kcal_load checks its CSV is a readable file of bounded size; the first
+ * kcal_need of its class reads it (its bytes fingerprinted against grid_fp) and parses the
+ * rows into cells, once, under the grids' lock. A run that never prices its class (an FP8
+ * grid in a bf16 run, prefill attention in a decode step) never pays for it; a bad row is
+ * reported by the kcal_need that reads it, before any op is priced. */
 typedef struct kcal_grid {
     int cls;
     char path[512];
-    char *text;            /* the CSV until parsed, then NULL */
-    size_t len;
-    csv_reader rows;       /* where its rows start (its header read at load) */
+    char want[FP_HEX];     /* the grid_fp fit-kernels wrote, "" when none */
+    char now[FP_HEX];      /* the bytes' fingerprint, once read */
     atomic_int state;      /* KCAL_GRID_PENDING, _READY or _FAILED */
     kg_grid g;
     float *cells;          /* g's cells once ready */
@@ -152,6 +151,10 @@ double kcal_padded_flops(const kcal_law *l, double flops, double batch);
  * a file it is given, validate's inputs). */
 int kcal_need(const kcal *c, int cls, tp_err *err);
 int kcal_need_all(const kcal *c, tp_err *err);
+/* After kcal_need_all: c->fp_why says so when a grid's bytes are not those its grid_fp
+ * records (the file's numbers then assumed, as an edited number makes them); kept when it
+ * already says why. */
+void kcal_grids_vouch(kcal *c);
 /* The time (s) of class cls's op: its grid at gx (the class's kg_class_dims axes) when the
  * class has one and gx is given, else its law (kcal_law_time). A grid kcal_need could not
  * parse gives NaN. */

@@ -249,6 +249,7 @@ static int val_open(const char *path, const scn_opts *o, const val_options *vo,
     scenario *s = *spec;
     /* every measured grid read whole: validate vouches for each input it lists */
     if (s->has_kernels && kcal_need_all(&s->kernels, err)) return -1;
+    if (s->has_kernels) kcal_grids_vouch(&s->kernels);
     if (vo->protocol_given) {
         *proto = vo->protocol;
     } else if (s->fit_protocol[0]) {

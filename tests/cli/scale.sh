@@ -25,11 +25,7 @@ done
 expect_fail2 "jobs 0" "--jobs: .*expected 1\.\.1024" "$TPSIM" sweep $SCN --jobs 0
 expect_fail2 "jobs text" "--jobs" "$TPSIM" validate $SCN --jobs x
 
-# --- validate --jobs
-expect_ok "validate jobs 1" "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 1 --format json
-cp "$TMP/out" "$TMP/v1.json"
-expect_ok "validate jobs 3" "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 3 --format json
-check "validate --jobs 3 = --jobs 1" cmp -s "$TMP/v1.json" "$TMP/out"
+# (validate --jobs: tests/cli/validate_jobs.sh)
 
 # --- progress: on a terminal (a pseudo-terminal as stderr, tests/cli/ttyrun.py) every command
 # that can take more than a couple of seconds draws "label: done/total" and an ETA, cleared at
@@ -51,7 +47,7 @@ tty_job sweep "$TPSIM" sweep $SCN "${GRID[@]}" --jobs 2
 tty_job sweep-q "$TPSIM" sweep $SCN "${GRID[@]}" --quiet
 tty_job run "$TPSIM" "${LONG[@]}"
 tty_job run-q "$TPSIM" "${LONG[@]}" --quiet
-tty_job validate "$TPSIM" validate scenarios/eager-straggler.yaml --jobs 2
+tty_job validate "$TPSIM" validate scenarios/eager-host-dispatch.yaml --jobs 2
 tty_job trace "$TPSIM" run $SCN --tp 2 --steps 3 --trace "$TMP/tty-trace.json"
 tty_job trace-q "$TPSIM" run $SCN --tp 2 --steps 3 --trace "$TMP/tty-trace-q.json" --quiet
 tty_job import "$TPSIM" trace import "$B200"

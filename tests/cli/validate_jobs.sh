@@ -26,11 +26,12 @@ same_bytes() {
 
 same_bytes "eager-straggler within json" $ES --format json
 cp "$TMP/j9" "$TMP/es.json" # --jobs 9's report, for the fit's checks below
-same_bytes "eager-straggler loo json" $ES --loo --format json
-same_bytes "eager-straggler transfer 4:2 text" $ES --transfer 4:2
+# 2 threads (no read-ahead) once, above: the other protocols at 1 and 9
+JOBS="1 9" same_bytes "eager-straggler loo json" $ES --loo --format json
+JOBS="1 9" same_bytes "eager-straggler transfer 4:2 text" $ES --transfer 4:2
 # the one-parameter fits: 1 and 9 threads (2 threads without read-ahead is the straggler's above)
 JOBS="1 9" same_bytes "paper-additive within json" $PA --format json
-same_bytes "three protocols, one memo" $PA --within --transfer 2:4 --transfer 4:2 --loo --summary
+JOBS="1 9" same_bytes "three protocols, one memo" $PA --within --transfer 2:4 --transfer 4:2 --loo --summary
 JOBS="1 9" same_bytes "eager-host-dispatch transfer 2:4 json" $EHD --transfer 2:4 --format json
 
 # the fit did walk past its 9 x 9 grid (a simplex and a compass search, which --jobs 9
