@@ -59,7 +59,9 @@ for n in names:
     end = [i for i, l in enumerate(lines) if l == f"<!-- END generated: {n} -->"]
     if len(begin) != 1 or len(end) != 1 or end[0] < begin[0]:
         sys.exit(f"docs-tables.sh: {page} has no one pair of markers for {n}")
-    new = open(os.path.join(tmp, n), encoding="utf-8").read().rstrip("\n").split("\n")
+    # blank lines around the table: a markdown table directly beside an HTML comment may
+    # not be read as one
+    new = [""] + open(os.path.join(tmp, n), encoding="utf-8").read().rstrip("\n").split("\n") + [""]
     if lines[begin[0] + 1:end[0]] != new:
         differ.append(n)
         lines[begin[0] + 1:end[0]] = new

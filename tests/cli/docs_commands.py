@@ -29,7 +29,8 @@ A page shows a command in a fenced block whose info string is `console`:
   suite, or one that needs a GPU or a file only a user has); its commands are counted and listed.
   README.md may not skip any.
 - Every `tpsim` command a page shows in a fenced block is in a console block, and every relative
-  link of a page names a file that exists.
+  link of a page names a file that exists and, after a `#`, an anchor of that page (a heading,
+  as GitHub spells its anchor, or an `<a id="...">`).
 
 The same command text runs once (its output is kept for the next page that shows it), so pages
 must not write one file name with two contents. Prints one line per failure and a summary;
@@ -43,6 +44,20 @@ import sys
 FENCE = re.compile(r"^```(\S*)\s*(.*)$")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 TPSIM_LINE = re.compile(r"^\s*(\$\s+)?(build/)?tpsim\s")
+ANCHOR_ID = re.compile(r'<a id="([^"]+)"')
+
+
+def anchors(path):
+    """the anchors of a markdown page: its headings as GitHub spells them, and <a id="...">"""
+    found, fenced = set(ANCHOR_ID.findall(open(path, encoding="utf-8").read())), False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("```"):
+            fenced = not fenced
+        m = None if fenced else re.match(r"^#{1,6}\s+(.*?)\s*$", line)
+        if m:
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+            found.add(slug)
+    return found
 
 
 def blocks(path, text):
@@ -148,11 +163,14 @@ class Checker:
 
     def links(self, page, text):
         for m in LINK.finditer(text):
-            target = m.group(1).split("#")[0]
-            if not target or re.match(r"^[a-z]+:", target):
+            target, _, frag = m.group(1).partition("#")
+            if re.match(r"^[a-z]+:", target):
                 continue
-            if not os.path.exists(os.path.normpath(os.path.join(os.path.dirname(page), target))):
+            path = os.path.normpath(os.path.join(os.path.dirname(page), target)) if target else page
+            if not os.path.exists(path):
                 self.fails.append(f"{page}: a link to {m.group(1)}, which does not exist")
+            elif frag and path.endswith(".md") and frag not in anchors(path):
+                self.fails.append(f"{page}: a link to {m.group(1)}, an anchor {path} lacks")
 
     def command(self, page, at, cmd, shown):
         if cmd not in self.outputs:

@@ -35,6 +35,7 @@ page shown-status '$ tpsim run no-such-scenario; echo "exit $?"' '...' 'exit 2'
 printf '%s\n' '```sh' 'tpsim run cuda-graphs' '```' >"$TMP/p/outside.md"
 printf '%s\n' '```console skip needs a GPU' '$ tpsim run cuda-graphs' '```' >"$TMP/p/skipped.md"
 printf '%s\n' '[a page](no-such-page.md)' >"$TMP/p/link.md"
+printf '%s\n' '# A heading: `with code`' '[here](#a-heading-with-code) [there](#no-such-heading)' >"$TMP/p/anchor.md"
 python3 tests/cli/docs_commands.py --per-page "$TPSIM" "$TMP/work" "$TMP"/p/*.md >"$TMP/v" 2>&1
 want() { # want NAME FAILURES SKIPPED
     check "planted page $1: $2 failures, $3 skipped" grep -qx "$TMP/p/$1.md: $2 failures, $3 skipped" "$TMP/v"
@@ -51,4 +52,5 @@ want shown-status 0 0
 want outside 1 0
 want skipped 0 1
 want link 1 0
+want anchor 1 0
 finish
