@@ -23,6 +23,8 @@
 #   make validation-engines  docs/validation-engines.md: every eager hypothesis under each
 #                   vLLM engine and calibration set, four protocols (~14 CPU s)
 #   make predictions the pre-registered predictions (docs/predictions*.csv), byte for byte
+#   make docs       the generated tables of docs/results.md (scripts/docs-tables.sh: the
+#                   validation table, the what-if table, the engines digest, the atlas)
 #   make atlas      the what-if atlas: {8B, 70B, 405B, Mixtral-8x7B} x {H100, H200, A100} x TP
 #                   {1,2,4,8} x {eager, graphs} to build/atlas/atlas.csv and atlas.png
 #   make install    PREFIX=/usr/local (and DESTDIR): tpsim, models, scenarios, grids, the atlas
@@ -184,6 +186,14 @@ predictions-check: deps
 	@tmp=$$(mktemp) && scripts/predictions-serving.sh $(BUILD)/tpsim $$tmp && \
 	  if cmp -s $$tmp docs/predictions-serving.csv; then echo "predictions-check: docs/predictions-serving.csv regenerates byte for byte"; rm -f $$tmp; \
 	  else echo "predictions-check: docs/predictions-serving.csv differs from what the model writes now (register a new dated file)"; diff $$tmp docs/predictions-serving.csv | head; rm -f $$tmp; exit 1; fi
+
+# The tables of docs/results.md that scripts make (scripts/docs-tables.sh), each rewritten
+# between its markers from its source: run it after a change that moves them, and after make
+# validation-engines or make atlas (tests/cli/docs_commands.sh checks the two that need no run).
+.PHONY: docs
+docs: deps
+	@$(MAKE) --no-print-directory all
+	scripts/docs-tables.sh $(BUILD)/tpsim
 
 # The golden outputs (tests/data/golden/README.md): rewrite them from this build, for a change
 # meant to change run, sweep, validate or plan output (its commit says which and why).

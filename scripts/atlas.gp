@@ -1,6 +1,6 @@
 # scripts/atlas.gp: the what-if atlas figure, drawn by scripts/atlas.sh from H100.dat, H200.dat,
 # A100.dat (label, compute, all-reduce, wait for peers, GPU idle, step; all ms per step).
-# The four parts stack to the step: GPU time splits exactly into them (README, how the model works).
+# The four parts stack to the step: GPU time splits exactly into them (docs/model.md).
 set encoding utf8
 W = 1800; H = 1500
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {

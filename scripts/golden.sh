@@ -27,7 +27,7 @@ fpmask() { sed -E 's/(^|[^0-9a-f])[0-9a-f]{16}([^0-9a-f]|$)/\1<fingerprint>\2/g'
     >"$D/plan.json"
 "$T" plan $S --gpus 8 --tpot-ms 40 --tp 4,8 --batch-max 8 --no-intervals --format csv "${J[@]}" \
     >"$D/plan.csv"
-# the cross-source agreement the README reports: the AIConfigurator-fitted H100 calibration
+# the cross-source agreement docs/calibrate.md reports: the AIConfigurator-fitted H100 calibration
 # pricing Vidur's 70B and 7B profiles, per class and TP degree
 "$T" fit-kernels --test tests/data/vidur-h100/llama-2-70b-mlp.csv \
     --calib models/kernels/h100-sxm-aic.yaml >"$D/fitk-test-aic-70b.txt"

@@ -64,7 +64,7 @@ printf '%s\n' "${jobs[@]}" | xargs -P 2 -n 3 bash -c 'block "$0" "$1" "$2" >"$st
     echo "the Vidur-fitted H100 kernel calibration and the nccl-tests all-reduce fits) and *measured*"
     echo "(AIConfigurator's H100 kernel calibration where the scenario takes one, and its all-reduce"
     echo "tables; eager-sourced names these, so it has only that set). Protocols, baselines and verdicts as in the"
-    echo "README's validation table. paper-additive under an engine is the study's Equation 2 with"
+    echo "validation table of docs/results.md. paper-additive under an engine is the study's Equation 2 with"
     echo "that engine's per-step phases added (its R0 still fitted on TP-2 batch 1)."
     echo
     echo "## Digest: per engine and calibration set"

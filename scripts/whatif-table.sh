@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/whatif-table.sh: the README's what-if table (Job 1, "What-ifs"), regenerated.
+# scripts/whatif-table.sh: the what-if table of docs/results.md ("Models, precisions and GPUs";
+# make docs writes it there), regenerated.
 #   usage: scripts/whatif-table.sh TPSIM      (prints the Markdown table on stdout)
 # Each row is one `tpsim run` of an atlas scenario (batch 1 unless said, ctx 2048), eager and
 # CUDA-graph mode, with the step's mean in ms, the weights per rank and what priced the GPU ops

@@ -1,8 +1,8 @@
 #!/bin/bash
-# table.sh TPSIM OUTDIR: the validation table (README, `make run`): every hypothesis under the
-# within, transfer 2:4, transfer 4:2 and leave-one-out protocols on the study's grid, one
-# markdown row per judged config (tpsim validate --summary), two scenarios at a time; OUTDIR
-# keeps each scenario's rows. A scenario's four protocols run in one tpsim, so a fit on the
+# table.sh TPSIM OUTDIR: the validation table (docs/results.md, `make run`, `make docs`): every
+# hypothesis under the within, transfer 2:4, transfer 4:2 and leave-one-out protocols on the
+# study's grid, one markdown row per judged config (tpsim validate --summary), two scenarios at
+# a time; OUTDIR keeps each scenario's rows. A scenario's four protocols run in one tpsim, so a fit on the
 # same calibration cells (eager-straggler's, under three of them) is simulated once
 # (validate/memo.h).
 set -euo pipefail

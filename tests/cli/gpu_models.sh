@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu_models.sh: one GPU model per GPU. The README's what-if routes give one answer: a
+# gpu_models.sh: one GPU model per GPU. The what-if routes of docs/whatif.md give one answer: a
 # hypothesis or the graph what-if run with --set hardware=GPU, the atlas scenario of that GPU
 # and docs/atlas.csv agree cell for cell (the same kernel, all-reduce and host models); the
 # what-ifs and plan run vLLM V1 unless told otherwise; and the two H100 kernel sources compared

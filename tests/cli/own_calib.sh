@@ -1,4 +1,4 @@
-# own_calib.sh: the README's GPU recipe works end to end on the matching scenario without a
+# own_calib.sh: docs/calibrate.md's GPU recipe works end to end on the matching scenario without a
 # foreign flag (tpsim-nccl-sweep's or nccl-tests' log -> fit-allreduce -> run --calib), walked
 # on the shipped 8 x H100 nccl-tests log: the file says the device name nccl-tests printed
 # (NVIDIA H100 80GB HBM3), which models/hw/h100-sxm.yaml lists among its aliases. A --calib
@@ -8,10 +8,10 @@ source tests/cli/lib.sh
 LOG=tests/data/h100-8gpu-ring-all_reduce_perf.out
 SCN=scenarios/eager-host-dispatch.yaml
 # a fit-allreduce file times NCCL only; the scenario runs vLLM's custom all-reduce (auto),
-# which such a file cannot price, so the recipe asks for nccl-fit with it (README)
+# which such a file cannot price, so the recipe asks for nccl-fit with it (docs/calibrate.md)
 NCCL=(--set collective.allreduce=nccl-fit)
 
-# --- the recipe, as the README writes it (no --hardware flag) ---------------------------------
+# --- the recipe, as docs/calibrate.md writes it (no --hardware flag) -------------------------
 expect_ok "fit-allreduce on the H100 log" "$TPSIM" fit-allreduce $LOG -o "$TMP/my-tp8.yaml"
 check "the file names the log's device" grep -qx 'hardware: NVIDIA H100 80GB HBM3' "$TMP/my-tp8.yaml"
 check "the log's rank lines name that device" grep -q '\] NVIDIA H100 80GB HBM3$' $LOG

@@ -19,7 +19,7 @@ for r in rows:
     assert r["scenario"] == "vllm-graphs" and "allreduce auto" in r["engine_settings"], r
 PY
 # the first registration (2026-12-02, analytic GPU at HBM efficiency 0.80) stays, the same
-# cells, each prediction inside its interval; README says why it was re-registered
+# cells, each prediction inside its interval; docs/results.md says why it was re-registered
 pyq "the first registration is kept" docs/predictions-2026-12-02-v1.csv docs/predictions.csv <<'PY'
 import csv, sys
 old, new = (list(csv.DictReader(open(p, newline=""))) for p in sys.argv[1:])
@@ -28,7 +28,8 @@ assert [cell(r) for r in old] == [cell(r) for r in new], "the same cells"
 assert abs(float(old[0]["predicted_ms_per_token"]) - 17.799) < 1e-9, old[0]
 assert old != new
 PY
-check "README says why it was re-registered" grep -q "Re-registered on 2026-12-02, before any benchmark was seen" README.md
+check "docs/results.md says why it was re-registered" \
+    grep -q "Re-registered on 2026-12-02, before any benchmark was seen" docs/results.md
 # the registrations of 2026-12-03 (scripts/predictions-engines.sh): the V0-era cells on the
 # measured GPU models and TP-8 on H100 and H200, each engine. All of it takes ~9 CPU s, so one
 # engine's rows are regenerated here (byte for byte, in order), and the cells checked for all
