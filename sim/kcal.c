@@ -310,6 +310,11 @@ static int kcal_read_grid(const cfg_node *e, const cfg_node *gn, int k, kcal *c,
                  "(grid_fp %.16s, now %s)", path, want, hex);
     int rc = kcal_grid_points(path, text, len, k, c, gi, err);
     free(text);
+    /* the file read, for the files a scenario's predictions rest on (domain.h) */
+    int seen = 0;
+    for (int i = 0; i < c->n_grid_files; i++) seen |= !strcmp(c->grid_files[i], path);
+    if (!rc && !seen && c->n_grid_files < KCAL_MAX_GRIDS)
+        snprintf(c->grid_files[c->n_grid_files++], sizeof c->grid_files[0], "%s", path);
     return rc;
 }
 
