@@ -569,7 +569,7 @@ int tpsim_cmd_plan(int argc, char **argv)
     int parsed = pflags_parse(argc, argv, &o, &so, &path, &err);
     if (parsed > 0) return pflags_help(stdout), 0;
     if (parsed < 0 || pcmd_default_engine(&so, &err)) return cmd_fail(&err);
-    int status = 2, n_hw = o.n_hw ? o.n_hw : 1, n_scn = n_hw * o.n_modes;
+    int status = 2, n_hw = o.n_hw ? o.n_hw : 1, n_scn = 0; /* n_scn: once the modes are known */
     grid g = {0};
     scenario *base = calloc(1, sizeof *base), *scn = NULL;
     int graphs[2 * PLAN_MAX_HW], scn_hw[2 * PLAN_MAX_HW];
@@ -590,6 +590,7 @@ int tpsim_cmd_plan(int argc, char **argv)
         goto out;
     cmd_notes(base);
     pcmd_defaults(&o, base);
+    n_scn = n_hw * o.n_modes; /* both modes when --mode left them out (pcmd_defaults) */
     *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base, .files = files};
     so.jobs = o.jobs;
     if (pcmd_fit(ps, &g, note, sizeof note, &err)) goto out;
