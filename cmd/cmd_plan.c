@@ -495,14 +495,15 @@ static plan_spec pcmd_spec(const pflags_opts *o, const scenario *scn, int n_scn)
 }
 
 /* What a flag left out means: TP 1, 2, 4, 8 where they divide the GPUs; both modes; the
- * scenario's context. */
-static void pcmd_defaults(pflags_opts *o, const scenario *base)
+ * scenario's context. Returns the modes searched. */
+static int pcmd_defaults(pflags_opts *o, const scenario *base)
 {
     if (!o->n_tp)
         for (long k = 1; k <= 8 && k <= o->gpus; k *= 2)
             if (o->gpus % k == 0) o->tps[o->n_tp++] = k;
     if (!o->n_modes) o->modes[0] = 0, o->modes[1] = 1, o->n_modes = 2;
     if (!o->n_ctx) o->ctxs[o->n_ctx++] = base->ctx;
+    return o->n_modes;
 }
 
 /* One scenario per (hardware, mode): scn[i] with its mode graphs[i] and hardware scn_hw[i]
@@ -589,8 +590,7 @@ int tpsim_cmd_plan(int argc, char **argv)
         scn_opts_load_cached(path, &so, files, base, &err))
         goto out;
     cmd_notes(base);
-    pcmd_defaults(&o, base);
-    n_scn = n_hw * o.n_modes; /* both modes when --mode left them out (pcmd_defaults) */
+    n_scn = n_hw * pcmd_defaults(&o, base); /* both modes when --mode left them out */
     *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base, .files = files};
     so.jobs = o.jobs;
     if (pcmd_fit(ps, &g, note, sizeof note, &err)) goto out;

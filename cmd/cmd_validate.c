@@ -45,18 +45,11 @@ static const char validate_usage_tail[] =
     "  --summary prints one table row per judged config. Default grid: the study's H100 grid\n"
     "  (../validate/h100-ctx2048.csv beside the scenario's folder, else validate/ in\n"
     "  $TPSIM_PATH or the share folder; --grid takes a file or a name; kill-switch 15%).\n"
-    "  --write-domain rewrites the scenario's validated: block from this run (in place, or\n"
-    "  appended; every other byte of the file kept): the grid's TP degrees, batch and ctx\n"
-    "  ranges, the scenario's mode, hardware, model, engine, precision, all-reduce model,\n"
-    "  host-phase timing, graph mode and queue depth, the kill-switch, the verdict of each\n"
-    "  protocol given (several may be), the held-out error of the first (heldout_mape_pct,\n"
-    "  heldout_rms_pct: all its held-out cells pooled; plan's intervals for a scenario with\n"
-    "  no free parameter) and the fingerprint of every file the predictions read, the grid's\n"
-    "  and the scenario's own content less the block. run, sweep and plan mark a cell outside\n"
-    "  when any of it differs. --write-domain-to FILE writes that text to FILE instead, the\n"
-    "  scenario left as it is (a check that a block is current: cmp FILE SCENARIO). Refused\n"
-    "  with --set, --model, --calib, --mode, --measured, --allow-foreign-calib: the block\n"
-    "  states the file as written.\n";
+    "  --write-domain rewrites the scenario's validated: block from this run, other bytes\n"
+    "  kept: the domain, every input that changes a prediction and its fingerprint, each\n"
+    "  protocol's verdict (several may be given), the first's held-out error (plan's interval\n"
+    "  when nothing is fitted); not with --set, --model, --calib, --mode, --measured.\n"
+    "  --write-domain-to FILE writes that text to FILE (cmp it: is the block current?).\n";
 #define VCMD_USAGE_WIDTH 87 /* the paragraph's lines, wrapped at words */
 
 /* Words of text from a line of `col` columns, wrapped at VCMD_USAGE_WIDTH with two spaces'
@@ -480,6 +473,20 @@ static void vcmd_flags(cli_flag *out, size_t cap)
     out[n] = (cli_flag)CLI_END;
 }
 
+/* --write-domain states the scenario file as written: an override would be recorded as if
+ * it were the file's. 0, or -1 with err set. */
+static int vcmd_domain_alone(const vcmd_opts *o, const scn_opts *so, tp_err *err)
+{
+    const char *over = so->n_sets ? "--set" : so->model_set[0] ? "--model"
+                     : so->n_calibs ? "--calib" : so->mode_set[0] ? "--mode"
+                     : so->measured ? "--measured"
+                     : so->allow_foreign_calib ? "--allow-foreign-calib" : NULL;
+    if (o->domain_out && over)
+        return tp_err_set(err, "--write-domain: with %s, expected the scenario as written (edit "
+                          "the file instead: the block records what the file states)", over);
+    return 0;
+}
+
 /* The command line into o and so: 0, 1 when --help was printed, -1 with err set. */
 static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err *err)
 {
@@ -544,15 +551,7 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
         }
     }
     if (!o->path) return tp_err_set(err, "validate: missing SCENARIO (see tpsim validate --help)");
-    /* the block states the scenario file as written: an override would be recorded as if it
-     * were the file's */
-    const char *over = so->n_sets ? "--set" : so->model_set[0] ? "--model"
-                     : so->n_calibs ? "--calib" : so->mode_set[0] ? "--mode"
-                     : so->measured ? "--measured" : so->allow_foreign_calib ? "--allow-foreign-calib"
-                     : NULL;
-    if (o->domain_out && over)
-        return tp_err_set(err, "--write-domain: with %s, expected the scenario as written (edit "
-                          "the file instead: the block records what the file states)", over);
+    if (vcmd_domain_alone(o, so, err)) return -1;
     /* a summary row prints no sensitivity: the +-20% runs of every assumed number would be
      * simulated for nothing (the validation table's scenarios x protocols) */
     if (o->summary && !o->json) o->vo.sensitivity = 0;

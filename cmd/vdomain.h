@@ -23,7 +23,8 @@
 
 #include "validate.h"
 
-#define VDOM_COMMENT "# written by `tpsim validate --write-domain` from its own result: not to be edited by hand"
+#define VDOM_COMMENT                                                                           \
+    "# written by `tpsim validate --write-domain` from its own result: not to be edited by hand"
 
 typedef struct vdom {
     int n_protocols;

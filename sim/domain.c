@@ -282,7 +282,8 @@ static void dom_compare(scenario *s, scenario_cache *cache, const scenario_input
     }
     for (int j = 0; j < n_now; j++) {
         int named = 0;
-        for (int i = 0; i < d->n_inputs && !named; i++) named = !strcmp(now[j].path, d->inputs[i].path);
+        for (int i = 0; i < d->n_inputs && !named; i++)
+            named = !strcmp(now[j].path, d->inputs[i].path);
         int expected = roles[j] == DOM_OWN || (roles[j] == DOM_MODEL && same_model) ||
                        (roles[j] == DOM_HW && same_hw) || (roles[j] == DOM_ENGINE && same_engine);
         if (!named && expected) unnamed[n_unnamed++] = now[j].path;

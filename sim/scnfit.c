@@ -139,7 +139,8 @@ static int scnfit_bind_written(const cfg_node *v, const char *engine, scenario_d
 }
 
 /* validated: {tp: [..], modes: [eager|graphs..], batch: [lo, hi], ctx: [lo, hi], hardware,
- * model, grid, verdict}: every key required, so a domain is never half stated. */
+ * model, grid, verdict}: every key required, so a domain is never half stated; then what
+ * validate --write-domain adds, whole or not at all (scnfit_bind_written). */
 int scnfit_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *err)
 {
     static const char *const modes[] = {"eager", "graphs", NULL};
