@@ -103,8 +103,8 @@ static size_t vdom_config(const val_config *c, char *out, size_t cap)
 }
 
 /* "within: MISFIT at H100 TP-2 (6.06%) and H100 TP-4 (3.14%)": the judged configs grouped by
- * verdict, in the order each verdict first appears. */
-static void vdom_clause(const val_report *r, char *out, size_t cap)
+ * verdict, in the order each verdict first appears. 0, or -1 when it does not fit in cap. */
+static int vdom_clause(const val_report *r, char *out, size_t cap)
 {
     char pn[96];
     val_protocol_name(&r->protocol, pn, sizeof pn);
@@ -128,18 +128,19 @@ static void vdom_clause(const val_report *r, char *out, size_t cap)
     }
     if (!groups && len < cap) len += (size_t)snprintf(out + len, cap - len, "nothing judged");
     if (r->n_unverified && len < cap)
-        snprintf(out + len, cap - len, " (on an edited file's numbers)");
+        len += (size_t)snprintf(out + len, cap - len, " (on an edited file's numbers)");
+    return len < cap ? 0 : -1;
 }
 
 int vdom_add(vdom *v, const val_report *r, tp_err *err)
 {
     if (!v->n_protocols && vdom_first(&v->d, r, err)) return -1;
     char clause[sizeof v->d.verdict];
-    vdom_clause(r, clause, sizeof clause);
+    int whole = vdom_clause(r, clause, sizeof clause) == 0;
     size_t len = strlen(v->d.verdict);
     int n = snprintf(v->d.verdict + len, sizeof v->d.verdict - len, "%s%s",
                      v->n_protocols ? "; " : "", clause);
-    if (n < 0 || (size_t)n >= sizeof v->d.verdict - len)
+    if (!whole || n < 0 || (size_t)n >= sizeof v->d.verdict - len)
         return tp_err_set(err, "--write-domain: the verdict of %d protocols is longer than %zu "
                           "characters, expected fewer protocols", v->n_protocols + 1,
                           sizeof v->d.verdict - 1);
