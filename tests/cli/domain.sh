@@ -165,7 +165,7 @@ n=0
 while read -r f flags; do
     n=$((n + 1))
     check "$f: its block names its protocols" test -n "$flags"
-    expect_ok "$f: validate --write-domain-to" "$TPSIM" validate "$f" $flags --summary --quiet \
+    expect_ok "$f: validate --write-domain-to" "$TPSIM" validate "$f" $flags --summary --quiet --jobs 1 \
         --write-domain-to "$TMP/current-${f##*/}"
     check "$f: its validated: block is what tpsim validate writes now (rerun: tpsim validate $f $flags --summary --write-domain)" \
         cmp -s "$f" "$TMP/current-${f##*/}"
