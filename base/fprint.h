@@ -7,6 +7,7 @@
  * fp_tree hashes a YAML document's content: every scalar's dotted path and text, in document
  * order, except the value of `fingerprint.numbers` itself; comments, spacing and quoting
  * style do not count, so a number edited by hand changes it and a reflowed comment does not.
+ * fp_tree_except leaves one top-level key out (a block a tool rewrites in the file).
  * A file tpsim writes as a calibration ends with
  *   fingerprint:
  *     inputs:            # the data it was fitted on, each file's bytes (fp_bytes)
@@ -48,6 +49,10 @@ void fp_hex(uint64_t h, char out[FP_HEX]);
 int fp_file(const char *path, char out[FP_HEX], tp_err *err);
 /* The content hash of the document under root (fingerprint.numbers left out). */
 uint64_t fp_tree(const cfg_node *root);
+/* fp_tree of the document with root's top-level entry `key` left out, as if it were not
+ * written: a scenario's content apart from the validated: block tpsim writes into it (the
+ * same value as fp_tree of the file without that key). */
+uint64_t fp_tree_except(const cfg_node *root, const char *key);
 /* Recompute root's fingerprint: out->state as above; a malformed fingerprint: block (not a
  * mapping of inputs and numbers, numbers not 16 hex digits) is one line and -1. */
 int fp_verify(const cfg_node *root, fp_check *out, tp_err *err);

@@ -18,6 +18,19 @@ static uint64_t fp_walk(const cfg_node *n, uint64_t h)
 
 uint64_t fp_tree(const cfg_node *root) { return fp_walk(root, FP_SEED); }
 
+uint64_t fp_tree_except(const cfg_node *root, const char *key)
+{
+    if (root->kind != CFG_MAP) return fp_tree(root);
+    uint64_t h = FP_SEED;
+    size_t kept = 0;
+    for (size_t i = 0; i < root->n; i++) {
+        if (!strcmp(root->keys[i], key)) continue;
+        h = fp_walk(root->vals[i], h);
+        kept++;
+    }
+    return fp_mix(h, (uint64_t)kept); /* as fp_walk ends a map: its entries' count */
+}
+
 int fp_verify(const cfg_node *root, fp_check *out, tp_err *err)
 {
     static const char *const keys[] = {"inputs", "numbers", NULL};

@@ -255,7 +255,16 @@ static int ofile_in_place(ofile *o, tp_err *err)
     return 0;
 }
 
-int ofile_open(ofile *o, const char *path, tp_err *err)
+static int ofile_open_as(ofile *o, const char *path, int update, tp_err *err);
+
+int ofile_open(ofile *o, const char *path, tp_err *err) { return ofile_open_as(o, path, 0, err); }
+
+int ofile_open_update(ofile *o, const char *path, tp_err *err)
+{
+    return ofile_open_as(o, path, 1, err);
+}
+
+static int ofile_open_as(ofile *o, const char *path, int update, tp_err *err)
 {
     memset(o, 0, sizeof *o);
     o->slot = -1;
@@ -272,7 +281,7 @@ int ofile_open(ofile *o, const char *path, tp_err *err)
         /* rename(2) would replace a file its owner made read-only: refuse as a write would */
         if (access(path, W_OK) != 0)
             return tp_err_set(err, "%s: cannot write: %s", path, strerror(errno));
-        if (rfile_is_input(&st))
+        if (!update && rfile_is_input(&st))
             return tp_err_set(err, "%s: is one of this run's inputs, refusing to overwrite it; "
                                    "expected another output name", path);
         struct stat lst;

@@ -41,6 +41,9 @@ typedef struct ofile {
 } ofile;
 
 int ofile_open(ofile *o, const char *path, tp_err *err);
+/* ofile_open for a file the command rewrites on purpose (validate --write-domain: the
+ * scenario it read): the same, except that PATH may be one of this run's inputs. */
+int ofile_open_update(ofile *o, const char *path, tp_err *err);
 int ofile_commit(ofile *o, tp_err *err);
 /* The bytes written so far pushed out (flushed; a file also fsynced), nothing published: for
  * a caller that commits with signals held (plot_commit_with), so a slow reader or disk

@@ -34,6 +34,10 @@ typedef struct pcmd_setup {
     int n_bound;
     double bound[VAL_MAX_BOUND][SCN_MAX_FIT];
     val_scale scale;      /* the fit's error scale (validate.h): declared error + model error */
+    /* a scenario with no free parameter: its validated: block's held-out error (relative rms;
+     * each interval +- VAL_Z95 x it), or none recorded (no_basis: no interval) */
+    double heldout_rms;
+    int heldout, no_basis;
     scenario_cache *files; /* every bind's model, hardware and calibrations, read once */
 } pcmd_setup;
 
@@ -99,11 +103,29 @@ static int pcmd_fit(pcmd_setup *ps, const grid *g, char *note, size_t cap, tp_er
      * every cell would run at the YAML's starting values and the answer would change */
     if (ps->o->no_intervals) snprintf(note, cap, "none (--no-intervals)");
     if (ps->base->n_fit_params == 0) {
+        /* nothing to fit, so nothing of the fit to carry: the error validate measured on the
+         * scenario's held-out cells is what its predictions are known to miss by */
+        const scenario_domain *d = &ps->base->domain;
         if (ps->o->no_intervals) return 0;
+        if (!d->present || !d->written || d->heldout_cells < 1) {
+            ps->no_basis = 1;
+            snprintf(note, cap,
+                     "none: the scenario has no free parameters and %s, so nothing measures its "
+                     "error (tpsim validate --write-domain records it)",
+                     !d->present ? "was never validated"
+                     : !d->written ? "its validated: block was written by hand, with no held-out "
+                                     "error"
+                                   : "its validated: block holds no held-out cell");
+            return 0;
+        }
+        ps->heldout = 1;
+        ps->heldout_rms = d->heldout_rms_pct / 100;
         snprintf(note, cap,
-                 "95%%: the scenario has no free parameters, so one measurement's error "
-                 "alone (+-%.2f%%, meas_cv %.0f%%), as tpsim validate gives it",
-                 100 * VAL_Z95 * vo.meas_cv, 100 * vo.meas_cv);
+                 "95%%: the scenario has no free parameters, so its own held-out error, as "
+                 "tpsim validate measured it (validated: %ld held-out cells of protocol %s "
+                 "against %.200s, root-mean-square %.2f%%): each prediction +-%.3f x %.2f%% = "
+                 "+-%.2f%%", d->heldout_cells, d->heldout_protocol, d->grid, d->heldout_rms_pct,
+                 VAL_Z95, d->heldout_rms_pct, VAL_Z95 * d->heldout_rms_pct);
         return 0;
     }
     vo.sensitivity = 0;
@@ -173,7 +195,7 @@ static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *s
                           double *hi, tp_err *err)
 {
     /* none asked for, or none shown: CSV has no intervals (its figures do) */
-    if (ps->o->no_intervals || (ps->o->format == 1 && !ps->o->plot)) return 0;
+    if (ps->o->no_intervals || ps->no_basis || (ps->o->format == 1 && !ps->o->plot)) return 0;
     const plan_result *r = v->r;
     /* the rows shown, then the Pareto frontier's (the figure's error bars, JSON's pareto) */
     size_t *shown = malloc((r->n_cfgs + 2 + r->n_rows) * sizeof *shown);
@@ -192,6 +214,11 @@ static int pcmd_intervals(const pcmd_setup *ps, const plan_view *v, const int *s
             const plan_row *w = &r->rows[row];
             int sc = r->cfgs[w->cfg].scn;
             double p = w->sum.step_mean * 1e3, blo = p, bhi = p;
+            if (ps->heldout) { /* no free parameter: the held-out error's (pcmd_fit) */
+                lo[row] = fmax(0, p * (1 - VAL_Z95 * ps->heldout_rms));
+                hi[row] = p * (1 + VAL_Z95 * ps->heldout_rms);
+                continue;
+            }
             for (int j = 0; j < nb; j++) {
                 scenario **s = &bs[sc * nb + j];
                 if (!*s && (!(*s = calloc(1, sizeof **s)) ||
@@ -468,14 +495,15 @@ static plan_spec pcmd_spec(const pflags_opts *o, const scenario *scn, int n_scn)
 }
 
 /* What a flag left out means: TP 1, 2, 4, 8 where they divide the GPUs; both modes; the
- * scenario's context. */
-static void pcmd_defaults(pflags_opts *o, const scenario *base)
+ * scenario's context. Returns the modes searched. */
+static int pcmd_defaults(pflags_opts *o, const scenario *base)
 {
     if (!o->n_tp)
         for (long k = 1; k <= 8 && k <= o->gpus; k *= 2)
             if (o->gpus % k == 0) o->tps[o->n_tp++] = k;
     if (!o->n_modes) o->modes[0] = 0, o->modes[1] = 1, o->n_modes = 2;
     if (!o->n_ctx) o->ctxs[o->n_ctx++] = base->ctx;
+    return o->n_modes;
 }
 
 /* One scenario per (hardware, mode): scn[i] with its mode graphs[i] and hardware scn_hw[i]
@@ -561,11 +589,10 @@ int tpsim_cmd_plan(int argc, char **argv)
         scn_opts_load_cached(path, &so, files, base, &err))
         goto out;
     cmd_notes(base);
-    pcmd_defaults(&o, base);
+    n_scn = n_hw * pcmd_defaults(&o, base); /* both modes when --mode left them out */
     *ps = (pcmd_setup){.o = &o, .path = path, .user = &so, .base = base, .files = files};
     so.jobs = o.jobs;
     if (pcmd_fit(ps, &g, note, sizeof note, &err)) goto out;
-    n_scn = n_hw * o.n_modes; /* pcmd_defaults sets the modes */
     if (!(scn = calloc((size_t)n_scn, sizeof *scn))) {
         tp_err_set(&err, "out of memory");
         goto out;

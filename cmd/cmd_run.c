@@ -125,6 +125,36 @@ static void run_domain(const scenario *s, const run_summary *r, domain_report *d
     domain_check(s, &c, d);
 }
 
+/* The keys only tpsim validate --write-domain writes, echoed with the file's own names. */
+static void run_json_written(jw *w, const scenario_domain *v)
+{
+    jw_key(w, "precision");
+    jw_obj(w);
+    jw_kstr(w, "weights", v->weights);
+    jw_kstr(w, "kv_cache", v->kv_cache);
+    jw_end_obj(w);
+    jw_kstr(w, "allreduce", v->allreduce);
+    jw_kstr(w, "host_phases", v->host_phases);
+    if (v->graph_mode[0]) jw_kstr(w, "graph_mode", v->graph_mode);
+    jw_kint(w, "queue_depth", v->queue_depth);
+    jw_knum(w, "kill_switch_pct", v->kill_switch_pct);
+    jw_kstr(w, "heldout_protocol", v->heldout_protocol);
+    jw_kint(w, "heldout_cells", v->heldout_cells);
+    if (v->heldout_cells) {
+        jw_knum(w, "heldout_mape_pct", v->heldout_mape_pct);
+        jw_knum(w, "heldout_rms_pct", v->heldout_rms_pct);
+    }
+    jw_key(w, "inputs");
+    jw_arr(w);
+    for (int i = 0; i < v->n_inputs; i++) {
+        jw_obj(w);
+        jw_kstr(w, "file", v->inputs[i].path);
+        jw_kstr(w, "fp", v->inputs[i].fp);
+        jw_end_obj(w);
+    }
+    jw_end_arr(w);
+}
+
 static void run_json_domain(jw *w, const scenario *s, const run_summary *r)
 {
     domain_report d;
@@ -163,8 +193,10 @@ static void run_json_domain(jw *w, const scenario *s, const run_summary *r)
         jw_end_arr(w);
         jw_kstr(w, "hardware", v->hardware);
         jw_kstr(w, "model", v->model);
+        if (v->engine[0]) jw_kstr(w, "engine", v->engine);
         jw_kstr(w, "grid", v->grid);
         jw_kstr(w, "verdict", v->verdict);
+        if (v->written) run_json_written(w, v);
         jw_end_obj(w);
     }
     jw_end_obj(w);

@@ -16,6 +16,7 @@
 #include "rfile.h"
 #include "report_json.h"
 #include "validate.h"
+#include "vdomain.h"
 
 /* protocols one invocation runs in turn (--summary) */
 #define VCMD_MAX_PROTOCOLS 8
@@ -43,7 +44,12 @@ static const char validate_usage_tail[] =
     "  --scan DIR writes the objective over a grid of the free parameters (CSV + gnuplot).\n"
     "  --summary prints one table row per judged config. Default grid: the study's H100 grid\n"
     "  (../validate/h100-ctx2048.csv beside the scenario's folder, else validate/ in\n"
-    "  $TPSIM_PATH or the share folder; --grid takes a file or a name; kill-switch 15%).\n";
+    "  $TPSIM_PATH or the share folder; --grid takes a file or a name; kill-switch 15%).\n"
+    "  --write-domain rewrites the scenario's validated: block from this run, other bytes\n"
+    "  kept: the domain, every input that changes a prediction and its fingerprint, each\n"
+    "  protocol's verdict (several may be given), the first's held-out error (plan's interval\n"
+    "  when nothing is fitted); not with --set, --model, --calib, --mode, --measured.\n"
+    "  --write-domain-to FILE writes that text to FILE (cmp it: is the block current?).\n";
 #define VCMD_USAGE_WIDTH 87 /* the paragraph's lines, wrapped at words */
 
 /* Words of text from a line of `col` columns, wrapped at VCMD_USAGE_WIDTH with two spaces'
@@ -412,6 +418,7 @@ static int vcmd_default_grid(const char *scenario_path, char *out, size_t cap, t
 /* What one validate command line asks for (vcmd_parse). */
 typedef struct vcmd_opts {
     const char *path, *grid_path, *plot_dir, *scan_dir;
+    const char *domain_out; /* --write-domain (the scenario) or --write-domain-to FILE; NULL */
     val_options vo;
     int json, summary, strict, n_protocols;
     val_protocol protocols[VCMD_MAX_PROTOCOLS];
@@ -438,7 +445,7 @@ static int vcmd_protocol_flag(vcmd_opts *o, const char *shown, const char *text,
 /* The command's flags: its own, one per protocol (validate.h) from F_PROTOCOL on, then the
  * scenario flags (cmd.h); a table past cap is cut short, which cli_begin refuses. */
 enum { F_HELP, F_GRID, F_PLOT, F_KILL, F_FORMAT, F_CV, F_STRICT, F_SUMMARY, F_SCAN, F_JOBS,
-       F_QUIET, F_PROTOCOL };
+       F_QUIET, F_WRITE_DOMAIN, F_WRITE_DOMAIN_TO, F_PROTOCOL };
 static void vcmd_flags(cli_flag *out, size_t cap)
 {
     static const cli_flag own[] = {
@@ -452,7 +459,9 @@ static void vcmd_flags(cli_flag *out, size_t cap)
         {"summary", 0, 0, NULL, "one table row per judged config"},
         {"scan", 0, 1, "DIR", "write the objective over the free parameters (CSV, gnuplot)"},
         {"jobs", 0, 1, "N", "cells at once (default: one per core)"},
-        {"quiet", 0, 0, NULL, "no progress line on a terminal"}};
+        {"quiet", 0, 0, NULL, "no progress line on a terminal"},
+        {"write-domain", 0, 0, NULL, "rewrite the scenario's validated: block from this run"},
+        {"write-domain-to", 0, 1, "FILE", "write the scenario with that block to FILE instead"}};
     static const cli_flag scn[] = {CMD_SCN_FLAGS};
     _Static_assert(sizeof own / sizeof own[0] == F_PROTOCOL, "one entry per F_ value");
     size_t n = 0;
@@ -462,6 +471,20 @@ static void vcmd_flags(cli_flag *out, size_t cap)
                               val_protocols[i].value, "a protocol (see protocols below)"};
     for (size_t i = 0; i < sizeof scn / sizeof scn[0] && n + 1 < cap; i++) out[n++] = scn[i];
     out[n] = (cli_flag)CLI_END;
+}
+
+/* --write-domain states the scenario file as written: an override would be recorded as if
+ * it were the file's. 0, or -1 with err set. */
+static int vcmd_domain_alone(const vcmd_opts *o, const scn_opts *so, tp_err *err)
+{
+    const char *over = so->n_sets ? "--set" : so->model_set[0] ? "--model"
+                     : so->n_calibs ? "--calib" : so->mode_set[0] ? "--mode"
+                     : so->measured ? "--measured"
+                     : so->allow_foreign_calib ? "--allow-foreign-calib" : NULL;
+    if (o->domain_out && over)
+        return tp_err_set(err, "--write-domain: with %s, expected the scenario as written (edit "
+                          "the file instead: the block records what the file states)", over);
+    return 0;
 }
 
 /* The command line into o and so: 0, 1 when --help was printed, -1 with err set. */
@@ -511,6 +534,14 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
             o->summary = 1;
         } else if (f == F_SCAN) {
             o->scan_dir = v;
+        } else if (f == F_WRITE_DOMAIN || f == F_WRITE_DOMAIN_TO) {
+            if (o->domain_out)
+                return tp_err_set(err, "%s: the block is written once, expected one of "
+                                  "--write-domain, --write-domain-to", ca.shown);
+            if (f == F_WRITE_DOMAIN_TO && (!v[0] || cli_is_stdout(v)))
+                return tp_err_set(err, "%s: '%s', expected a file name (the report is on "
+                                  "stdout)", ca.shown, v);
+            o->domain_out = f == F_WRITE_DOMAIN ? "" : v; /* "": the scenario, once located */
         } else if (f == F_FORMAT) {
             if (strcmp(v, "text") && strcmp(v, "json"))
                 return tp_err_set(err, "--format: '%s', expected text or json", v);
@@ -520,17 +551,19 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
         }
     }
     if (!o->path) return tp_err_set(err, "validate: missing SCENARIO (see tpsim validate --help)");
+    if (vcmd_domain_alone(o, so, err)) return -1;
     /* a summary row prints no sensitivity: the +-20% runs of every assumed number would be
      * simulated for nothing (the validation table's scenarios x protocols) */
     if (o->summary && !o->json) o->vo.sensitivity = 0;
     /* several protocols: one table row per judged config of each, in the order given (the
      * validation table's use); a report, JSON or figures describe one */
-    if (second_shown[0] && (!o->summary || o->json || o->plot_dir || o->scan_dir)) {
+    if (second_shown[0] &&
+        (!(o->summary || o->domain_out) || o->json || o->plot_dir || o->scan_dir)) {
         char names[256];
         val_protocol_flags(names, sizeof names);
         return tp_err_set(err, "%s: a second protocol, expected one of %s (several only with "
-                          "--summary, without --format json, --plot or --scan)", second_shown,
-                          names);
+                          "--summary or --write-domain, without --format json, --plot or "
+                          "--scan)", second_shown, names);
     }
     return 0;
 }
@@ -538,12 +571,16 @@ static int vcmd_parse(int argc, char **argv, vcmd_opts *o, scn_opts *so, tp_err 
 /* Each protocol in turn on one grid: its report, figures and --strict count. 0 (*unsupported
  * set when --strict finds a judged config not SUPPORTED), or -1 with err set. */
 static int vcmd_run(vcmd_opts *o, const scn_opts *so, const grid *g, val_report *rep,
-                    int *unsupported, tp_err *err)
+                    vdom *dom, int *unsupported, tp_err *err)
 {
     const char *path = o->path;
     for (int p = 0; p < (o->n_protocols ? o->n_protocols : 1); p++) {
         if (o->n_protocols) o->vo.protocol = o->protocols[p];
         if (val_run_with(path, so, g, &o->vo, rep, err)) return -1;
+        if (o->domain_out && vdom_add(dom, rep, err)) { /* each protocol's part of the block */
+            val_free(rep);
+            return -1;
+        }
         if (o->scan_dir && rep->n_fit == 0) { /* refused before the report is printed */
             tp_err_set(err, "--scan: %s has no free parameters, nothing to scan", path);
             val_free(rep);
@@ -595,6 +632,11 @@ int tpsim_cmd_validate(int argc, char **argv)
     } else {
         o.grid_path = grid_buf;
     }
+    /* --write-domain-to names another file than the inputs (--write-domain is the one way to
+     * rewrite the scenario) */
+    const char *ins[2] = {o.path, o.grid_path};
+    if (o.domain_out && o.domain_out[0] && ofile_refuse_inputs(o.domain_out, ins, 2, &err))
+        return cmd_fail(&err);
     grid g;
     val_report *rep = malloc(sizeof *rep);
     if (!rep) return tp_err_set(&err, "out of memory"), cmd_fail(&err);
@@ -613,7 +655,12 @@ int tpsim_cmd_validate(int argc, char **argv)
     /* ... and read the files it names once: a kernel calibration's measured grids take longer
      * to parse than a protocol's simulations */
     o.vo.files = scenario_cache_new(); /* NULL: each run keeps its own */
-    if (vcmd_run(&o, &so, &g, rep, &unsupported, &err) == 0) status = unsupported ? 1 : 0;
+    vdom dom = {0};
+    /* the block goes in after every report reached stdout (ofile.h), or not at all */
+    if (vcmd_run(&o, &so, &g, rep, &dom, &unsupported, &err) == 0 &&
+        (!o.domain_out || vdom_write(&dom, o.path, o.domain_out[0] ? o.domain_out : o.path,
+                                     &err) == 0))
+        status = unsupported ? 1 : 0;
     vmemo_free(o.vo.memo);
     scenario_cache_free(o.vo.files);
 out:

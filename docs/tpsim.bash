@@ -8,7 +8,7 @@ _tpsim() {
     else
         case $cmd in
         run) words="--allow-foreign-calib --batch --calib --ctx --format --help --measured --mode --model --quiet --seed --set --steps --tp --trace --warmup" ;;
-        validate) words="--allow-foreign-calib --calib --format --grid --help --jobs --kill-switch --loo --meas-cv --measured --mode --model --plot --quiet --scan --set --strict --summary --transfer --within" ;;
+        validate) words="--allow-foreign-calib --calib --format --grid --help --jobs --kill-switch --loo --meas-cv --measured --mode --model --plot --quiet --scan --set --strict --summary --transfer --within --write-domain --write-domain-to" ;;
         serve) words="--allow-foreign-calib --block-size --calib --concurrency --format --gpu-memory-utilization --help --interval --isl --lengths --max-num-batched-tokens --max-num-seqs --measured --mode --model --osl --quiet --rate --requests --reserve-gib --seed --set --tp --trace" ;;
         sweep) words="--allow-foreign-calib --batch --calib --ctx --fit --format --help --jobs --measured --mode --model --output --plot --quiet --seed --set --shard --steps --tp --warmup" ;;
         merge) words="--help" ;;

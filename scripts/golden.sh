@@ -8,17 +8,18 @@ T=$1 D=$2
 mkdir -p "$D"
 S=scenarios/eager-host-dispatch.yaml
 J=(--jobs 1 --quiet)
+# validate lists every file it read with the fingerprint of its bytes, and run's JSON echoes
+# those its scenario's validated: block records: masked here, so an edit of a scenario or model
+# file elsewhere is not a change of these answers (tests/cli/fingerprint.sh and domain.sh check
+# the fingerprints themselves)
+fpmask() { sed -E 's/(^|[^0-9a-f])[0-9a-f]{16}([^0-9a-f]|$)/\1<fingerprint>\2/g'; }
 "$T" run $S --tp 4 >"$D/run-tp4.txt"
-"$T" run $S --tp 8 --batch 8 --mode graphs --format json >"$D/run-tp8-graphs.json"
+"$T" run $S --tp 8 --batch 8 --mode graphs --format json | fpmask >"$D/run-tp8-graphs.json"
 "$T" run $S --tp 4 --set host.launch.dist=lognormal --set host.launch.cv=0.3 --steps 20 \
-    --format json >"$D/run-tp4-jitter.json"
+    --format json | fpmask >"$D/run-tp4-jitter.json"
 "$T" run scenarios/eager-broadcast.yaml --tp 8 >"$D/run-broadcast-tp8.txt"
 "$T" sweep $S --tp 2,4,8 --batch 1,8 --mode eager,graphs "${J[@]}" -o "$D/sweep.csv"
 "$T" sweep $S --tp 2,4 --batch 1,16 --format json "${J[@]}" -o "$D/sweep.json"
-# validate lists every file it read with the fingerprint of its bytes: masked here, so an edit
-# of a scenario or model file elsewhere is not a change of these answers (tests/cli/
-# fingerprint.sh checks the fingerprints themselves)
-fpmask() { sed -E 's/(^|[^0-9a-f])[0-9a-f]{16}([^0-9a-f]|$)/\1<fingerprint>\2/g'; }
 "$T" validate scenarios/paper-additive.yaml | fpmask >"$D/validate-paper-additive.txt"
 "$T" validate $S --transfer 2:4 "${J[@]}" | fpmask >"$D/validate-transfer-2-4.txt"
 "$T" validate $S --transfer 2:4 "${J[@]}" --format json | fpmask >"$D/validate-transfer-2-4.json"

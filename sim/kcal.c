@@ -336,6 +336,11 @@ static int kcal_read_grid(const cfg_node *e, const cfg_node *gn, int k, kcal *c,
     snprintf(gr->path, sizeof gr->path, "%s", path);
     snprintf(gr->want, sizeof gr->want, "%s", want);
     *gi = c->grids->n++;
+    /* the file named, for the files a scenario's predictions rest on (domain.h) */
+    int seen = 0;
+    for (int i = 0; i < c->n_grid_files; i++) seen |= !strcmp(c->grid_files[i], path);
+    if (!seen && c->n_grid_files < KCAL_MAX_GRIDS)
+        snprintf(c->grid_files[c->n_grid_files++], sizeof c->grid_files[0], "%s", path);
     return 0;
 }
 

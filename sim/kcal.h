@@ -133,6 +133,8 @@ typedef struct kcal {
     decl_list assumed;  /* the file's numbers it assumes rather than sources (decl.h): the
                            classes no profile measured (from:) */
     kcal_grids *grids;  /* NULL when no class has a grid; owned as the type says */
+    char grid_files[KCAL_MAX_GRIDS][512]; /* the grids' CSV files, as read */
+    int n_grid_files;
     fp_check fp;        /* the file's fingerprint (fprint.h): FP_NONE for a hand-written one */
     char fp_why[400];   /* "" when the numbers (and every grid_fp's grid) are those
                            fit-kernels wrote, or the file has no fingerprint; else why not:

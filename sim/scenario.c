@@ -222,8 +222,11 @@ static int scenario_bind_precision(const cfg_node *n, scenario *s, tp_err *err)
 
 /* ------------------------------------------------ the named files, parsed once ----- */
 
-/* The kinds of file a cache entry holds: one path may be read as two kinds, so both key it. */
-enum { SCN_FILE_MODEL, SCN_FILE_HW, SCN_FILE_KERNELS, SCN_FILE_ALLREDUCE };
+/* The kinds of file a cache entry holds: one path may be read as two kinds, so both key it.
+ * The last two are fingerprints (scenario_file_fp): of the bytes, of the YAML content less
+ * its validated: block. */
+enum { SCN_FILE_MODEL, SCN_FILE_HW, SCN_FILE_KERNELS, SCN_FILE_ALLREDUCE, SCN_FILE_FP,
+       SCN_FILE_TREE_FP };
 
 typedef struct scenario_cache_entry {
     struct scenario_cache_entry *next;
@@ -263,9 +266,23 @@ void scenario_cache_free(scenario_cache *c)
     free(c);
 }
 
+/* The fingerprint of the file at path into out (FP_HEX bytes): its bytes (fp_file), or with
+ * tree its YAML content without validated: (fp_tree_except). */
+static int scenario_fp_of(const char *path, int tree, char *out, tp_err *err)
+{
+    if (!tree) return fp_file(path, out, err);
+    cfg_doc *doc = cfg_load(path, err);
+    if (!doc) return -1;
+    fp_hex(fp_tree_except(cfg_root(doc), "validated"), out);
+    cfg_free(doc);
+    return 0;
+}
+
 static int scenario_load_kind(int kind, const char *path, void *out, tp_err *err)
 {
     switch (kind) {
+    case SCN_FILE_FP: return scenario_fp_of(path, 0, out, err);
+    case SCN_FILE_TREE_FP: return scenario_fp_of(path, 1, out, err);
     case SCN_FILE_MODEL: return model_load(path, out, err);
     case SCN_FILE_HW: return hw_load(path, out, err);
     case SCN_FILE_KERNELS: return kcal_load(path, out, err);
@@ -306,6 +323,13 @@ static int scenario_cached_load(scenario_cache *c, int kind, const char *path, v
     return 0;
 }
 
+int scenario_file_fp(scenario_cache *cache, const char *path, int tree, char hex[FP_HEX],
+                     tp_err *err)
+{
+    return scenario_cached_load(cache, tree ? SCN_FILE_TREE_FP : SCN_FILE_FP, path, hex, FP_HEX,
+                                err);
+}
+
 static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario_cache *cache,
                                scenario *s, tp_err *err)
 {
@@ -314,6 +338,7 @@ static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario_cache *
     if (!mn || scenario_resolve(doc, mn, "models", path, sizeof path, err)) return -1;
     if (scenario_cached_load(cache, SCN_FILE_MODEL, path, &s->model, sizeof s->model, err))
         return scenario_subfile_error(mn, err);
+    snprintf(s->model_path, sizeof s->model_path, "%s", path);
     if (!(hn = cfg_need(r, "hardware", err))) return -1;
     if (scenario_resolve(doc, hn, "models/hw", path, sizeof path, err)) {
         /* not a file: a GPU name, as plan --hardware and trace import --hardware take it (the
@@ -324,6 +349,7 @@ static int scenario_bind_files(cfg_doc *doc, const cfg_node *r, scenario_cache *
     }
     if (scenario_cached_load(cache, SCN_FILE_HW, path, &s->hw, sizeof s->hw, err))
         return scenario_subfile_error(hn, err);
+    snprintf(s->hw_path, sizeof s->hw_path, "%s", path);
     cfg_node *kn = cfg_get(r, "kernels");
     if (kn) {
         if (scenario_resolve(doc, kn, "models/kernels", path, sizeof path, err)) return -1;
@@ -487,6 +513,7 @@ static int scenario_bind_engine(const cfg_node *root, scenario *s, tp_err *err)
     const char *at = strstr(p->text, "models/host/");
     while (at && strstr(at + 1, "models/host/")) at = strstr(at + 1, "models/host/");
     snprintf(s->engine_path, sizeof s->engine_path, "%s", at ? at : p->text);
+    snprintf(s->host_path, sizeof s->host_path, "%s", p->text); /* as read (domain.h) */
     s->graph_default = !strcmp(g->text, "piecewise") ? PHASE_GRAPH_PIECEWISE : PHASE_GRAPH_FULL;
     return 0;
 }
@@ -618,6 +645,7 @@ static int scenario_bind_into(cfg_doc *doc, scenario_cache *cache, scenario *ps,
         ((n = cfg_get(r, "assumed")) && scnfit_bind_decls(r, n, 1, ps, err)) ||
         scenario_bind_phase_decls(r, ps, err))
         return -1;
+    if (!ps->host_path[0]) snprintf(ps->host_path, sizeof ps->host_path, "%s", ps->phases_path);
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "coll.h"
 #include "dist.h"
 #include "err.h"
+#include "fprint.h"
 #include "hw.h"
 #include "kcal.h"
 #include "measured.h"
@@ -58,8 +59,18 @@ typedef struct scenario_fit_cell {
  * neither fitted nor declared): `sourced:` (an independent measurement, datasheet or
  * citation; `fitted_on` cells when it was copied from another scenario's fit) or
  * `assumed:` (chosen, printed with its sensitivity). */
-/* validated: what tpsim validate judged the scenario on, as its author states it (domain.h). */
+/* validated: what tpsim validate judged the scenario on (domain.h). A block tpsim validate
+ * --write-domain wrote (written 1) also states every input that changes a prediction and
+ * each file's fingerprint; a hand-written one holds only the fields up to verdict. */
 #define SCN_DOMAIN_TP_MAX 8
+#define SCN_DOMAIN_INPUTS 32     /* files a validated: block may name */
+#define SCN_DOMAIN_FILE_MAX 256  /* a file's path there, relative to the scenario's folder */
+typedef struct scenario_input {
+    char path[SCN_DOMAIN_FILE_MAX]; /* relative to the scenario's folder */
+    char fp[17];                    /* fprint.h: the bytes' fingerprint; the scenario's own:
+                                       its content without validated: (fp_tree_except) */
+} scenario_input;
+
 typedef struct scenario_domain {
     int present;
     long tp[SCN_DOMAIN_TP_MAX];
@@ -70,8 +81,33 @@ typedef struct scenario_domain {
     char model[64];             /* the model it was judged with (its name:, model.h) */
     char engine[64];            /* the serving engine it was judged under, "" if not stated */
     char grid[256];             /* the grid it was judged on, as written */
-    char verdict[256];          /* the verdict it got, as written */
+    char verdict[512];          /* the verdict it got, as written */
+    /* written by tpsim validate --write-domain (written 1), else all empty */
+    int written;
+    char weights[8], kv_cache[8]; /* the precision of the weights and the KV cache */
+    char allreduce[32];         /* the collective model (coll.h's name) */
+    char host_phases[16];       /* serialised or overlapped (phase.h) */
+    char graph_mode[16];        /* full or piecewise when graphs were judged, else "" */
+    long queue_depth;
+    double kill_switch_pct;
+    char heldout_protocol[64];  /* the protocol the held-out figures are from */
+    long heldout_cells;         /* its held-out cells, over every judged config */
+    double heldout_mape_pct, heldout_rms_pct; /* their mean and root-mean-square relative
+                                                 error, %; NAN when heldout_cells is 0 */
+    scenario_input inputs[SCN_DOMAIN_INPUTS]; /* every file the predictions read, the grid
+                                                 and the scenario itself */
+    int n_inputs;
 } scenario_domain;
+
+/* The validated: block's inputs against the files as they are now (domain_inputs_check,
+ * which the commands' scn_opts_load runs): each difference in words, for domain_check. */
+#define SCN_INPUT_MARKS 8
+#define SCN_INPUT_MARK_MAX 200
+typedef struct scenario_input_marks {
+    int checked;                /* 0: not compared (a bind alone: validate's, a test's) */
+    int n;
+    char marks[SCN_INPUT_MARKS][SCN_INPUT_MARK_MAX];
+} scenario_input_marks;
 
 typedef struct scenario_decl {
     char key[128];
@@ -133,6 +169,11 @@ typedef struct scenario {
     scenario_fit_cell borrowed_cells[SCN_MAX_FIT_CELLS];
     int n_borrowed_cells;
     scenario_domain domain;   /* validated: (domain.h); present 0 if none */
+    scenario_input_marks input_marks; /* domain_inputs_check's; checked 0 after a bind */
+    char model_path[SCN_PATH_MAX]; /* the files model: and hardware: resolved to */
+    char hw_path[SCN_PATH_MAX];
+    char host_path[SCN_PATH_MAX];  /* the engine or host-phase file (engine:, phases:), "" if
+                                      none */
     measured_cal measured;    /* measured: / --measured (measured.h); path "" if none */
     int has_kernels;          /* kernels: names a kernel calibration (kcal.h) */
     kcal kernels;             /* every GPU op's time from it; the gpu: efficiencies unused */
@@ -162,6 +203,12 @@ void scenario_cache_free(scenario_cache *c);
 /* scenario_bind, the named files taken from the cache (NULL: read each one, as scenario_bind);
  * the result is the same. */
 int scenario_bind_cached(cfg_doc *doc, scenario_cache *cache, scenario *out, tp_err *err);
+/* The fingerprint of the file at path (fprint.h), kept in the cache like the files: of its
+ * bytes (fp_file), or with tree of its YAML content with the top-level validated: block left
+ * out (fp_tree_except: a scenario's own, which tpsim validate --write-domain rewrites). 0, or
+ * -1 and one line (unreadable; not YAML). */
+int scenario_file_fp(scenario_cache *cache, const char *path, int tree, char hex[FP_HEX],
+                     tp_err *err);
 /* The CUDA-graph mode a step of this scenario runs in mode `graphs` (0 eager): "eager", "full"
  * or "piecewise", as vLLM's cudagraph_mode names them. */
 const char *scenario_graph_mode(const scenario *s, int graphs);

@@ -1,6 +1,7 @@
 /* scnfit.c: see scnfit.h. */
 #include "scnfit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,8 +10,18 @@ static const char *const sourced_keys[] = {"key", "source", "fitted_on", NULL};
 static const char *const assumed_keys[] = {"key", "why", NULL};
 static const char *const fit_param_keys[] = {"key", "also", "min", "max", "physical_min",
                                               "physical_max", NULL};
-static const char *const validated_keys[] = {"tp", "modes", "batch", "ctx", "hardware", "model",
-                                             "grid", "verdict", "engine", NULL};
+static const char *const validated_keys[] = {
+    "tp", "modes", "batch", "ctx", "hardware", "model", "grid", "verdict", "engine",
+    /* what tpsim validate --write-domain adds (scnfit_bind_written) */
+    "precision", "host_phases", "allreduce", "queue_depth", "graph_mode", "kill_switch_pct",
+    "heldout_protocol", "heldout_cells", "heldout_mape_pct", "heldout_rms_pct", "inputs", NULL};
+/* the keys only a written block has: all of them (graph_mode and the held-out errors as
+ * scnfit_bind_written says) or none */
+static const char *const written_keys[] = {"precision", "host_phases", "allreduce",
+                                           "queue_depth", "kill_switch_pct", "heldout_protocol",
+                                           "heldout_cells", "inputs", NULL};
+static const char *const precision_keys[] = {"weights", "kv_cache", NULL};
+static const char *const input_keys[] = {"file", "fp", NULL};
 static const char *const fit_cell_keys[] = {"tp", "batch", "ctx", NULL};
 
 /* A [lo, hi] pair of whole numbers. */
@@ -27,8 +38,109 @@ static int scnfit_range(const cfg_node *map, const char *key, long *lo, long *hi
     return 0;
 }
 
+/* The choice text of key in map into out (cap bytes), the key required. */
+static int scnfit_choice(const cfg_node *map, const char *key, const char *const *choices,
+                         char *out, size_t cap, tp_err *err)
+{
+    cfg_node *n = cfg_need(map, key, err);
+    int k;
+    if (!n || cfg_as_choice(n, choices, &k, err)) return -1;
+    snprintf(out, cap, "%s", choices[k]);
+    return 0;
+}
+
+/* inputs: [{file, fp}]: each file once, relative to the scenario's folder, its fingerprint 16
+ * lowercase hex digits (fprint.h). */
+static int scnfit_bind_inputs(const cfg_node *in, scenario_domain *d, tp_err *err)
+{
+    if (in->kind != CFG_SEQ || in->n < 1 || in->n > SCN_DOMAIN_INPUTS)
+        return cfg_error(in, err, "expected a list of 1 to %d {file, fp}", SCN_DOMAIN_INPUTS);
+    for (size_t i = 0; i < in->n; i++) {
+        const cfg_node *e = in->vals[i];
+        scenario_input *x = &d->inputs[d->n_inputs];
+        const char *file, *fp;
+        if (cfg_expect_map(e, input_keys, err) ||
+            cfg_string_fits(e, "file", 1, sizeof x->path, &file, err) ||
+            cfg_string(e, "fp", 1, &fp, err))
+            return -1;
+        if (strlen(fp) != 16 || strspn(fp, "0123456789abcdef") != 16)
+            return cfg_error(cfg_get(e, "fp"), err, "'%s', expected 16 lowercase hex digits "
+                             "(a fingerprint tpsim validate --write-domain wrote)", fp);
+        for (int j = 0; j < d->n_inputs; j++)
+            if (!strcmp(d->inputs[j].path, file))
+                return cfg_error(cfg_get(e, "file"), err, "'%s' is listed twice, expected each "
+                                 "file once", file);
+        snprintf(x->path, sizeof x->path, "%s", file);
+        snprintf(x->fp, sizeof x->fp, "%s", fp);
+        d->n_inputs++;
+    }
+    return 0;
+}
+
+/* What tpsim validate --write-domain adds to the block: every input that changes a
+ * prediction, the held-out error it measured, each file's fingerprint. All of it is required
+ * once any of it is written (a block is written whole or not at all), graph_mode only when
+ * graphs were judged, the held-out errors only when some cell was held out. */
+static int scnfit_bind_written(const cfg_node *v, const char *engine, scenario_domain *d,
+                               tp_err *err)
+{
+    static const char *const weights[] = {"bf16", "fp8", "int4", "fp32", "fp64", NULL};
+    static const char *const kv[] = {"bf16", "fp8", "fp32", "fp64", NULL};
+    static const char *const overlap[] = {"serialised", "overlapped", NULL};
+    static const char *const graph_modes[] = {"full", "piecewise", NULL};
+    for (int i = 0; written_keys[i]; i++)
+        if (!cfg_get(v, written_keys[i]))
+            return cfg_error(v, err, "missing '%s': a block tpsim validate --write-domain wrote "
+                             "has all of %s, engine; expected it whole (rerun tpsim validate "
+                             "--write-domain) or none of them", written_keys[i],
+                             "precision, host_phases, allreduce, queue_depth, kill_switch_pct, "
+                             "heldout_protocol, heldout_cells, inputs");
+    if (!engine) {
+        cfg_need(v, "engine", err); /* its "missing key" line */
+        return -1;
+    }
+    const cfg_node *p = cfg_get(v, "precision"), *gm = cfg_get(v, "graph_mode");
+    const char *proto;
+    if (cfg_expect_map(p, precision_keys, err) ||
+        scnfit_choice(p, "weights", weights, d->weights, sizeof d->weights, err) ||
+        scnfit_choice(p, "kv_cache", kv, d->kv_cache, sizeof d->kv_cache, err) ||
+        scnfit_choice(v, "host_phases", overlap, d->host_phases, sizeof d->host_phases, err) ||
+        scnfit_choice(v, "allreduce", coll_model_names, d->allreduce, sizeof d->allreduce, err) ||
+        cfg_long(v, "queue_depth", 1, 1, 1L << 24, &d->queue_depth, err) ||
+        cfg_double(v, "kill_switch_pct", 1, 0.001, 1000, &d->kill_switch_pct, err) ||
+        cfg_string_fits(v, "heldout_protocol", 1, sizeof d->heldout_protocol, &proto, err) ||
+        cfg_long(v, "heldout_cells", 1, 0, 1L << 24, &d->heldout_cells, err))
+        return -1;
+    if (gm && !d->graphs)
+        return cfg_error(gm, err, "graph_mode without graphs in modes, expected it only when "
+                         "graphs were judged");
+    if (!gm && d->graphs) {
+        cfg_need(v, "graph_mode", err);
+        return -1;
+    }
+    if (gm && scnfit_choice(v, "graph_mode", graph_modes, d->graph_mode, sizeof d->graph_mode,
+                            err))
+        return -1;
+    snprintf(d->heldout_protocol, sizeof d->heldout_protocol, "%s", proto);
+    int req = d->heldout_cells > 0;
+    if (cfg_double(v, "heldout_mape_pct", req, 0, 1e6, &d->heldout_mape_pct, err) ||
+        cfg_double(v, "heldout_rms_pct", req, 0, 1e6, &d->heldout_rms_pct, err))
+        return -1;
+    if (!req && (cfg_get(v, "heldout_mape_pct") || cfg_get(v, "heldout_rms_pct")))
+        return cfg_error(cfg_get(v, "heldout_cells"), err, "0 held-out cells with a held-out "
+                         "error, expected the error only for a positive count");
+    if (req && d->heldout_rms_pct < d->heldout_mape_pct)
+        return cfg_error(cfg_get(v, "heldout_rms_pct"), err, "%g is below heldout_mape_pct %g, "
+                         "expected the root-mean-square error at least the mean one",
+                         d->heldout_rms_pct, d->heldout_mape_pct);
+    if (scnfit_bind_inputs(cfg_get(v, "inputs"), d, err)) return -1;
+    d->written = 1;
+    return 0;
+}
+
 /* validated: {tp: [..], modes: [eager|graphs..], batch: [lo, hi], ctx: [lo, hi], hardware,
- * model, grid, verdict}: every key required, so a domain is never half stated. */
+ * model, grid, verdict}: every key required, so a domain is never half stated; then what
+ * validate --write-domain adds, whole or not at all (scnfit_bind_written). */
 int scnfit_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *err)
 {
     static const char *const modes[] = {"eager", "graphs", NULL};
@@ -62,6 +174,13 @@ int scnfit_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *err)
     snprintf(d->model, sizeof d->model, "%s", model);
     snprintf(d->grid, sizeof d->grid, "%s", grid);
     snprintf(d->verdict, sizeof d->verdict, "%s", verdict);
+    d->heldout_mape_pct = d->heldout_rms_pct = NAN;
+    const cfg_node *first = NULL;
+    for (int i = 0; written_keys[i] && !first; i++) first = cfg_get(v, written_keys[i]);
+    if (!first) first = cfg_get(v, "graph_mode");
+    if (!first) first = cfg_get(v, "heldout_mape_pct");
+    if (!first) first = cfg_get(v, "heldout_rms_pct");
+    if (first && scnfit_bind_written(v, engine, d, err)) return -1;
     d->present = 1;
     return 0;
 }

@@ -17,7 +17,10 @@
 
 /* fit: {params: [{key, also?, min, max, physical_min?, physical_max?}], cells, protocol?} */
 int scnfit_bind_fit(const cfg_node *root, const cfg_node *fit, scenario *s, tp_err *err);
-/* validated: {tp, modes, batch, ctx, hardware, model, grid, verdict}, every key required */
+/* validated: {tp, modes, batch, ctx, hardware, model, grid, verdict}, every key required,
+ * engine optional; the keys tpsim validate --write-domain adds (precision, allreduce,
+ * host_phases, graph_mode, queue_depth, kill_switch_pct, heldout_*, inputs) all or none
+ * (written 1 with them, docs/domain.md) */
 int scnfit_bind_domain(const cfg_node *v, scenario_domain *d, tp_err *err);
 /* sourced: (assumed 0) or assumed: (assumed 1), appended to s->decls */
 int scnfit_bind_decls(const cfg_node *root, const cfg_node *list, int assumed, scenario *s,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "domain.h"
 #include "locate.h"
 
 int scn_opts_sets(const scn_opts *o, const char **sets)
@@ -74,7 +75,8 @@ int scn_opts_load_cached(const char *path, const scn_opts *o, scenario_cache *ca
     cfg_free(doc);
     if (rc) scn_opts_model_error(o, err);
     if (rc) return -1;
-    if (!scn_opts_apply(o, out, err)) return 0;
+    /* the validated: block's files against those read now, once per load (domain.h) */
+    if (!scn_opts_apply(o, out, err) && !domain_inputs_check(out, cache, err)) return 0;
     scenario_free(out); /* a failed load holds nothing */
     return -1;
 }

@@ -39,7 +39,8 @@ int scn_opts_sets(const scn_opts *o, const char **sets);
 int scn_opts_apply(const scn_opts *o, scenario *s, tp_err *err);
 /* The scenario document with --measured and the sets applied (scenario_open_measured). */
 cfg_doc *scn_opts_open(const char *path, const scn_opts *o, tp_err *err);
-/* scenario_load with every override and calibration applied. 0, or -1 with err set. */
+/* scenario_load with every override and calibration applied, and its validated: block's
+ * files compared with those it reads now (domain_inputs_check). 0, or -1 with err set. */
 int scn_opts_load(const char *path, const scn_opts *o, scenario *out, tp_err *err);
 /* The same, its files through cache (scenario_cache_new; NULL: read each one): a command
  * that binds a scenario several times reads its model, hardware and calibrations once. */

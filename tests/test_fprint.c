@@ -84,6 +84,31 @@ static void test_tree_numbers_not_comments(void **state)
                 tree_of("a: 1\nfingerprint: {numbers: \"ffffffffffffffff\"}\n"));
 }
 
+static uint64_t except_of(const char *text)
+{
+    tp_err err = {{0}};
+    cfg_doc *d = cfg_load_string("t.yaml", text, strlen(text), &err);
+    if (!d) fail_msg("%s", err.msg);
+    uint64_t h = fp_tree_except(cfg_root(d), "validated");
+    cfg_free(d);
+    return h;
+}
+
+/* A scenario's content less its validated: block: the block's presence, place and content do
+ * not count, any other number does. */
+static void test_tree_except(void **state)
+{
+    (void)state;
+    uint64_t a = tree_of("a: 1\nb: {c: 2.5}\n");
+    assert_true(a == except_of("a: 1\nb: {c: 2.5}\n"));
+    assert_true(a == except_of("a: 1\nvalidated: {tp: [2, 4]}\nb: {c: 2.5}\n"));
+    assert_true(a == except_of("a: 1\nb: {c: 2.5}\nvalidated: {tp: [8], verdict: x}\n"));
+    assert_true(a != except_of("a: 1\nb: {c: 2.6}\nvalidated: {tp: [2, 4]}\n"));
+    assert_true(a != except_of("a: 1\nb: {c: 2.5}\nvalid: {tp: [2, 4]}\n"));
+    /* only the top level's key: one of that name deeper counts */
+    assert_true(a != except_of("a: 1\nb: {c: 2.5, validated: 1}\n"));
+}
+
 static void test_seal_verify(void **state)
 {
     (void)state;
@@ -124,7 +149,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_byte_counts), cmocka_unit_test(test_file_as_bytes),
-        cmocka_unit_test(test_tree_numbers_not_comments), cmocka_unit_test(test_seal_verify),
+        cmocka_unit_test(test_tree_numbers_not_comments),
+        cmocka_unit_test(test_tree_except), cmocka_unit_test(test_seal_verify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,7 +298,7 @@ check "--strict over several protocols: 1 (paper-additive fails TP-4)" test $? -
 expect_fail2 "--meas-cv range" "--meas-cv" "$TPSIM" validate $EHD --meas-cv 0
 
 # --- no undeclared knobs: a number neither fitted, sourced nor assumed is refused where it is
-sed 's/^  queue_depth: 1024$/  queue_depth: 1024\n  driver_per_peer_us: 5/' $EHD >scenarios/.test-knob-$$.yaml
+sed '0,/^  queue_depth: 1024$/s//  queue_depth: 1024\n  driver_per_peer_us: 5/' $EHD >scenarios/.test-knob-$$.yaml
 line=$(grep -n 'driver_per_peer_us: 5' scenarios/.test-knob-$$.yaml | cut -d: -f1)
 expect_fail2 "undeclared knob" "^tpsim: scenarios/\.test-knob-$$\.yaml:$line:23: host.driver_per_peer_us: a number the grid could inform is neither fitted, sourced nor assumed" \
     "$TPSIM" validate scenarios/.test-knob-$$.yaml
