@@ -421,10 +421,11 @@ static void run_print_text(const scenario *s, const run_summary *r)
     double step = r->step_mean;
     printf("tpsim run %s: %s on %s, TP-%ld, batch %ld, ctx %ld, %s mode\n", s->name, s->model.name,
            s->hw.name, r->req.tp, r->req.batch, r->req.ctx, s->graphs ? "CUDA-graph" : "eager");
-    printf("step time  %.3f ms mean  (p50 %.3f, p99 %.3f, min %.3f, max %.3f; %ld steps after %ld "
+    printf("step time  %.3f ms mean  (p50 %.3f, p99 %.3f, min %.3f, max %.3f; %ld step%s after %ld "
            "warm-up, seed %llu)\n",
            step * 1e3, r->step_p50 * 1e3, r->step_p99 * 1e3, r->step_min * 1e3, r->step_max * 1e3,
-           r->req.steps, r->req.warmup, (unsigned long long)r->req.seed);
+           r->req.steps, r->req.steps == 1 ? "" : "s", r->req.warmup,
+           (unsigned long long)r->req.seed);
     double params, active;
     model_params(&s->model, &params, &active);
     if (s->model.experts)
