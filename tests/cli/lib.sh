@@ -105,6 +105,20 @@ entries() {
     printf -v "$1" %d "${#_en_f[@]}"
 }
 
+# has_entry DIR GLOB: an entry of DIR, dot files included, has a name GLOB matches
+# (ls -A DIR | grep -q RE, for the RE that GLOB spells)
+has_entry() {
+    local -a _he_f
+    local _he_dot=0 _he_null=0
+    shopt -q dotglob && _he_dot=1
+    shopt -q nullglob && _he_null=1
+    shopt -s dotglob nullglob
+    _he_f=("$1"/$2)
+    [ "$_he_dot" = 1 ] || shopt -u dotglob
+    [ "$_he_null" = 1 ] || shopt -u nullglob
+    [ "${#_he_f[@]}" -gt 0 ]
+}
+
 # pyq NAME ARGS... <<'PY' ... PY: a check written in Python (its code on stdin, ARGS its
 # sys.argv[1:]), queued; pyq_run runs every queued check in one Python process
 # (tests/cli/pyq.py) and counts each as `check` would. A Python start costs ~35 ms of CPU, as
