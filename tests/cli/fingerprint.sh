@@ -58,14 +58,14 @@ assert r["unverified"] == [] and [f["numbers"] for f in r["inputs_read"] if f["p
 ' "$TMP/out"
 
 sed 's/t0_us: 4.8252/t0_us: 1.0/' "$K" >"$TMP/edited.yaml"
-check "the edit took" grep -q 't0_us: 1.0, gbps: 3304.89' "$TMP/edited.yaml"
+check "the edit took" has "$TMP/edited.yaml" 't0_us: 1.0, gbps: 3304.89'
 "$TPSIM" validate "$S" --transfer 4:2 --set "kernels=$TMP/edited.yaml" --strict --quiet \
     >"$TMP/edited.txt" 2>"$TMP/err"
 check "--strict fails on an edited calibration" test $? -eq 1
-check "the text says the file is edited" grep -q "edited.yaml  numbers: EDITED" "$TMP/edited.txt"
-check "the text names it unverified" grep -q "^UNVERIFIED: .*edited.yaml: its numbers are not those fit-kernels wrote" "$TMP/edited.txt"
-check "the verdict is marked" grep -q "^verdict (on the assumed numbers of an edited file): " "$TMP/edited.txt"
-check "the edited number is assumed, by name" grep -q "^  assumed  classes.gemm.t0_us  *= 1: " "$TMP/edited.txt"
+check "the text says the file is edited" has "$TMP/edited.txt" "edited.yaml  numbers: EDITED"
+check "the text names it unverified" match "$TMP/edited.txt" "^UNVERIFIED: .*edited.yaml: its numbers are not those fit-kernels wrote"
+check "the verdict is marked" match "$TMP/edited.txt" "^verdict \(on the assumed numbers of an edited file\): "
+check "the edited number is assumed, by name" match "$TMP/edited.txt" "^  assumed  classes.gemm.t0_us  *= 1: "
 expect_ok "the same as JSON" "$TPSIM" validate "$S" --transfer 4:2 --set "kernels=$TMP/edited.yaml" \
     --format json --quiet
 check "JSON: unverified, each law number assumed with its sensitivity" python3 -c '
@@ -108,6 +108,6 @@ expect_ok "fit-allreduce -o" "$TPSIM" fit-allreduce tests/data/aic-allreduce-h10
     --aic h100_sxm --vllm 0.19.0 --nccl 2.29.2 --tp 2 --hardware "H100 SXM" -o "$TMP/ar.yaml"
 check "the bundled TP-2 AIC calibration is that output under its comment header" \
     cmp -s <(grep -v '^#' "$TMP/ar.yaml") <(grep -v '^#' models/allreduce/h100-sxm-tp2-aic.yaml)
-check "fit-allreduce seals it" grep -q '^  numbers: "[0-9a-f]\{16\}"$' "$TMP/ar.yaml"
+check "fit-allreduce seals it" match "$TMP/ar.yaml" '^  numbers: "[0-9a-f]{16}"$'
 
 finish

@@ -28,7 +28,7 @@ mkdir -p "$TMP/elsewhere"
     >"$TMP/out" 2>"$TMP/err"); rc=$?
 check "installed tpsim runs a scenario by name (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
 check "installed: the same step" test "$(step_of "$TMP/out")" = "$(step_of "$TMP/ref.json")"
-check "installed: its calibration from share/tpsim" grep -q "\"$P/share/tpsim/models/allreduce/h100-sxm-tp4.yaml\"" "$TMP/out"
+check "installed: its calibration from share/tpsim" has "$TMP/out" "\"$P/share/tpsim/models/allreduce/h100-sxm-tp4.yaml\""
 (cd "$TMP/elsewhere" && env -u TPSIM_PATH "$P/bin/tpsim" validate paper-additive --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
 check "installed: validate finds its default grid (exit $rc)" grep -q "\"grid\": *\"$P/share/tpsim/validate/h100-ctx2048.csv\"" "$TMP/out"
 check "installed: tpsim help run" bash -c "'$P/bin/tpsim' help run | grep -q 'usage: tpsim run'"
@@ -51,6 +51,6 @@ check "DESTDIR: uninstall leaves nothing" test -z "$(find "$TMP/stage" -type f)"
 # --- plain make names a missing library's Debian package instead of a bare compiler error
 make --no-print-directory BUILD="$TMP/b" HDR_PKGS="tpsim-no-such-header.h:libtpsim-nosuch-dev zlib.h:zlib1g-dev" \
     "$TMP/b/.headers-ok" >"$TMP/make.out" 2>&1
-check "make names the missing package" grep -q "missing the Debian package(s) libtpsim-nosuch-dev .*make deps" "$TMP/make.out"
+check "make names the missing package" match "$TMP/make.out" "missing the Debian package\(s\) libtpsim-nosuch-dev .*make deps"
 
 finish

@@ -105,7 +105,7 @@ assert run["calibration"].endswith("h100-sxm-tp4.yaml") and tp1["calibration"] i
 assert ar["calibration"].endswith("h100-sxm-tp4.yaml") and plan["calibration"].endswith(".yaml")
 assert [r["calibration"] is None for r in sweep] == [r["tp"] == 1 for r in sweep], sweep
 PY
-check "fit-allreduce says tp" grep -q '"tp":8,' "$TMP/fit-allreduce-log.json"
+check "fit-allreduce says tp" has "$TMP/fit-allreduce-log.json" '"tp":8,'
 pyq "run's all-reduce is priced_by, as allreduce's rows" "$TMP" <<'PY'
 import json, sys
 t = sys.argv[1]

@@ -8,7 +8,7 @@ GRID=validate/h100-ctx2048.csv
 # the hypothesis and graph scenarios take their GPU side from the bundled H100 calibration and
 # fit host-side parameters only; paper-additive keeps the study's own compute model
 for s in eager-host-dispatch eager-straggler eager-broadcast cuda-graphs; do
-    check "$s names the H100 kernel calibration" grep -qx 'kernels: ../models/kernels/h100-sxm.yaml' "scenarios/$s.yaml"
+    check "$s names the H100 kernel calibration" has_line "scenarios/$s.yaml" 'kernels: ../models/kernels/h100-sxm.yaml'
     check "$s fits and declares no GPU efficiency" bash -c "! grep -v '^ *#' scenarios/$s.yaml | grep -Eq 'hbm_efficiency|kernel_fixed_us|flops_efficiency'"
 done
 check "paper-additive keeps its own compute model" bash -c "! grep -q '^kernels:' scenarios/paper-additive.yaml"
@@ -64,7 +64,7 @@ PY
 # on H100 the scenario's own stays. --allow-foreign-calib: H200 has no all-reduce file here.
 expect_ok "h200 picks its own kernels" "$TPSIM" run vllm-graphs --set hardware=h200 --tp 4 \
     --allow-foreign-calib
-check "h200: h200-sxm kernels" grep -q '^kernels    models/kernels/h200-sxm.yaml: H200 SXM' "$TMP/out"
+check "h200: h200-sxm kernels" match "$TMP/out" '^kernels    models/kernels/h200-sxm.yaml: H200 SXM'
 expect_ok "h100 keeps the scenario's kernels" "$TPSIM" run vllm-graphs --tp 4
-check "h100: h100-sxm kernels" grep -q '^kernels    .*models/kernels/h100-sxm.yaml: H100 SXM' "$TMP/out"
+check "h100: h100-sxm kernels" match "$TMP/out" '^kernels    .*models/kernels/h100-sxm.yaml: H100 SXM'
 finish

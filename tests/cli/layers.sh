@@ -43,7 +43,7 @@ stray=$(find . -path ./build -prune -o -path ./tests -prune -o -path ./.git -pru
     -name '*.c' -print | grep -vE '^\./(base|sim|calibrate|validate|cmd)/[^/]*\.c$')
 check "no C source outside the five layers and tests/${stray:+: $stray}" test -z "$stray"
 # main() lives on top, with the command table
-check "main is in cmd/" grep -q '^int main(' cmd/main.c
+check "main is in cmd/" match cmd/main.c '^int main\('
 mains=$(grep -l '^int main(' base/*.c sim/*.c validate/*.c 2>/dev/null)
 check "no main below cmd/${mains:+: $mains}" test -z "$mains"
 

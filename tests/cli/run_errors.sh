@@ -188,7 +188,7 @@ expect_fail2 "--set without value" "^tpsim: --set: missing value" "$TPSIM" run "
 expect_fail2 "--set dist choice" "^tpsim: --set:1:16: host\.step\.dist: 'gamma' is not allowed" \
     "$TPSIM" run "$S" --set host.step.dist=gamma
 if expect_ok "--set a good value" "$TPSIM" run "$S" --set offset_ms=0 --format json; then
-    check "--set took effect" grep -Eq '"offset": ?0([,}]|$)' "$TMP/out"
+    check "--set took effect" match "$TMP/out" '"offset": ?0([,}]|$)'
 fi
 expect_fail2 "--mode bad" "^tpsim: --mode: 'turbo', expected eager or graphs" "$TPSIM" run "$S" --mode turbo
 
@@ -238,13 +238,13 @@ if expect_ok "--trace on a good run" "$TPSIM" run "$S" --steps 2 --trace "$X"; t
 import json,sys; json.load(open(sys.argv[1]))
 PY
     check "no temp file beside the trace" bash -c "! ls -A '$TMP/tr' | grep -q tmp"
-    check "the report is on stdout" grep -q '^step time' "$TMP/out"
+    check "the report is on stdout" match "$TMP/out" '^step time'
 fi
 
 # --- top level --------------------------------------------------------------------------------
 "$TPSIM" >"$TMP/out" 2>"$TMP/err"
 check "no arguments exits 2" test $? -eq 2
-check "no arguments prints usage on stderr" grep -q usage "$TMP/err"
+check "no arguments prints usage on stderr" has "$TMP/err" usage
 check "no arguments leaves stdout empty" test ! -s "$TMP/out"
 if expect_ok "--help" "$TPSIM" --help; then check "--help on stdout" grep -q usage "$TMP/out"; fi
 if expect_ok "--version" "$TPSIM" --version; then check "--version prints it" grep -Eq '^tpsim [0-9]+\.[0-9]+' "$TMP/out"; fi

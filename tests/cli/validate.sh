@@ -150,7 +150,7 @@ d = json.load(open(sys.argv[1]))
 assert all(not c["tested"] and not c["pass"] for c in d["configs"]), d["configs"]
 PY
 "$TPSIM" validate scenarios/eager-host-dispatch.yaml --grid "$TMP/only-cal.csv" >"$TMP/out" 2>&1
-check "text says untested" grep -q "UNTESTED" "$TMP/out"
+check "text says untested" has "$TMP/out" "UNTESTED"
 
 # --- fit keys: must name a numeric scalar of the scenario, once; the whole box must bind
 # (each variant appends a second entry after the scenario's one, host.launch.mean_us)
