@@ -22,6 +22,7 @@ AIC=../shared/data/aiconfigurator/h100-sxm-gemm-vllm-0.19.0.csv
 if [ -f "$AIC" ]; then
     expect_ok "fit -o with the FP8 GEMMs" "$TPSIM" fit-kernels "$V70" "$ATT" "$AIC@gemm_fp8" \
         --hardware "H100 SXM" -o "$TMP/h100-sxm.yaml"
+    # (tests/cli/fingerprint.sh's checks of the bundled file's fingerprint rest on this one)
     check "bundled calibration is reproducible" cmp -s "$TMP/h100-sxm.yaml" models/kernels/h100-sxm.yaml
     check "bundled FP8 grid is reproducible" cmp -s "$TMP/h100-sxm.gemm_fp8.csv" \
         models/kernels/h100-sxm.gemm_fp8.csv
