@@ -198,7 +198,8 @@ PY
 expect_ok "the same pair, model error" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4,8 --mode graphs \
     --batch-max 8 --format json --quiet --set engine=vllm-v0
 sep_check "TP-4 vs TP-8 graphs: not separable (eager-host-dispatch)" "$TMP/out" False
-expect_ok "inseparable pair" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 8 --format json --quiet
+# (two steps per cell: the rows' own intervals make the verdict, whatever their means)
+expect_ok "inseparable pair" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 8 --format json "${FAST[@]}"
 sep_check "TP-8 eager vs graphs: not separable" "$TMP/out" False
 
 # --- figures: per context a Pareto plot and a breakdown, PNG and SVG, whole
@@ -290,15 +291,15 @@ expect_fail2 "plot into a file" "plot: " "$TPSIM" plan $SCN --gpus 8 --tpot-ms 3
 expect_fail2 "plot with shard" "--plot: a shard holds part of the search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --plot "$TMP/x" --shard 0/2 --format csv
 expect_fail2 "shard to stdout" "--shard: a part goes to a file with its sidecar FILE.meta, expected -o FILE" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --shard 0/2 --format csv
 
-# --- --shard I/N: three parts joined by tpsim merge are the unsharded CSV, byte for byte
-G=(plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 20 --format csv "${FAST[@]}")
-expect_ok "unsharded" "$TPSIM" "${G[@]}" -o "$TMP/whole.csv"
+# --- --shard I/N: three parts joined by tpsim merge are the unsharded CSV, byte for byte (the
+# unsharded CSV is "plan csv"'s above, $TMP/plan.csv: the same search, 2 x 2 x 16 = 64 cells)
+G=(plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" --format csv)
 for i in 0 1 2; do expect_ok "shard $i/3" "$TPSIM" "${G[@]}" --shard $i/3 -o "$TMP/part$i.csv"; done
-IFS= read -r h1 <"$TMP/part1.csv"; IFS= read -r hw <"$TMP/whole.csv"
+IFS= read -r h1 <"$TMP/part1.csv"; IFS= read -r hw <"$TMP/plan.csv"
 check "part: plan's CSV header first" test "$h1" = "$hw"
-check "part sidecar" match "$TMP/part1.csv.meta" "^(1,3,80,[0-9a-f]{16},[0-9a-f]{16})$"
+check "part sidecar" match "$TMP/part1.csv.meta" "^(1,3,64,[0-9a-f]{16},[0-9a-f]{16})$"
 expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP/part2.csv" "$TMP/part0.csv" "$TMP/part1.csv"
-check "merged = unsharded" cmp -s "$TMP/whole.csv" "$TMP/merged.csv"
+check "merged = unsharded" cmp -s "$TMP/plan.csv" "$TMP/merged.csv"
 # parts made across an edit of a file the scenario names (not the scenario itself) are two
 # searches: the part's fingerprint covers every file read
 mkdir -p "$TMP/edit/scenarios" "$TMP/edit/models/kernels"
@@ -404,10 +405,10 @@ expect_fail2 "shard needs csv" "--shard: parts are CSV" "$TPSIM" "${P[@]}" --gpu
 # parts of one plan merge into its CSV; a part of another plan (other --tpot-ms) is refused by
 # the fingerprint in its sidecar PART.meta; a small search holds as well as the whole one
 Q=("${P[@]}" --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 --no-intervals --format csv)
-expect_ok "plan csv" "$TPSIM" "${Q[@]}" -o "$TMP/plan.csv"
+expect_ok "plan csv" "$TPSIM" "${Q[@]}" -o "$TMP/plan-q.csv"
 for i in 0 1; do expect_ok "plan part $i" "$TPSIM" "${Q[@]}" --shard $i/2 -o "$TMP/plan-$i.csv"; done
 expect_ok "plan merge" "$TPSIM" merge "$TMP/plan-m.csv" "$TMP/plan-0.csv" "$TMP/plan-1.csv"
-check "merged plan = unsharded" cmp -s "$TMP/plan-m.csv" "$TMP/plan.csv"
+check "merged plan = unsharded" cmp -s "$TMP/plan-m.csv" "$TMP/plan-q.csv"
 expect_ok "other plan part" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 40 --tp 4,8 --batch-max 16 \
     --no-intervals --format csv --shard 1/2 -o "$TMP/plan-x.csv"
 expect_fail2 "other plan refused" "plan-x.csv.meta:2:1: sweep [0-9a-f]{16}, but .* not one sweep" "$TPSIM" merge "$TMP/plan-m2.csv" "$TMP/plan-0.csv" "$TMP/plan-x.csv"
