@@ -425,10 +425,19 @@ INST_SHARE := $(PREFIX)/share/tpsim
 INST_MAN  := $(PREFIX)/share/man/man1
 GPU_TOOLS := tpsim-nccl-sweep tpsim-probe
 
-install: $(filter-out $(BUILD)/obj/base/locate.o,$(OBJ))
-	@mkdir -p $(BUILD)/install
-	$(CC) $(CFLAGS) $(INC_base) -DTPSIM_SHARE='"$(INST_SHARE)"' -c base/locate.c -o $(BUILD)/install/locate.o
-	$(CC) $(CFLAGS) $^ $(BUILD)/install/locate.o -o $(BUILD)/install/tpsim $(LDLIBS)
+# The installed binary: locate.c compiled with this PREFIX's share folder, linked with the other
+# objects. $(BUILD)/install/share holds the share folder it was built for and changes only when
+# that does, so a second install to the same PREFIX links nothing (an install compiled and
+# linked every time: tests/cli/install.sh installs four times).
+$(BUILD)/install/share: FORCE
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(INST_SHARE)' ] || printf '%s\n' '$(INST_SHARE)' >$@
+$(BUILD)/install/locate.o: base/locate.c $(BUILD)/install/share | $(BUILD)/.headers-ok
+	$(CC) $(CFLAGS) $(INC_base) -DTPSIM_SHARE='"$(INST_SHARE)"' -c base/locate.c -o $@
+$(BUILD)/install/tpsim: $(filter-out $(BUILD)/obj/base/locate.o,$(OBJ)) $(BUILD)/install/locate.o
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+install: $(BUILD)/install/tpsim
 	@# folders this install creates are listed, so uninstall removes those and never a
 	@# standard folder (an empty /usr/local/bin) that was there before
 	@made=""; for d in $(PREFIX) $(PREFIX)/bin $(PREFIX)/share $(PREFIX)/share/man $(INST_MAN) \
@@ -466,7 +475,7 @@ clean:
 
 # header dependencies of every object, tests and bench included (a stale test object built
 # against an old struct layout corrupts memory rather than failing to link)
--include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/san/*/*.d $(BUILD)/fuzz/obj/*/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/san/*/*.d $(BUILD)/fuzz/obj/*/*.d $(BUILD)/install/*.d)
 
 # CONTRIBUTING.md's commit-message rule as a git commit-msg hook (tests/cli/commits.sh checks
 # the history since the rule was first checked).

@@ -22,9 +22,11 @@ mkdir -p "$out"
 stage=$(mktemp -d "$out/.atlas.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 
-# One `tpsim run --format json` object -> one CSV row (the writer puts one key per line).
-row() {
-    awk -v model="$1" -v gpu="$2" '
+# `tpsim run --format json` objects, each after a line "@@ MODEL GPU" -> one CSV row each (the
+# writer puts one key per line); one awk for them all, as a process costs milliseconds
+rows() {
+    awk '
+        /^@@ / { if (n++) row(); split("", v); sect = ""; model = $2; gpu = $3; next }
         /"step_ms": \{/ { sect = "step"; next }
         /"breakdown_ms": \{/ { sect = "bd"; next }
         /^  \}/ { sect = ""; next }
@@ -35,7 +37,8 @@ row() {
         # a float column prints as a float: "0.0", not the JSON writer'"'"'s "0" (which pandas
         # would type as an integer column)
         function f(x) { return x ~ /^-?[0-9]+$/ ? x ".0" : x }
-        END {
+        END { if (n) row() }
+        function row() {
             # the all-reduce calibration by file name, and how it was borrowed ("" if not)
             cal = v[".calibration"]; sub(/.*\//, "", cal); if (cal == "null") cal = ""
             bor = v[".calibration_borrowed"]; if (bor == "null") bor = ""
@@ -45,7 +48,7 @@ row() {
                 f(v[".kv_cache_gb_per_rank"]), v[".ops_per_step"], v[".allreduces_per_step"],
                 f(v["step.mean"]), f(v["bd.compute"]), f(v["bd.allreduce"]), f(v["bd.wait_peers"]),
                 f(v["bd.gpu_idle"]), f(v["bd.host"]), cal, bor, kc, v[".serving_engine"]
-        }'
+        }' "$1"
 }
 
 csv="$stage/atlas.csv"
@@ -53,6 +56,7 @@ csv="$stage/atlas.csv"
 # short name the figure labels its bars with
 echo "model,hardware,mode,tp,batch,ctx,weights_gb_per_rank,kv_cache_gb_per_rank,ops_per_step,allreduces_per_step,step_ms_mean,compute_ms,allreduce_ms,wait_peers_ms,gpu_idle_ms,host_ms,calibration,calibration_borrowed,kernel_calibration,serving_engine" > "$csv"
 skipped=0
+: >"$stage/runs"
 for g in $gpus; do
     gname=${g%%:*} scn="$here/../scenarios/atlas-${g#*:}.yaml"
     for m in $models; do
@@ -64,16 +68,17 @@ for g in $gpus; do
                 json=$("$tpsim" run "$scn" --set "model=$mpath" --tp "$tp" --batch "$batch" \
                        --ctx "$ctx" --mode "$mode" --format json 2>"$stage/err") || rc=$?
                 if [ "$rc" -gt 1 ]; then cat "$stage/err" >&2; exit "$rc"; fi
-                if [ "$rc" -eq 1 ] || ! grep -q '"fits_in_hbm": true' <<<"$json"; then
+                if [ "$rc" -eq 1 ] || [[ $json != *'"fits_in_hbm": true'* ]]; then
                     [ "$mode" = eager ] && echo "atlas: skip $mname on $gname TP-$tp: does not fit in HBM" >&2 \
                         && skipped=$((skipped + 1))
                     continue
                 fi
-                row "$mname" "$gname" <<<"$json" >> "$csv"
+                printf '@@ %s %s\n%s\n' "$mname" "$gname" "$json" >>"$stage/runs"
             done
         done
     done
 done
+rows "$stage/runs" >>"$csv"
 
 # the figure: one panel per GPU, a stacked bar per (model, TP, mode) cell
 for g in $gpus; do

@@ -16,6 +16,7 @@ end='.\" END GENERATED USAGE'
 # as soon as it can be run
 mapfile -t cmds < <("$TPSIM" help --list)
 [ "${#cmds[@]}" -gt 0 ] || { echo "gen-man.sh: no commands from '$TPSIM help --list'" >&2; exit 1; }
+awkfile=$(dirname "$0")/man-usage.awk
 usage() {
     printf '%s\n' "$begin"
     printf '.SH COMMAND USAGE\n'
@@ -23,7 +24,7 @@ usage() {
     printf 'reads, as\n.B tpsim help\n.I COMMAND\nprints them.\n'
     for c in "${cmds[@]}"; do
         printf '.SS %s\n' "$c"
-        "$TPSIM" help "$c" | awk -f "$(dirname "$0")/man-usage.awk"
+        "$TPSIM" help "$c" | awk -f "$awkfile"
     done
     printf '%s\n' "$end"
 }

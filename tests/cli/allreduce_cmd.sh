@@ -76,9 +76,9 @@ PY
 expect_ok "auto tp8 eager text" "$TPSIM" allreduce --tp 8 --sizes 256K
 ED=$(sed -n 's/^  eager_dispatch_us: //p' models/allreduce/h100-sxm-tp8.yaml)
 SED=$(sed -n 's/^  symm_mem_eager_dispatch_us: //p' models/allreduce/h100-sxm-tp8.yaml)
-check "eager dispatch shown" grep -q "(host, not GPU time): custom $ED us, symm-mem $SED us" "$TMP/out"
+check "eager dispatch shown" has "$TMP/out" "(host, not GPU time): custom $ED us, symm-mem $SED us"
 # 9.455 + 262144 B / 205.12 GB/s = 10.733 us, the line alone (by hand from the file)
-check "not in the GPU time" grep -Eq "256K +262144 +vllm-custom symm-mem-multimem +- +10.73$" "$TMP/out"
+check "not in the GPU time" match "$TMP/out" "256K +262144 +vllm-custom symm-mem-multimem +- +10.73$"
 
 # --- graphs: nccl-fit uses the calibration's graph lambda (TP-2: 7 us); vllm-custom drops the copy
 expect_ok "graphs tp2" "$TPSIM" allreduce --tp 2 --sizes 16K --model nccl-fit --mode graphs --format json &&
@@ -117,7 +117,7 @@ Y
 expect_fail2 "vllm-custom at tp 3" "runs at tp 2, 4, 6 or 8, not 3" \
     "$TPSIM" allreduce --tp 3 --sizes 16K --model vllm-custom --calib "$TMP/tp3.yaml"
 expect_ok "auto at tp 3 is NCCL" "$TPSIM" allreduce --tp 3 --sizes 16K --calib "$TMP/tp3.yaml" --format json &&
-check "auto tp3 priced by nccl-fit" grep -q '"priced_by": "nccl-fit"' "$TMP/out"
+check "auto tp3 priced by nccl-fit" has "$TMP/out" '"priced_by": "nccl-fit"'
 
 # --- the calibration blocks are checked like every YAML input
 base() { printf 'kind: allreduce-calibration\nhardware: H100 SXM\ntp: 8\nfit: linear\nlambda_us: 30\nbeta_gbps: 300\nsource: {how: t, where: t}\n'; }
@@ -145,7 +145,7 @@ cp "$TMP/out" "$TMP/log-default"
 expect_ok "log, nccl-tuner" "$TPSIM" allreduce --tp 8 --log "$LOG" --model nccl-tuner --format json
 check "log: NCCL's model by default" cmp -s "$TMP/log-default" "$TMP/out"
 expect_ok "log, auto asked for" "$TPSIM" allreduce --tp 8 --log "$LOG" --model auto --format json
-check "log: auto only when asked" grep -q '"collective_model": "auto"' "$TMP/out"
+check "log: auto only when asked" has "$TMP/out" '"collective_model": "auto"'
 expect_ok "sizes, default model" "$TPSIM" allreduce --tp 8 --sizes 1K..4K --format json
-check "no log: auto by default" grep -q '"collective_model": "auto"' "$TMP/out"
+check "no log: auto by default" has "$TMP/out" '"collective_model": "auto"'
 finish

@@ -43,9 +43,9 @@ lam_g = float(re.search(r"^graph:\n  lambda_us: (\S+)", cal, re.M).group(1))
 assert abs(tun(cal, "launch_us") - (tun(cal, "graph_launch_us") + lam_e - lam_g)) < 0.01
 PY
 expect_ok "nccl-tuner against the graph log" "$TPSIM" allreduce --tp 4 --model nccl-tuner --mode graphs --log "$LOG"
-check "nccl-tuner within 6% of the graph log" grep -Eq "^MAPE [0-5]\.[0-9]% over 22" "$TMP/out"
+check "nccl-tuner within 6% of the graph log" match "$TMP/out" "^MAPE [0-5]\.[0-9]% over 22"
 expect_ok "nccl-fit against the graph log" "$TPSIM" allreduce --tp 4 --model nccl-fit --mode graphs --sizes 16K..128K --log "$LOG"
-check "nccl-fit graph mode within 2% in the decode band" grep -Eq "^MAPE [01]\.[0-9]% over 4" "$TMP/out"
+check "nccl-fit graph mode within 2% in the decode band" match "$TMP/out" "^MAPE [01]\.[0-9]% over 4"
 
 # every bundled H100 scenario runs under nccl-tuner at each degree it has a calibration for
 for k in 2 4 8; do

@@ -92,7 +92,7 @@ sed -n '1,3p' models/kernels/h100-sxm.gemm_fp8.csv >"$TMP/badfp8.csv"
 printf '4096,8192,16,nan\n' >>"$TMP/badfp8.csv"
 sed -n '4,$p' models/kernels/h100-sxm.gemm_fp8.csv >>"$TMP/badfp8.csv"
 sed 's/grid: h100-sxm.gemm_fp8.csv/grid: badfp8.csv/' "$K" >"$TMP/k.yaml"
-check "the copy names the edited grid" grep -q "grid: badfp8.csv" "$TMP/k.yaml"
+check "the copy names the edited grid" has "$TMP/k.yaml" "grid: badfp8.csv"
 expect_ok "bf16: the FP8 grid is never read" runk
 expect_fail2 "fp8: its bad row refused" "badfp8.csv:4:[0-9]+: 'nan' is not a number" \
     "$TPSIM" run "$SK" --set kernels="$TMP/k.yaml" --tp 4 --set precision.weights=fp8

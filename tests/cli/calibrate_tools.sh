@@ -42,7 +42,7 @@ check "probe --help" quiet run "$PROBE" --help
 # --- no GPU: one line saying so, status 2, no output file -----------------------------------
 if run "$PROBE" --bytes 1G -o "$TMP/hw.yaml" >/dev/null 2>&1; then
     echo "calibrate_tools.sh: a GPU answers here: the no-GPU checks are skipped"
-    check "probe wrote a hardware file" grep -qx 'kind: hardware' "$TMP/hw.yaml"
+    check "probe wrote a hardware file" has_line "$TMP/hw.yaml" 'kind: hardware'
 else
     expect_fail2 "probe without a GPU" "^tpsim-probe: no CUDA device" run "$PROBE" -o "$TMP/hw.yaml"
     check "probe left no file" test ! -e "$TMP/hw.yaml"

@@ -14,9 +14,16 @@ complete_words() {
 }
 # every "COMMAND WORD" pair (WORD: a flag of it, from its --help) completed in one bash, which
 # prints each pair whose flag is not among the completions of its first four characters
+# (a flag line's flag, as sed -n 's/^  \(-[A-Za-z0-9], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p' prints it,
+# read by bash's =~, the same regex)
 for c in "${cmds[@]}"; do
-    n=$("$TPSIM" help "$c" | sed -n 's/^  \(-[A-Za-z0-9], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p' |
-        tee -a "$TMP/flags" | sed "s/^/$c /" | tee -a "$TMP/pairs" | wc -l)
+    "$TPSIM" help "$c" >"$TMP/help"
+    n=0
+    while IFS= read -r l; do
+        [[ $l =~ ^\ \ (-[A-Za-z0-9],\ )?(--[a-z0-9-]*) ]] || continue
+        printf '%s %s\n' "$c" "${BASH_REMATCH[2]}" >>"$TMP/pairs"
+        n=$((n + 1))
+    done <"$TMP/help"
     check "$c has flags" test "$n" -ge 1
     printf '%s %s\n' "$c" "$c" >>"$TMP/cmdpairs"
 done
@@ -29,11 +36,14 @@ missing() { # FILE: the pairs "A B" for which _tpsim offers no B after "tpsim A 
             [[ " ${COMPREPLY[*]} " == *" $b "* ]] || echo "$a $b"
         done <"$1"' _ "$1"
 }
-miss=$(cat "$TMP/cmdpairs" "$TMP/pairs" | missing /dev/stdin | tr '\n' ' ')
-check "completes every command and every flag ($(cat "$TMP/cmdpairs" "$TMP/pairs" | wc -l) pairs): $miss" \
-    test -z "$miss"
+mapfile -t all_pairs < <(cat "$TMP/cmdpairs" "$TMP/pairs")
+printf '%s\n' "${all_pairs[@]}" >"$TMP/all-pairs"
+mapfile -t miss < <(missing "$TMP/all-pairs")
+check "completes every command and every flag (${#all_pairs[@]} pairs): ${miss[*]}" \
+    test "${#miss[@]}" -eq 0
 check "completes trace's subcommands" test "$(complete_words tpsim trace c)" = compare
-check "completes help's topics" grep -qx plan <(complete_words tpsim help pl)
-check "a file after a command" grep -qx scenarios/eager-host-dispatch.yaml \
-    <(complete_words tpsim run scenarios/eager-host-d)
+complete_words tpsim help pl >"$TMP/cw-help"
+check "completes help's topics" has_line "$TMP/cw-help" plan
+complete_words tpsim run scenarios/eager-host-d >"$TMP/cw-file"
+check "a file after a command" has_line "$TMP/cw-file" scenarios/eager-host-dispatch.yaml
 finish

@@ -5,7 +5,8 @@
 # zero written "0" made pandas type the whole column as integers). Debian's python3-pandas
 # (make deps installs it); without it the test says so and passes. Left out: tests/fuzz seeds,
 # the deliberately broken fixtures, and the inputs whose formats carry '#' lines that tpsim
-# reads (tpsim-nccl-sweep's logs, AIConfigurator's tables under tests/data/aic/).
+# reads (tpsim-nccl-sweep's logs, AIConfigurator's tables under tests/data/aic/). The CSVs
+# written, docs/*.csv and validate/*.csv are read with Python's csv defaults too.
 . tests/cli/lib.sh
 S=scenarios/eager-host-dispatch.yaml
 B200=tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz
@@ -40,6 +41,21 @@ written=("$W"/*.csv "$W"/scan/*.csv "$W"/scan1/*.csv)
 shipped=($(git ls-files '*.csv' | grep -v -e '^tests/fuzz/' -e '^tests/data/arfit-bad-' \
     -e '^tests/data/aic/' -e '^tests/data/aic-allreduce'))
 check "some shipped CSVs found (${#shipped[@]})" test "${#shipped[@]}" -gt 10
+# with Python's csv defaults too (this check was tests/cli/json_schema.sh's, on the same kinds of
+# file): the written ones, docs/*.csv and validate/*.csv
+pyq "every CSV has a header row and rows of its width, no comment lines" \
+    "${written[@]}" docs/*.csv validate/*.csv <<'PY'
+import csv, sys
+for f in sys.argv[1:]:
+    rows = list(csv.reader(open(f, newline="")))
+    assert len(rows) >= 2, (f, "no data rows")
+    head = rows[0]
+    assert all(h and not h.startswith("#") for h in head), (f, head)
+    assert len(set(head)) == len(head), (f, "duplicate column")
+    for i, r in enumerate(rows[1:], 2):
+        assert len(r) == len(head), (f, i, len(r), len(head))
+        assert not r[0].startswith("#"), (f, i)
+PY
 pyq "pandas reads every CSV written (${#written[@]}) and shipped, floats as floats" \
     "${written[@]}" "${shipped[@]}" <<'PY'
 import csv, re, sys

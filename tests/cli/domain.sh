@@ -36,7 +36,7 @@ assert d["marks"] == ["TP-8 is outside the validated TP {2, 4}", "graph mode was
 
 PY
 expect_ok "outside: run text" "$TPSIM" run "$S" --tp 8 --steps 1
-check "text marks the extrapolation" grep -q '^domain     \*\* OUTSIDE what eager-host-dispatch was tested on: TP-8 is outside the validated TP {2, 4} \*\*$' "$TMP/out"
+check "text marks the extrapolation" match "$TMP/out" '^domain     \*\* OUTSIDE what eager-host-dispatch was tested on: TP-8 is outside the validated TP \{2, 4\} \*\*$'
 expect_ok "other hardware" "$TPSIM" run "$S" --tp 4 --steps 1 --set hardware=../models/hw/h200.yaml --set "calibration_from=H100 SXM" --format json
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "H200 was never validated" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
@@ -60,7 +60,7 @@ d = json.load(open(sys.argv[1]))["domain"]
 assert d["inside"] is False and d["marks"] == ["model Mixtral-8x7B-v0.1 was never validated (only Llama-3.1-70B)"], d
 PY
 expect_ok "another model: run text" "$TPSIM" run "$S" --tp 4 --steps 1 --set model=Mixtral-8x7B-v0.1
-check "text marks the model" grep -q '^domain     \*\* OUTSIDE what eager-host-dispatch was tested on: model Mixtral-8x7B-v0.1 was never validated (only Llama-3.1-70B) \*\*$' "$TMP/out"
+check "text marks the model" match "$TMP/out" '^domain     \*\* OUTSIDE what eager-host-dispatch was tested on: model Mixtral-8x7B-v0.1 was never validated \(only Llama-3.1-70B\) \*\*$'
 expect_ok "another model: sweep" "$TPSIM" sweep "$S" --tp 4 --steps 1 --set model=Mixtral-8x7B-v0.1 --format json
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "sweep marks the model" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
@@ -121,7 +121,7 @@ verdict = re.sub(r"\b(PASS-NO-SKILL|MISFIT|UNTESTED|PASS|FAIL)\b(?!-)", lambda m
 print(f"{head} against {grid}: {verdict}")
 PY
 check "plan states what it was tested on once, the verdict in words" grep -qxF "tested: eager-host-dispatch was tested on $(cat "$TMP/words.txt") (each row's marks: where it lies outside)" "$TMP/out"
-check "plan's header: no verdict code" grep -q "^tested: .*did not fit at H100 TP-2" "$TMP/out"
+check "plan's header: no verdict code" match "$TMP/out" "^tested: .*did not fit at H100 TP-2"
 # (under the engine it was validated with: plan prices host work with vLLM V1 by default)
 expect_ok "plan csv" "$TPSIM" plan "$S" --gpus 8 --tpot-ms 40 --tp 4,8 --mode eager --batch-max 2 --steps 1 --warmup 0 --quiet --no-intervals --format csv -o "$TMP/plan.csv" --set engine=vllm-v0
 pyq "plan csv rows carry it, in and out of the domain" "$TMP/plan.csv" "$TMP/want.txt" <<'PY'
@@ -210,7 +210,7 @@ expect_ok "edited kernel calibration: run json" "$TPSIM" run "$T/scenarios/eager
 cp "$TMP/out" "$TMP/tree-edited.json"
 cp "$T/models/kernels/h100-sxm.yaml" "$TMP/edited-kernels.yaml" # (restored below)
 expect_ok "edited kernel calibration: run text" "$TPSIM" run "$T/scenarios/eager-host-dispatch.yaml" --tp 4 --steps 1
-check "text marks the edited file" grep -qE "OUTSIDE .*: \.\./models/kernels/h100-sxm.yaml changed since validation \(fingerprint [0-9a-f]{16}, validated [0-9a-f]{16}\) \*\*" "$TMP/out"
+check "text marks the edited file" match "$TMP/out" "OUTSIDE .*: \.\./models/kernels/h100-sxm.yaml changed since validation \(fingerprint [0-9a-f]{16}, validated [0-9a-f]{16}\) \*\*"
 expect_ok "--set kernels=: run json" "$TPSIM" run "$S" --tp 4 --steps 1 --format json --set "kernels=$T/models/kernels/h100-sxm.yaml"
 cp "$TMP/out" "$TMP/kernels-set.json"
 pyq "a kernel calibration: copied inside, edited or another file marked" "$S" "$TMP/edited-kernels.yaml" \
@@ -251,7 +251,7 @@ cp "$TS" "$TMP/appended.yaml"
 expect_ok "--write-domain replaces" "$TPSIM" validate "$TS" --within --summary --quiet --write-domain
 check "replaced: the same bytes" cmp -s "$TS" "$TMP/appended.yaml"
 expect_ok "appended block: inside" "$TPSIM" run "$TS" --tp 4 --steps 1
-check "appended block: no mark" grep -q "^domain     inside what cuda-graphs was tested on" "$TMP/out"
+check "appended block: no mark" match "$TMP/out" "^domain     inside what cuda-graphs was tested on"
 expect_fail2 "--write-domain with --set" "^tpsim: --write-domain: with --set, expected the scenario as written" \
     "$TPSIM" validate "$TS" --write-domain --set host.queue_depth=2
 expect_fail2 "--write-domain-to the scenario" "refusing to overwrite it" \
@@ -264,5 +264,5 @@ awk '/^[a-z]/{blk = /^validated:/} blk && /^  (engine|precision|allreduce|host_p
      blk && /^    /{next} {print}' "$TMP/s.yaml" >"$TMP/hand.yaml"
 expect_ok "hand-written block: run" "$TPSIM" run "$TMP/hand.yaml" --tp 4 --steps 1
 check "hand-written block: marked" grep -q "^domain     \*\* OUTSIDE what eager-host-dispatch was tested on: the validated: block was not written by tpsim validate --write-domain \*\*$" "$TMP/out"
-check "hand-written block: the statement says so" grep -q "(hand-written, not by tpsim validate --write-domain))$" "$TMP/out"
+check "hand-written block: the statement says so" match "$TMP/out" "\(hand-written, not by tpsim validate --write-domain\)\)$"
 finish

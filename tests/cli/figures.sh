@@ -28,7 +28,7 @@ fail2_after_report() {
 whole() { # DIR FIG: the four files, the images whole
     for e in dat gp png svg; do check "$2.$e written" test -s "$1/$2.$e"; done
     check "$2.png is a PNG" test "$(head -c 4 "$1/$2.png" | tail -c 3)" = PNG
-    check "$2.svg ends" grep -q '</svg>' "$1/$2.svg"
+    check "$2.svg ends" has "$1/$2.svg" '</svg>'
     check "$2: no staging left" test -z "$(ls -A "$1" | grep '^\.plot')"
 }
 
@@ -64,7 +64,7 @@ check "sweep: no -o file when the figure is refused" test ! -e "$TMP/in.csv"
 expect_ok "allreduce --plot" "$TPSIM" allreduce --tp 8 --log $LOG --plot "$TMP/ar" --format json
 cp "$TMP/out" "$TMP/ar.json"
 whole "$TMP/ar" allreduce_latency
-check "allreduce figure: log-log" grep -q 'set logscale y' "$TMP/ar/allreduce_latency.gp"
+check "allreduce figure: log-log" has "$TMP/ar/allreduce_latency.gp" 'set logscale y'
 pyq "allreduce figure: modelled and measured are the JSON's" "$TMP/ar/allreduce_latency.dat" "$TMP/ar.json" <<'PY'
 import json, sys
 blocks = [b for b in open(sys.argv[1]).read().split("\n\n\n") if b.strip()]

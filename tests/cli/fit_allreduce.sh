@@ -5,20 +5,21 @@ LOG=tests/data/h100-8gpu-ring-all_reduce_perf.out
 
 # --- the real log, text ---------------------------------------------------------------------
 if expect_ok "text fit" "$TPSIM" fit-allreduce "$LOG"; then
-    check "text names k=8" grep -q 'k=8' "$TMP/out"
-    check "text has the linear row" grep -Eq '^linear +all +[0-9.]+ +[0-9.]+ +0\.99' "$TMP/out"
-    check "text has pieces" grep -Eq '^  piece 2 ' "$TMP/out"
-    check "text has band bias" grep -q 'band bias' "$TMP/out"
+    check "text names k=8" has "$TMP/out" 'k=8'
+    check "text has the linear row" match "$TMP/out" '^linear +all +[0-9.]+ +[0-9.]+ +0\.99'
+    check "text has pieces" match "$TMP/out" '^  piece 2 '
+    check "text has band bias" has "$TMP/out" 'band bias'
 fi
 
 # --- JSON -----------------------------------------------------------------------------------
 if expect_ok "json fit" "$TPSIM" fit-allreduce "$LOG" --format json --weight rel; then
     for key in lambda_us beta_gbps r2 tp n_points band_bias_pct piecewise pieces; do
-        check "json has $key" grep -q "\"$key\":" "$TMP/out"
+        check "json has $key" has "$TMP/out" "\"$key\":"
     done
-    check "json tp is 8" grep -q '"tp":8,' "$TMP/out"
-    check "json n_points is 14" grep -q '"n_points":14,' "$TMP/out"
-    check "json is one line" test "$(wc -l <"$TMP/out")" -eq 1
+    check "json tp is 8" has "$TMP/out" '"tp":8,'
+    check "json n_points is 14" has "$TMP/out" '"n_points":14,'
+    line_count n "$TMP/out"
+    check "json is one line" test "$n" -eq 1
     if command -v python3 >/dev/null; then
         cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
         pyq "json parses" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
@@ -30,7 +31,7 @@ fi
 
 # --- range and sizes ------------------------------------------------------------------------
 if expect_ok "whole range" "$TPSIM" fit-allreduce "$LOG" --min 8 --max 8G --format json; then
-    check "whole range has 31 points" grep -q '"n_points":31,' "$TMP/out"
+    check "whole range has 31 points" has "$TMP/out" '"n_points":31,'
 fi
 expect_ok "sizes with suffixes" "$TPSIM" fit-allreduce "$LOG" --min=1M --max 1GiB
 
@@ -38,19 +39,19 @@ expect_ok "sizes with suffixes" "$TPSIM" fit-allreduce "$LOG" --min=1M --max 1Gi
 CAL="$TMP/cal.yaml"
 if expect_ok "write linear" "$TPSIM" fit-allreduce "$LOG" -o "$CAL" --hardware "H100 SXM" --fit linear; then
     check "file written" test -s "$CAL"
-    check "file kind" grep -qx 'kind: allreduce-calibration' "$CAL"
-    check "file fit linear" grep -qx 'fit: linear' "$CAL"
-    check "file tp" grep -qx 'tp: 8' "$CAL"
-    check "file hardware" grep -qx 'hardware: H100 SXM' "$CAL"
-    check "file lambda" grep -Eqx 'lambda_us: [0-9]+\.[0-9]+' "$CAL"
-    check "file beta" grep -Eqx 'beta_gbps: [0-9]+\.[0-9]+' "$CAL"
-    check "linear file has no pieces" bash -c "! grep -q '^pieces:' '$CAL'"
+    check "file kind" has_line "$CAL" 'kind: allreduce-calibration'
+    check "file fit linear" has_line "$CAL" 'fit: linear'
+    check "file tp" has_line "$CAL" 'tp: 8'
+    check "file hardware" has_line "$CAL" 'hardware: H100 SXM'
+    check "file lambda" match "$CAL" '^(lambda_us: [0-9]+\.[0-9]+)$'
+    check "file beta" match "$CAL" '^(beta_gbps: [0-9]+\.[0-9]+)$'
+    check "linear file has no pieces" not match "$CAL" '^pieces:'
 fi
 if expect_ok "write piecewise" "$TPSIM" fit-allreduce "$LOG" -o "$CAL" --fit piecewise; then
-    check "file fit piecewise" grep -qx 'fit: piecewise' "$CAL"
-    check "file has pieces" grep -qx 'pieces:' "$CAL"
-    check "file keeps the linear lambda" grep -Eqx 'lambda_us: [0-9.]+' "$CAL"
-    check "no temp file left" bash -c "! ls -A '$TMP' | grep -q tmp"
+    check "file fit piecewise" has_line "$CAL" 'fit: piecewise'
+    check "file has pieces" has_line "$CAL" 'pieces:'
+    check "file keeps the linear lambda" match "$CAL" '^(lambda_us: [0-9.]+)$'
+    check "no temp file left" not has_entry "$TMP" '*tmp*'
 fi
 
 # --- a CSV of our own format, k from --tp ---------------------------------------------------
@@ -58,21 +59,18 @@ CSV="$TMP/sweep.csv"
 {
     echo '# tool: tpsim-nccl-sweep'
     echo 'bytes,count,time_us_mean,time_us_min,algbw_gbps,busbw_gbps'
-    b=32768
-    while [ "$b" -le 268435456 ]; do
-        awk -v b="$b" 'BEGIN { t = 22 + b / 310e3; printf "%d,%d,%.3f,%.3f,%.2f,%.2f\n", b, b / 2, t, t * 0.99, b / t / 1e3, b / t / 1e3 }'
-        b=$((b * 2))
-    done
+    awk 'BEGIN { for (b = 32768; b <= 268435456; b *= 2) { t = 22 + b / 310e3
+        printf "%d,%d,%.3f,%.3f,%.2f,%.2f\n", b, b / 2, t, t * 0.99, b / t / 1e3, b / t / 1e3 } }'
 } >"$CSV"
 if expect_ok "csv with --tp" "$TPSIM" fit-allreduce "$CSV" --tp 2 --format json; then
-    check "csv lambda 22" grep -Eq '"lambda_us":(21\.9|22[,.])' "$TMP/out"
-    check "csv beta 310" grep -Eq '"beta_gbps":(309\.9|310)' "$TMP/out"
+    check "csv lambda 22" match "$TMP/out" '"lambda_us":(21\.9|22[,.])'
+    check "csv beta 310" match "$TMP/out" '"beta_gbps":(309\.9|310)'
 fi
 expect_fail2 "csv without --tp" 'sweep\.csv:2: .*--tp' "$TPSIM" fit-allreduce "$CSV"
 
 # --- bad input: status 2, one line, nothing on stdout, no file -------------------------------
 BAD="$TMP/bad.yaml"
-no_file() { check "$1: no output file" test ! -e "$BAD"; check "$1: no temp file" bash -c "! ls -A '$TMP' | grep -q '^\.bad'"; }
+no_file() { check "$1: no output file" test ! -e "$BAD"; check "$1: no temp file" not has_entry "$TMP" '.bad*'; }
 expect_fail2 "mixed k via --tp" "$LOG:6: .*mixed k" "$TPSIM" fit-allreduce "$LOG" --tp 4 -o "$BAD"
 no_file "mixed k"
 for f in tests/data/arfit-bad-*; do
@@ -98,7 +96,7 @@ no_file "option errors"
 # an error must leave an existing file as it was
 echo 'kind: allreduce-calibration # old' >"$BAD"
 expect_fail2 "keeps old file" 'mixed k' "$TPSIM" fit-allreduce "$LOG" --tp 2 -o "$BAD"
-check "old file untouched" grep -q '# old' "$BAD"
+check "old file untouched" has "$BAD" '# old'
 
 # --- strict parsing: each refusal names its line (tests/data/README.md lists the defects) ----
 refuse() { expect_fail2 "$1" "^tpsim: tests/data/arfit-bad-$1\.out:$2: $3" "$TPSIM" fit-allreduce "tests/data/arfit-bad-$1.out"; }
@@ -116,7 +114,7 @@ sed 's/^# Avg bus bandwidth.*/# Test FAILED at line 42/' "$LOG" >"$TMP/failed.ou
 expect_fail2 "Test FAILED line" "failed.out:50: the run reports a failure" "$TPSIM" fit-allreduce "$TMP/failed.out"
 # validation off: #wrong N/A is not a failure
 sed -E 's/^( +[0-9]+ +[0-9]+ +float +sum +-1 +[0-9.]+ +[0-9.]+ +[0-9.]+) +0 /\1    N\/A /' "$LOG" >"$TMP/na.out"
-check "fixture: N/A in #wrong" grep -q "N/A" "$TMP/na.out"
+check "fixture: N/A in #wrong" has "$TMP/na.out" "N/A"
 expect_ok "#wrong N/A accepted" "$TPSIM" fit-allreduce "$TMP/na.out"
 
 # --- both time columns: --column oop|ip|min, and the report says which -----------------------
@@ -147,9 +145,9 @@ slope = sum((xi - mx) * (ti - mt) for xi, ti in zip(x, t)) / sum((xi - mx) ** 2 
 assert d["column"] == "min" and abs(d["lambda_us"] - (mt - slope * mx)) < 1e-3 * d["lambda_us"], d
 PY
 expect_ok "column text" "$TPSIM" fit-allreduce "$LOG" --column min
-check "text names the column" grep -q "column min of out-of-place and in-place" "$TMP/out"
+check "text names the column" has "$TMP/out" "column min of out-of-place and in-place"
 expect_ok "column oop default" "$TPSIM" fit-allreduce "$LOG"
-check "text names the default column" grep -q "column out-of-place" "$TMP/out"
+check "text names the default column" has "$TMP/out" "column out-of-place"
 expect_fail2 "column bad" "--column 'both' is not oop, ip or min" "$TPSIM" fit-allreduce "$LOG" --column both
 printf 'bytes,count,time_us_mean,time_us_min,algbw_gbps,busbw_gbps\n' >"$TMP/ip.csv"
 printf '# tp: 2\n' >>"$TMP/ip.csv"
@@ -168,14 +166,14 @@ assert d["output"] == sys.argv[2] and "fit" not in d, d  # chosen_fit names it, 
 assert ("fit: %s\n" % want) in open(sys.argv[2]).read()
 PY
 expect_ok "--fit overrides BIC" "$TPSIM" fit-allreduce "$LOG" -o "$TMP/lin.yaml" --fit linear
-check "linear written on request" grep -qx "fit: linear" "$TMP/lin.yaml"
-check "report says why" grep -q "chosen fit: linear (--fit)" "$TMP/out"
+check "linear written on request" has_line "$TMP/lin.yaml" "fit: linear"
+check "report says why" has "$TMP/out" "chosen fit: linear (--fit)"
 
 # --- the decode-band warning: on stderr, the run still succeeds ------------------------------
 "$TPSIM" fit-allreduce "$LOG" --min 8 --max 8G --fit linear >"$TMP/out" 2>"$TMP/err"; rc=$?
 check "band warning: status 0" test "$rc" -eq 0
-check "band warning text" grep -q "^tpsim: warning: the linear fit (--fit) is +20.7% off the measured times at 32-256 KiB.*the piecewise fit is -0.2%" "$TMP/err"
-check "band warning: report still on stdout" grep -q "^linear" "$TMP/out"
+check "band warning text" match "$TMP/err" "^tpsim: warning: the linear fit \(--fit\) is \+20.7% off the measured times at 32-256 KiB.*the piecewise fit is -0.2%"
+check "band warning: report still on stdout" match "$TMP/out" "^linear"
 "$TPSIM" fit-allreduce "$LOG" --min 8 --max 8G >"$TMP/out" 2>"$TMP/err"
 check "no warning when the chosen fit is within 10%" test ! -s "$TMP/err"
 "$TPSIM" fit-allreduce "$LOG" >"$TMP/out" 2>"$TMP/err"
@@ -183,7 +181,7 @@ check "no warning at the default range (linear +1.5%)" test ! -s "$TMP/err"
 
 # --- the tuner fit: its block drives nccl-tuner ---------------------------------------------
 expect_ok "tuner fit" "$TPSIM" fit-allreduce "$LOG" --tuner 2.26.2 --hardware "H100 SXM" -o "$TMP/tuner.yaml"
-check "tuner block written" grep -q '^tuner:' "$TMP/tuner.yaml"
+check "tuner block written" match "$TMP/tuner.yaml" '^tuner:'
 expect_fail2 "tuner version unknown" "--tuner '2.99.0' is not in the tuner table, expected one of 2.21.5" \
     "$TPSIM" fit-allreduce "$LOG" --tuner 2.99.0
 expect_fail2 "tuner nvls without bandwidth" "--algos nvls needs --nvls-busbw" \
@@ -203,9 +201,9 @@ assert t["algos_mask"] == 1 | 2 | 4, t   # Tree, Ring, NVLS have bandwidth; Coll
 
 PY
 expect_ok "tuning log text" "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TUN"
-check "table latencies match the 2.27.3 constants (1-decimal print)" grep -q "differ from NCCL 2.27.3's formula by at most 0.0[0-5] us" "$TMP/out"
+check "table latencies match the 2.27.3 constants (1-decimal print)" match "$TMP/out" "differ from NCCL 2.27.3's formula by at most 0.0[0-5] us"
 expect_ok "tuning log block" "$TPSIM" fit-allreduce "$LOG" --tuner 2.27.3 --tuning-log "$TUN" -o "$TMP/tun.yaml" --hardware "H100 SXM"
-check "block: algorithms and NVLS bandwidth" bash -c "grep -q 'algorithms: \[tree, ring, nvls\]' '$TMP/tun.yaml' && grep -q 'nvls_busbw_gbps: 480.000' '$TMP/tun.yaml'"
+check "block: algorithms and NVLS bandwidth" eval "has '$TMP/tun.yaml' 'algorithms: [tree, ring, nvls]' && has '$TMP/tun.yaml' 'nvls_busbw_gbps: 480.000'"
 expect_ok "the block drives nccl-tuner" "$TPSIM" allreduce --tp 8 --calib "$TMP/tun.yaml" --model nccl-tuner --sizes 16K,2M --format json &&
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "16K Ring LL, 2M NVLS Simple (the crossover is at 1.0 MB)" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'

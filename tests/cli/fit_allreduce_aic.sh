@@ -68,11 +68,11 @@ open(sys.argv[2], "w").write("\n".join(out))
 PY
 if expect_ok "synthetic" "$TPSIM" fit-allreduce "$TMP/syn.csv" --aic h200_sxm "${AIC[@]}" --tp 4 \
     --hardware "H200 SXM"; then
-    check "one-stage 3 us, 80 GB/s" grep -Eq 'one-stage +3\.000 us +80\.00 GB/s' "$TMP/out"
-    check "two-stage 6 us, 160 GB/s" grep -Eq 'two-stage +6\.000 us +160\.00 GB/s' "$TMP/out"
-    check "symm-mem 11 us, 250 GB/s" grep -Eq 'symm-mem +11\.000 us +250\.00 GB/s' "$TMP/out"
+    check "one-stage 3 us, 80 GB/s" match "$TMP/out" 'one-stage +3\.000 us +80\.00 GB/s'
+    check "two-stage 6 us, 160 GB/s" match "$TMP/out" 'two-stage +6\.000 us +160\.00 GB/s'
+    check "symm-mem 11 us, 250 GB/s" match "$TMP/out" 'symm-mem +11\.000 us +250\.00 GB/s'
     # eager = graph + 20 us wherever graph <= eager / 2, i.e. graph <= 20 us
-    check "dispatch 20 us" grep -q 'eager dispatch (custom path, host per call) 20.00 us' "$TMP/out"
+    check "dispatch 20 us" has "$TMP/out" 'eager dispatch (custom path, host per call) 20.00 us'
 fi
 
 # --- bad tables: one defect each on a copy, refused at its line -----------------------------

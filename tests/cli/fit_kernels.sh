@@ -6,14 +6,14 @@ V7=tests/data/vidur-h100/llama-2-7b-mlp.csv
 ATT=tests/data/attention-h100/decode.csv
 
 expect_ok "fit text" "$TPSIM" fit-kernels "$V70" "$ATT"
-check "fit text names the gemm law" grep -Eq '^gemm +4176 +4 +tiled' "$TMP/out"
-check "fit text: the norms' law is the latency floor" grep -Eq '^norm +2088 +4 +floor' "$TMP/out"
-check "fit text: held-out by TP degree" grep -Eq '^  gemm +tp1 +[0-9.]+ +tp2 +[0-9.]+ +tp4 +[0-9.]+ +tp8 +[0-9.]+$' "$TMP/out"
+check "fit text names the gemm law" match "$TMP/out" '^gemm +4176 +4 +tiled'
+check "fit text: the norms' law is the latency floor" match "$TMP/out" '^norm +2088 +4 +floor'
+check "fit text: held-out by TP degree" match "$TMP/out" '^  gemm +tp1 +[0-9.]+ +tp2 +[0-9.]+ +tp4 +[0-9.]+ +tp8 +[0-9.]+$'
 expect_ok "fit json" "$TPSIM" fit-kernels "$V70" "$ATT" --format json
-check "json has the gemm class" grep -q '"gemm":{"law":"tiled"' "$TMP/out"
-check "json held-out by fold" grep -q '"heldout_by_fold":{"1":' "$TMP/out"
+check "json has the gemm class" has "$TMP/out" '"gemm":{"law":"tiled"'
+check "json held-out by fold" has "$TMP/out" '"heldout_by_fold":{"1":'
 expect_ok "fit -o" "$TPSIM" fit-kernels "$V70" "$ATT" --hardware "H100 SXM" -o "$TMP/k.yaml"
-check "calibration written" grep -q '^kind: kernel-calibration' "$TMP/k.yaml"
+check "calibration written" match "$TMP/k.yaml" '^kind: kernel-calibration'
 # the bundled calibration is what the command writes from the bundled profiles plus the FP8
 # GEMMs of AIConfigurator's H100 table (models/kernels/README.md), which lives in the shared
 # data beside the repository, not in it: without that table, the classes from the bundled
@@ -22,6 +22,7 @@ AIC=../shared/data/aiconfigurator/h100-sxm-gemm-vllm-0.19.0.csv
 if [ -f "$AIC" ]; then
     expect_ok "fit -o with the FP8 GEMMs" "$TPSIM" fit-kernels "$V70" "$ATT" "$AIC@gemm_fp8" \
         --hardware "H100 SXM" -o "$TMP/h100-sxm.yaml"
+    # (tests/cli/fingerprint.sh's checks of the bundled file's fingerprint rest on this one)
     check "bundled calibration is reproducible" cmp -s "$TMP/h100-sxm.yaml" models/kernels/h100-sxm.yaml
     check "bundled FP8 grid is reproducible" cmp -s "$TMP/h100-sxm.gemm_fp8.csv" \
         models/kernels/h100-sxm.gemm_fp8.csv
@@ -37,10 +38,10 @@ assert not missing, missing
 PY
 fi
 expect_ok "test 7B" "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/k.yaml"
-check "test has per-TP columns" grep -Eq '^class +law +all +tp1 +tp2 +tp4 +tp8' "$TMP/out"
-check "test prices gemm" grep -Eq '^gemm +tiled ' "$TMP/out"
+check "test has per-TP columns" match "$TMP/out" '^class +law +all +tp1 +tp2 +tp4 +tp8'
+check "test prices gemm" match "$TMP/out" '^gemm +tiled '
 expect_ok "test json" "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/k.yaml" --format json
-check "test json per tp" grep -q '"by_tp":{"1":' "$TMP/out"
+check "test json per tp" has "$TMP/out" '"by_tp":{"1":'
 
 head -3 "$V70" > "$TMP/ok.csv"
 sed '2s/,0\.112,/,nan,/' "$TMP/ok.csv" > "$TMP/nan.csv"
@@ -109,7 +110,7 @@ expect_fail2 "copied class has no fit quality" \
     "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/frommape.yaml"
 PROBE=tests/data/kfit/probe-synthetic.yaml
 expect_ok "probe output" "$TPSIM" fit-kernels "$PROBE" --format json
-check "probe: three gemm samples" grep -q '"samples":3' "$TMP/out"
+check "probe: three gemm samples" has "$TMP/out" '"samples":3'
 sed 's/gemv_tp2_qkv_proj_b1_gbps/gemv_tp2_qkv_b1_gbps/' "$PROBE" > "$TMP/p.yaml"
 expect_fail2 "probe: unknown layer" 'p.yaml:[0-9]+:[0-9]+: measured.gemv_tp2_qkv_b1_gbps: expected a key gemv_tpK_LAYER_bB_gbps' "$TPSIM" fit-kernels "$TMP/p.yaml"
 sed 's/gemv_tp2_qkv_proj_b1_gbps: 2500.0/gemv_tp2_qkv_proj_b1_gbps: fast/' "$PROBE" > "$TMP/p2.yaml"
@@ -174,8 +175,8 @@ check "no listing left on failure" test ! -e "$TMP/none.csv"
 # NVIDIA AIConfigurator's tables (tests/data/aic/): read, provenance kept, bad tables refused
 AG=tests/data/aic/h100-gemm-subset.csv
 expect_ok "aic gemm fit" "$TPSIM" fit-kernels "$AG" tests/data/aic/h100-gen-attention-subset.csv
-check "aic: gemm and gemm_fp8 fitted" grep -Eq '^gemm_fp8 +32 +2 ' "$TMP/out"
-check "aic: held out by shape group" grep -Eq '^  gemm +shapes[0-9]' "$TMP/out"
+check "aic: gemm and gemm_fp8 fitted" match "$TMP/out" '^gemm_fp8 +32 +2 '
+check "aic: held out by shape group" match "$TMP/out" '^  gemm +shapes[0-9]'
 sed '6s/^bfloat16,/fp16,/;6s/^fp8,/fp16,/' "$AG" > "$TMP/dt.csv"
 expect_fail2 "aic bad dtype" "dt.csv:6: gemm_dtype 'fp16', expected bfloat16, fp8 or fp8_block" \
     "$TPSIM" fit-kernels "$TMP/dt.csv"
@@ -204,7 +205,7 @@ expect_ok "aic -o with a grid" "$TPSIM" fit-kernels "$AG" tests/data/aic/h100-ge
 check "aic: an unreadable row is the fallback's" awk '/^  gemm: \{const/ {
     s = $0; sub(/.*smooth: /, "", s); sub(/,.*/, "", s); g = $0; sub(/.*grid: /, "", g)
     sub(/\}.*/, "", g); ok = s == g && g != "100.00" } END { exit !ok }' "$TMP/a.yaml"
-check "aic: provenance kept" grep -q '095f58a51c4ca8e61b66ec108d86f223f8d559ce' "$TMP/a.yaml"
+check "aic: provenance kept" has "$TMP/a.yaml" '095f58a51c4ca8e61b66ec108d86f223f8d559ce'
 expect_ok "aic calibration prices Vidur's 7B" "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/a.yaml"
 expect_fail2 "aic @ bad class" "'gemv' is no class" "$TPSIM" fit-kernels "$AG@gemv"
 

@@ -29,7 +29,7 @@ EOF
 # 4096 x (16+8)*128 ...: 8190427136 B a rank, tests/test_hfarch.c)
 twin q3twin 36 4096 32 8 128 12288 151936 false
 expect_ok "Qwen3-8B by name" "$TPSIM" run $S --tp 2 --set model=Qwen3-8B --format json
-check "Qwen3-8B: its name" grep -q '"model": "Qwen3-8B"' "$TMP/out"
+check "Qwen3-8B: its name" has "$TMP/out" '"model": "Qwen3-8B"'
 check "Qwen3-8B: 8190427136 B a rank" test "$(num weights_gb_per_rank)" = 8.190427136
 q3ops=$(num ops_per_step)
 expect_ok "Qwen3-8B twin" "$TPSIM" run $S --tp 2 --set "model=$TMP/q3twin.yaml" --format json
@@ -71,11 +71,11 @@ check "phi-4: the twin's output" cmp -s "$TMP/phi4" "$TMP/out"
 mean() { sed -n 's/^    "mean": \([0-9.]*\),$/\1/p' "$TMP/out" | head -1; }
 expect_ok "gemma maxplus" "$TPSIM" run $S --tp 4 --mode graphs --set model=gemma-2-9b-it \
     --format json
-check "gemma: max-plus engine" grep -q '"name": "maxplus"' "$TMP/out"
+check "gemma: max-plus engine" has "$TMP/out" '"name": "maxplus"'
 mp=$(mean)
 expect_ok "gemma event engine" "$TPSIM" run $S --tp 4 --mode graphs --set model=gemma-2-9b-it \
     --format json --trace "$TMP/g2.json"
-check "gemma: event engine with a trace" grep -q '"name": "events"' "$TMP/out"
+check "gemma: event engine with a trace" has "$TMP/out" '"name": "events"'
 check "gemma: both engines, one step time" test -n "$mp" -a "$mp" = "$(mean)"
 check "gemma: the trace names the soft-cap" grep -q '"logits_softcap"' "$TMP/g2.json"
 
@@ -90,7 +90,7 @@ expect_ok "--model NAME over --set" "$TPSIM" run $S --tp 2 --set model=phi-4 --m
 check "--model NAME: --set model='s output" cmp -s "$TMP/setmodel" "$TMP/out"
 (cd "$TMP" && cp "$OLDPWD/models/hf/Qwen3-8B.json" q3.json &&
     "$OLDPWD/$TPSIM" run "$OLDPWD/$S" --tp 2 --model q3.json --format json >"$TMP/out2")
-check "--model q3.json in another folder" grep -q '"model": "q3"' "$TMP/out2"
+check "--model q3.json in another folder" has "$TMP/out2" '"model": "q3"'
 expect_fail2 "--model twice" "^tpsim: --model phi-4: a second model, expected one$" \
     "$TPSIM" run $S --model Qwen3-8B --model phi-4
 expect_fail2 "--model missing file" "^tpsim: --model: .*/models/hf/nope\.json: cannot open" \
@@ -118,8 +118,8 @@ check "gemma-2-9b-it as published: no note" test ! -s "$TMP/err"
 Q72=tests/data/hf/Qwen2.5-72B-Instruct-yarn.json
 expect_ok "Qwen2.5-72B yarn, ctx 131072" "$TPSIM" run $S --tp 8 --ctx 131072 --model $Q72 \
     --format json
-check "Qwen2.5-72B: 72706203648 parameters" grep -q '"params_total": 72706203648,' "$TMP/out"
-check "Qwen2.5-72B: dense, all active" grep -q '"params_active": 72706203648,' "$TMP/out"
+check "Qwen2.5-72B: 72706203648 parameters" has "$TMP/out" '"params_total": 72706203648,'
+check "Qwen2.5-72B: dense, all active" has "$TMP/out" '"params_active": 72706203648,'
 expect_fail2 "Qwen2.5-72B yarn, ctx 131073" \
     "Qwen2.5-72B-Instruct-yarn\.json:12:3: max_position_embeddings: .* at most 131072 positions" \
     "$TPSIM" run $S --tp 8 --ctx 131073 --model $Q72
@@ -133,8 +133,8 @@ tot=$((94 * (attn + 2 * H + H * 128 + 128 * exp) + 2 * V * H + H))
 act=$((94 * (attn + 2 * H + H * 128 + 8 * exp) + 2 * V * H + H))
 expect_ok "Qwen3-235B-A22B" "$TPSIM" run $S --tp 8 --model tests/data/hf/Qwen3-235B-A22B.json \
     --format json
-check "Qwen3-235B-A22B: $tot parameters" grep -q "\"params_total\": $tot," "$TMP/out"
-check "Qwen3-235B-A22B: $act active" grep -q "\"params_active\": $act," "$TMP/out"
+check "Qwen3-235B-A22B: $tot parameters" has "$TMP/out" "\"params_total\": $tot,"
+check "Qwen3-235B-A22B: $act active" has "$TMP/out" "\"params_active\": $act,"
 expect_ok "Qwen3-235B-A22B text" "$TPSIM" run $S --tp 8 --model tests/data/hf/Qwen3-235B-A22B.json
 check "Qwen3-235B-A22B text: total and active" grep -qx \
     "model      235.09 B parameters, 22.19 B active per token (8 of 128 experts a token)" \

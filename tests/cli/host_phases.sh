@@ -12,13 +12,18 @@ for p in schedule broadcast prepare_inputs sampler_sync output_processing; do
 done
 ZERO+=(--set host.phases.prepare_inputs.per_seq_us=0 --set host.phases.output_processing.per_seq_us=0)
 
-step() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_ms"]["mean"])' "$TMP/out"; }
+# keep NAME: $TMP/out (a run's JSON) kept as $TMP/run-NAME.json for the queued checks, which
+# read its mean step with STEP's step(NAME) (one Python for them all)
+keep() { cp "$TMP/out" "$TMP/run-$1.json"; }
+STEP='import json, sys
+step = lambda name: json.load(open("%s/run-%s.json" % (sys.argv[1], name)))["step_ms"]["mean"]'
 for b in 1 16; do
-    expect_ok "phases b$b" "$TPSIM" run "$S" --batch $b --format json && with=$(step)
-    expect_ok "no phases b$b" "$TPSIM" run "$S" --batch $b --format json "${ZERO[@]}" && without=$(step)
-    pyq "serialised b$b: step grows by the phases' sum" "$P" "$b" "$with" "$without" <<'PY'
-import re, sys
-path, b, w, wo = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+    expect_ok "phases b$b" "$TPSIM" run "$S" --batch $b --format json && keep with$b
+    expect_ok "no phases b$b" "$TPSIM" run "$S" --batch $b --format json "${ZERO[@]}" && keep without$b
+    pyq "serialised b$b: step grows by the phases' sum" "$TMP" "$P" "$b" <<PY
+$STEP
+import re
+path, b, w, wo = sys.argv[2], int(sys.argv[3]), step("with$b"), step("without$b")
 total = 0.0
 for line in open(path):
     m = re.match(r"\s+(schedule|broadcast|prepare_inputs|sampler_sync|output_processing): \{(.*)\}", line)
@@ -29,18 +34,25 @@ assert total > 2000, total                      # the scenario has ms of phases
 assert abs((w - wo) - total / 1000) < 1e-6, (w, wo, total)
 PY
     expect_ok "overlapped b$b" "$TPSIM" run "$S" --batch $b --format json --set execution.host_phases=overlapped &&
-        over=$(step)
-    check "overlapped b$b: hidden behind the GPU" python3 -c "assert abs($over - $without) < 1e-9, ($over, $without)"
+        keep over$b
+    pyq "overlapped b$b: hidden behind the GPU" "$TMP" <<PY
+$STEP
+over, without = step("over$b"), step("without$b")
+assert abs(over - without) < 1e-9, (over, without)
+PY
 done
 # overlapped phases longer than the GPU's step: only the excess shows
 expect_ok "overlapped, 40 ms schedule" "$TPSIM" run "$S" --format json --set execution.host_phases=overlapped \
-    --set host.phases.schedule.mean_us=40000 && big=$(step)
+    --set host.phases.schedule.mean_us=40000 && keep big
 expect_ok "serialised, 40 ms schedule" "$TPSIM" run "$S" --format json --set host.phases.schedule.mean_us=40000 &&
-    bigser=$(step)
-check "overlapped: step = launches + phases, below serialised by the GPU's time" python3 -c "
+    keep bigser
+pyq "overlapped: step = launches + phases, below serialised by the GPU's time" "$TMP" <<PY
+$STEP
+big, bigser = step("big"), step("bigser")
 tot = 40 + 0.87 + 0.319125 + 0.2
-assert tot < $big < tot + 1.0, $big       # the host's launches before the phases: under 1 ms
-assert $bigser - $big > 10, ($bigser, $big)"
+assert tot < big < tot + 1.0, big       # the host's launches before the phases: under 1 ms
+assert bigser - big > 10, (bigser, big)
+PY
 expect_ok "json names the phases" "$TPSIM" run "$S" --format json --batch 16
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "json host_phases" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
@@ -51,9 +63,9 @@ assert abs(h["ms"]["output_processing"] - (0.09677 + 0.10323 * 16)) < 1e-9 and a
 
 PY
 expect_ok "text names the phases" "$TPSIM" run "$S"
-check "text host phases line" grep -q "^host phases serialised per step (ms at batch 1): schedule 0.870 + broadcast 0.870 + prepare_inputs 0.319 + sampler_sync 0.000 + output_processing 0.200 = 2.259$" "$TMP/out"
+check "text host phases line" has_line "$TMP/out" "host phases serialised per step (ms at batch 1): schedule 0.870 + broadcast 0.870 + prepare_inputs 0.319 + sampler_sync 0.000 + output_processing 0.200 = 2.259"
 expect_ok "no phases, no line" "$TPSIM" run scenarios/paper-additive.yaml
-check "paper-additive has no phases line" bash -c "! grep -q '^host phases' '$TMP/out'"
+check "paper-additive has no phases line" not match "$TMP/out" '^host phases'
 
 # validate: a phase number nobody declared is refused at its line (written inline here)
 python3 - "$S" "$P" "$TMP/undeclared.yaml" <<'PY'
@@ -67,9 +79,13 @@ PY
 sed -i "s|\.\./models|$PWD/models|g" "$TMP/undeclared.yaml"
 expect_fail2 "undeclared phase" "undeclared.yaml:[0-9]+:[0-9]+: host.phases.schedule.mean_us: a number the grid could inform is neither fitted" \
     "$TPSIM" validate "$TMP/undeclared.yaml" --grid validate/h100-ctx2048.csv
-expect_ok "inline phases run" "$TPSIM" run "$TMP/undeclared.yaml" --batch 16 --format json && inl=$(step)
-expect_ok "file phases run" "$TPSIM" run "$S" --batch 16 --format json && fil=$(step)
-check "inline phases = the file's" python3 -c "assert $inl == $fil, ($inl, $fil)"
+expect_ok "inline phases run" "$TPSIM" run "$TMP/undeclared.yaml" --batch 16 --format json && keep inl
+expect_ok "file phases run" "$TPSIM" run "$S" --batch 16 --format json && keep fil
+pyq "inline phases = the file's" "$TMP" <<PY
+$STEP
+inl, fil = step("inl"), step("fil")
+assert inl == fil, (inl, fil)
+PY
 
 # the host-phase file (phases:): its numbers sourced or assumed in the file, carried to validate
 EHD="$TMP/ehd-phases.yaml"   # eager-host-dispatch naming the file (once)
@@ -77,7 +93,7 @@ sed "s|\.\./models|$PWD/models|g" scenarios/eager-host-dispatch.yaml >"$EHD"
 sed -i "s|^engine: .*|phases: $PWD/$P|" "$EHD"
 expect_ok "validate lists the file's declarations" "$TPSIM" validate "$EHD" \
     --grid validate/h100-ctx2048.csv --within
-check "an assumed phase gets a sensitivity row" grep -q "host.phases.schedule.mean_us" "$TMP/out"
+check "an assumed phase gets a sensitivity row" has "$TMP/out" "host.phases.schedule.mean_us"
 cp "$P" "$TMP/p-undecl.yaml"
 sed -i '/key: phases.broadcast.mean_us/d' "$TMP/p-undecl.yaml"
 sed "s|^phases: .*|phases: $TMP/p-undecl.yaml|; s|\.\./models|$PWD/models|g" "$S" >"$TMP/s-undecl.yaml"
@@ -126,24 +142,32 @@ expect_fail2 "phases_declared by --set: refused" "^tpsim: --set:1:1: phases_decl
     "$TPSIM" run "$S" --set phases_declared.0.note=forged
 # --set phases=FILE swaps the host model: a file with the schedule at 10 ms adds 9.13 ms
 sed 's/  schedule: {dist: constant, mean_us: 870}/  schedule: {dist: constant, mean_us: 10000}/' "$P" >"$TMP/p-slow.yaml"
-expect_ok "--set phases=" "$TPSIM" run "$S" --format json --set "phases=$TMP/p-slow.yaml" && slow=$(step)
-expect_ok "the file's own" "$TPSIM" run "$S" --format json && base=$(step)
-check "--set phases= names the spliced file" python3 -c "assert abs(($slow - $base) - 9.13) < 1e-9, ($slow, $base)"
-expect_ok "--set over the file's phase" "$TPSIM" run "$S" --format json --set host.phases.schedule.mean_us=10000 && over=$(step)
-check "--set beats the phase file" python3 -c "assert abs($over - $slow) < 1e-12, ($over, $slow)"
+expect_ok "--set phases=" "$TPSIM" run "$S" --format json --set "phases=$TMP/p-slow.yaml" && keep slow
+expect_ok "the file's own" "$TPSIM" run "$S" --format json && keep base
+pyq "--set phases= names the spliced file" "$TMP" <<PY
+$STEP
+slow, base = step("slow"), step("base")
+assert abs((slow - base) - 9.13) < 1e-9, (slow, base)
+PY
+expect_ok "--set over the file's phase" "$TPSIM" run "$S" --format json --set host.phases.schedule.mean_us=10000 && keep setover
+pyq "--set beats the phase file" "$TMP" <<PY
+$STEP
+over, slow = step("setover"), step("slow")
+assert abs(over - slow) < 1e-12, (over, slow)
+PY
 
 # one host model for both modes: every hypothesis and graph what-if names the same file and
 # runs vLLM's all-reduce, and an eager and a graph run of them pay the same phases at a batch
 # (V0 for the eager hypotheses and the registered V0-era predictions' vllm-graphs; the what-ifs,
 # cuda-graphs and the atlas, run the vLLM of today, V1)
 for scn in eager-host-dispatch eager-straggler eager-broadcast vllm-graphs; do
-    check "$scn names the shared host model" grep -Eq '^engine: \.\./models/host/vllm-v0\.yaml( |$)' "scenarios/$scn.yaml"
-    check "$scn runs auto" grep -Eq '^  allreduce: auto( |$)' "scenarios/$scn.yaml"
+    check "$scn names the shared host model" match "scenarios/$scn.yaml" '^engine: \.\./models/host/vllm-v0\.yaml( |$)'
+    check "$scn runs auto" match "scenarios/$scn.yaml" '^  allreduce: auto( |$)'
 done
 for scn in cuda-graphs atlas-h100 atlas-h200 atlas-a100; do
-    check "$scn runs vLLM V1" grep -Eq '^engine: \.\./models/host/vllm-v1\.yaml( |$)' "scenarios/$scn.yaml"
+    check "$scn runs vLLM V1" match "scenarios/$scn.yaml" '^engine: \.\./models/host/vllm-v1\.yaml( |$)'
 done
-check "cuda-graphs runs auto" grep -Eq '^  allreduce: auto( |$)' scenarios/cuda-graphs.yaml
+check "cuda-graphs runs auto" match scenarios/cuda-graphs.yaml '^  allreduce: auto( |$)'
 expect_ok "eager phases b8" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --batch 8 --steps 1 --format json &&
     cp "$TMP/out" "$TMP/eager-ph.json"
 expect_ok "graph phases b8" "$TPSIM" run scenarios/vllm-graphs.yaml --tp 4 --batch 8 --steps 1 --format json

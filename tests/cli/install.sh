@@ -18,7 +18,8 @@ for f in models/llama-3.1-70b.yaml models/hw/h100-sxm.yaml models/allreduce/h100
          scenarios/eager-host-dispatch.yaml validate/h100-ctx2048.csv; do
     check "installed: share/tpsim/$f is the tree's" cmp -s "$f" "$P/share/tpsim/$f"
 done
-check "installed: every scenario" test "$(ls "$P/share/tpsim/scenarios" | wc -l)" -eq "$(ls scenarios/*.yaml | wc -l)"
+installed=("$P/share/tpsim/scenarios"/*) bundled=(scenarios/*.yaml)
+check "installed: every scenario" test "${#installed[@]}" -eq "${#bundled[@]}"
 if command -v man >/dev/null; then
     check "the man page renders" bash -c "man -l '$P/share/man/man1/tpsim.1' 2>/dev/null | grep -q 'TPSIM_PATH'"
 fi
@@ -28,15 +29,17 @@ mkdir -p "$TMP/elsewhere"
     >"$TMP/out" 2>"$TMP/err"); rc=$?
 check "installed tpsim runs a scenario by name (exit $rc: $(head -c 200 "$TMP/err"))" test "$rc" -eq 0
 check "installed: the same step" test "$(step_of "$TMP/out")" = "$(step_of "$TMP/ref.json")"
-check "installed: its calibration from share/tpsim" grep -q "\"$P/share/tpsim/models/allreduce/h100-sxm-tp4.yaml\"" "$TMP/out"
+check "installed: its calibration from share/tpsim" has "$TMP/out" "\"$P/share/tpsim/models/allreduce/h100-sxm-tp4.yaml\""
 (cd "$TMP/elsewhere" && env -u TPSIM_PATH "$P/bin/tpsim" validate paper-additive --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
 check "installed: validate finds its default grid (exit $rc)" grep -q "\"grid\": *\"$P/share/tpsim/validate/h100-ctx2048.csv\"" "$TMP/out"
-check "installed: tpsim help run" bash -c "'$P/bin/tpsim' help run | grep -q 'usage: tpsim run'"
+"$P/bin/tpsim" help run >"$TMP/help-run"
+check "installed: tpsim help run" has "$TMP/help-run" 'usage: tpsim run'
 if make -s uninstall PREFIX="$P" >"$TMP/make.out" 2>&1; then ok; else bad "make uninstall: $(tail -c 400 "$TMP/make.out")"; fi
 check "uninstall leaves nothing ($(find "$P" -mindepth 1 2>/dev/null | head -3 | tr '\n' ' '))" \
     test -z "$(find "$P" -mindepth 1 2>/dev/null)"
 # a folder that was there before install (an empty bin/, as /usr/local/bin can be) stays
-P2="$TMP/prefix2"; mkdir -p "$P2/bin"
+# (the PREFIX above again, emptied by its uninstall: the binary linked for it is reused)
+P2=$P; mkdir -p "$P2/bin"
 make -s install PREFIX="$P2" >/dev/null 2>&1 && make -s install PREFIX="$P2" >/dev/null 2>&1 \
     && make -s uninstall PREFIX="$P2" >/dev/null 2>&1
 check "uninstall keeps a folder it did not create" test -d "$P2/bin"
@@ -51,6 +54,6 @@ check "DESTDIR: uninstall leaves nothing" test -z "$(find "$TMP/stage" -type f)"
 # --- plain make names a missing library's Debian package instead of a bare compiler error
 make --no-print-directory BUILD="$TMP/b" HDR_PKGS="tpsim-no-such-header.h:libtpsim-nosuch-dev zlib.h:zlib1g-dev" \
     "$TMP/b/.headers-ok" >"$TMP/make.out" 2>&1
-check "make names the missing package" grep -q "missing the Debian package(s) libtpsim-nosuch-dev .*make deps" "$TMP/make.out"
+check "make names the missing package" match "$TMP/make.out" "missing the Debian package\(s\) libtpsim-nosuch-dev .*make deps"
 
 finish

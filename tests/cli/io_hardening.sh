@@ -32,7 +32,7 @@ expect_fail2 "grid hex float" "measured_ms: '0x1.bcp4' is not a number" "$TPSIM"
 sed 's/^H100 TP-2,2,1,/H100 TP-+2,2,1,/' "$GRID" >"$TMP/cfg.csv"
 expect_fail2 "grid config TP-+2" "unknown config 'H100 TP-\+2'" "$TPSIM" validate "$S" --grid "$TMP/cfg.csv"
 sed -E 's/^( +32768 +8192 +float +sum +-1 +)36\.86/\10x1p5/' "$LOG" >"$TMP/hex.out"
-check "hex log fixture differs" bash -c "! cmp -s '$LOG' '$TMP/hex.out'"
+check "hex log fixture differs" not cmp -s "$LOG" "$TMP/hex.out"
 expect_fail2 "nccl log hex time" "hex\.out:[0-9]+:[0-9]+: .*'?0x1p5'? is not" "$TPSIM" fit-allreduce "$TMP/hex.out"
 if [ -x build/tpsim-probe ] && [ -x build/tpsim-nccl-sweep ]; then
     expect_fail2 "probe hex float" "^tpsim-probe: --nominal-gbps '0x1p10' is not a number" \
@@ -43,6 +43,12 @@ if [ -x build/tpsim-probe ] && [ -x build/tpsim-nccl-sweep ]; then
 fi
 
 # --- outputs ------------------------------------------------------------------------------
+# (functions for the commands that need a redirection or a step before tpsim: what bash -c
+# "... && exec tpsim ..." did, without a bash process for each)
+cp_then() { cp "$1" "$2" && shift 2 && "$@"; }          # cp SRC DST, then CMD...
+with_umask() { (umask "$1" && shift && exec "$@"); }  # CMD... under umask MASK, in a subshell
+to_full() { "$@" >/dev/full; }                         # CMD... with stdout /dev/full
+from_file() { local f=$1; shift; "$@" <"$f"; }          # CMD... with stdin FILE
 # a scenario in $TMP naming the repository's models by absolute path
 ROOT=$(pwd)
 sed "s#\.\./models#$ROOT/models#" "$S" >"$TMP/s.yaml"
@@ -56,9 +62,9 @@ expect_fail2 "sweep -o a link to the model" "model-link\.yaml: is one of this ru
     "$TPSIM" "${SW[@]}" -o "$TMP/model-link.yaml"
 check "model still a file" test -f "$ROOT/models/llama-3.1-70b.yaml" -a -L "$TMP/model-link.yaml"
 expect_fail2 "validate --grid G, sweep -o G via --fit" "g\.csv: is one of this run's inputs" \
-    bash -c "cp '$GRID' '$TMP/g.csv' && exec '$TPSIM' ${SW[*]} --fit '$TMP/g.csv' -o '$TMP/g.csv'"
+    cp_then "$GRID" "$TMP/g.csv" "$TPSIM" "${SW[@]}" --fit "$TMP/g.csv" -o "$TMP/g.csv"
 expect_fail2 "fit-allreduce LOG -o LOG" "log\.out: is one of this run's inputs" \
-    bash -c "cp '$LOG' '$TMP/log.out' && exec '$TPSIM' fit-allreduce '$TMP/log.out' -o '$TMP/log.out'"
+    cp_then "$LOG" "$TMP/log.out" "$TPSIM" fit-allreduce "$TMP/log.out" -o "$TMP/log.out"
 check "the log is untouched" cmp -s "$LOG" "$TMP/log.out"
 expect_fail2 "run S --trace S" "s\.yaml: is one of this run's inputs" "$TPSIM" run "$TMP/s.yaml" --trace "$TMP/s.yaml"
 check "scenario untouched by --trace" cmp -s "$TMP/s.yaml" "$TMP/s.orig"
@@ -71,15 +77,15 @@ echo old >"$TMP/real.csv"
 ln -s real.csv "$TMP/link.csv"
 expect_ok "sweep -o a symlink" "$TPSIM" "${SW[@]}" -o "$TMP/link.csv"
 check "link stays a link" test -L "$TMP/link.csv"
-check "written through the link" grep -q '^scenario,' "$TMP/real.csv"
-expect_ok "sweep under umask 077" bash -c "umask 077 && exec '$TPSIM' ${SW[*]} -o '$TMP/private.csv'"
+check "written through the link" match "$TMP/real.csv" '^scenario,'
+expect_ok "sweep under umask 077" with_umask 077 "$TPSIM" "${SW[@]}" -o "$TMP/private.csv"
 check "umask 077 gives 600" test "$(stat -c %a "$TMP/private.csv")" = 600
-expect_ok "sweep under umask 002" bash -c "umask 002 && exec '$TPSIM' ${SW[*]} -o '$TMP/shared.csv'"
+expect_ok "sweep under umask 002" with_umask 002 "$TPSIM" "${SW[@]}" -o "$TMP/shared.csv"
 check "umask 002 gives 664" test "$(stat -c %a "$TMP/shared.csv")" = 664
 mkfifo "$TMP/out.fifo"
 expect_fail2 "output FIFO with no reader" "out\.fifo: cannot write: a FIFO with no reader" \
     timeout 20 "$TPSIM" "${SW[@]}" -o "$TMP/out.fifo"
-check "no temporary files left" bash -c "! ls -A '$TMP' | grep -q '\.tmp\.'"
+check "no temporary files left" not has_entry "$TMP" '*.tmp.*'
 
 # SIGINT, SIGTERM, SIGHUP while the trace is written: killed by that signal, no temporary left.
 # The signal goes once the temporary file exists (the whole run is ~0.5 s of writing); a run
@@ -122,18 +128,19 @@ PY
 { ( ulimit -f 8; exec "$TPSIM" run "$TMP/s.yaml" --trace "$TMP/big.json" ) >"$TMP/out" 2>"$TMP/err"
   rc=$?; } 2>/dev/null # (the shell's own "File size limit exceeded" note)
 check "SIGXFSZ kills with the signal (status $rc)" test "$rc" -eq $((128 + 25))
-check "SIGXFSZ says one line" test "$(grep -c 'file size limit' "$TMP/err")" -eq 1
-check "SIGXFSZ leaves no trace and no temporary" bash -c "! ls -A '$TMP' | grep -q 'big\.json'"
+count_matches n "$TMP/err" 'file size limit'
+check "SIGXFSZ says one line" test "$n" -eq 1
+check "SIGXFSZ leaves no trace and no temporary" not has_entry "$TMP" '*big.json*'
 
 # --- failed stdout writes -------------------------------------------------------------------
 for args in "run $TMP/s.yaml --steps 2" "validate $S" "sweep $TMP/s.yaml --steps 2" "--help" \
             "validate --help" "fit-allreduce $LOG"; do
     # shellcheck disable=SC2086
     expect_fail2 "stdout /dev/full: $args" "cannot write to stdout: No space left on device" \
-        bash -c "exec '$TPSIM' $args >/dev/full"
+        to_full "$TPSIM" $args
 done
 expect_fail2 "fit-allreduce -o with stdout /dev/full" "cannot write to stdout" \
-    bash -c "exec '$TPSIM' fit-allreduce '$LOG' -o '$TMP/cal.yaml' >/dev/full"
+    to_full "$TPSIM" fit-allreduce "$LOG" -o "$TMP/cal.yaml"
 check "fit-allreduce wrote no -o file" test ! -e "$TMP/cal.yaml"
 
 # --- inputs: a FIFO with no writer ends with one line, for every kind of input ---------------
@@ -152,10 +159,11 @@ done
 wait
 check "FIFO inputs end within the time bound ($((SECONDS - start)) s)" test $((SECONDS - start)) -lt 25
 for i in "${!kinds[@]}"; do
-    rc=$(cat "$TMP/fifo.$i.rc")
+    rc=$(<"$TMP/fifo.$i.rc")
     check "FIFO ${kinds[$i]}: status 2 (got $rc)" test "$rc" -eq 2
+    line_count n "$TMP/fifo.$i.err"
     check "FIFO ${kinds[$i]}: one line naming the FIFO" \
-        bash -c "[ \$(wc -l <'$TMP/fifo.$i.err') -eq 1 ] && grep -q 'in\.fifo' '$TMP/fifo.$i.err' && grep -Eq 'no input for 5 s|not a regular file' '$TMP/fifo.$i.err'"
+        eval "[ $n -eq 1 ] && has '$TMP/fifo.$i.err' in.fifo && match '$TMP/fifo.$i.err' 'no input for 5 s|not a regular file'"
 done
 start=$SECONDS
 expect_fail2 "--grid /dev/zero" "^tpsim: /dev/zero: more than 16 MiB of input, expected a CSV grid" \
@@ -163,7 +171,7 @@ expect_fail2 "--grid /dev/zero" "^tpsim: /dev/zero: more than 16 MiB of input, e
 check "--grid /dev/zero refused quickly" test $((SECONDS - start)) -lt 5
 expect_fail2 "scenario /dev/zero" "^tpsim: /dev/zero: more than 64 MiB of input" timeout 20 "$TPSIM" run /dev/zero
 expect_fail2 "nccl log /dev/urandom" "^tpsim: /dev/urandom: |^/dev/urandom" timeout 20 "$TPSIM" fit-allreduce /dev/urandom
-expect_ok "scenario from a pipe" bash -c "exec '$TPSIM' run /dev/stdin --steps 2 <'$TMP/s.yaml'"
+expect_ok "scenario from a pipe" from_file "$TMP/s.yaml" "$TPSIM" run /dev/stdin --steps 2
 # a live writer slower than the limit in total (7 chunks, 1 s apart) but never idle for 5 s
 # is read to its end: the limit is an idle timeout (issue 18; it was a 5 s total)
 cat >"$TMP/slow.py" <<'PY'
@@ -193,11 +201,11 @@ expect_fail2 "a 100000-byte name is refused, shown shortened" \
 DEEP=/nonexistent$(printf '/%0200d' $(seq 10))/s.yaml
 expect_fail2 "a 2000-byte path keeps the reason" "^tpsim: /nonexistent/0{100}.*…\([0-9]+ bytes cut\)….*/s\.yaml: cannot open: No such file or directory$" \
     "$TPSIM" run "$DEEP"
-check "the cut message is at most 1024 bytes" test "$(wc -c <"$TMP/err")" -le 1031
+check "the cut message is at most 1024 bytes" test "$(stat -c %s "$TMP/err")" -le 1031
 ESC_PATH="$TMP/"$'\e[31mred\e[0m'".yaml"
 expect_fail2 "escape codes in a path are shown escaped" '\\x1b\[31mred\\x1b\[0m\.yaml: cannot open' \
     "$TPSIM" run "$ESC_PATH"
-check "no raw ESC byte on stderr" bash -c "! grep -q $'\e' '$TMP/err'"
+check "no raw ESC byte on stderr" not has "$TMP/err" $'\e'
 expect_fail2 "a newline in a --set value stays on one line" "'1\\\\x0a2' is not a number" \
     "$TPSIM" run "$S" --set "gpu.hbm_efficiency=1"$'\n'"2"
 
@@ -210,6 +218,6 @@ d = json.load(open(sys.argv[1]))
 assert d["seed"] == 2**64 - 1, d["seed"]
 PY
 expect_ok "validate --help" "$TPSIM" validate --help
-check "validate --help says 15%, not 15%%" bash -c "grep -q 'kill-switch 15%)' '$TMP/out' && ! grep -q '%%' '$TMP/out'"
+check "validate --help says 15%, not 15%%" eval "has '$TMP/out' 'kill-switch 15%)' && ! has '$TMP/out' '%%'"
 
 finish

@@ -43,16 +43,20 @@ stray=$(find . -path ./build -prune -o -path ./tests -prune -o -path ./.git -pru
     -name '*.c' -print | grep -vE '^\./(base|sim|calibrate|validate|cmd)/[^/]*\.c$')
 check "no C source outside the five layers and tests/${stray:+: $stray}" test -z "$stray"
 # main() lives on top, with the command table
-check "main is in cmd/" grep -q '^int main(' cmd/main.c
+check "main is in cmd/" match cmd/main.c '^int main\('
 mains=$(grep -l '^int main(' base/*.c sim/*.c validate/*.c 2>/dev/null)
 check "no main below cmd/${mains:+: $mains}" test -z "$mains"
 
 # the plotter is layered too: plot_files.c calls no other part of it, the figures (plot_mvp.c,
 # plot_bars.c, plot_plan.c, plot_xy.c) call only plot_files.c, plot.c drives them all
 defined() { sed -n 's/^[a-z][a-z_ *]* \**\(plot_[a-z_]*\)(.*/\1/p' "$@" | sort -u; }
-calls() { # calls FILE FUNCS...: the FUNCS that FILE calls
-    local f=$1 fn; shift
-    for fn in "$@"; do grep -qE "\b$fn\(" "$f" && echo "$fn"; done
+calls() { # calls FILE FUNCS...: the FUNCS that FILE calls (grep -E "\bFUNC\(" finds it: here
+    # one grep lists every word a "(" follows, the whole word, so FUNC is one iff \bFUNC\( is)
+    local f=$1 fn t; shift
+    local -A called=()
+    while IFS= read -r t; do called[${t%(}]=1; done < <(grep -oE '[[:alnum:]_]+\(' "$f")
+    for fn in "$@"; do [ -n "${called[$fn]:-}" ] && echo "$fn"; done
+    return 0
 }
 figures="validate/plot_mvp.c validate/plot_bars.c validate/plot_plan.c validate/plot_xy.c"
 up=$(calls validate/plot_files.c $(defined $figures validate/plot.c) | tr '\n' ' ')

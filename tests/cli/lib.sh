@@ -50,6 +50,75 @@ check() {
     if "$@"; then ok; else bad "$name"; fi
 }
 
+# Conditions on a file's text for `check`, in the shell itself: a grep is a process, a few
+# milliseconds of CPU here, and the tests ran 800-odd. Each is the grep named beside it.
+# not COND...: COND fails (for check: `check NAME not has FILE TEXT`)
+not() { ! "$@"; }
+# has FILE TEXT: a line of FILE contains TEXT (grep -qF TEXT FILE; TEXT of one line)
+has() {
+    local c
+    c=$(<"$1") && [[ $c == *"$2"* ]]
+}
+# has_line FILE LINE: a line of FILE is LINE (grep -qxF LINE FILE)
+has_line() {
+    local c
+    c=$(<"$1") && [[ $'\n'$c$'\n' == *$'\n'"$2"$'\n'* ]]
+}
+# match FILE ERE: a line of FILE matches ERE (grep -Eq ERE FILE: bash's =~ is the same POSIX
+# extended regex, tried here line by line as grep does; for small files, as each line costs a
+# compile of ERE)
+match() {
+    local -a lines
+    local l
+    mapfile -t lines <"$1" || return 1
+    for l in "${lines[@]}"; do [[ $l =~ $2 ]] && return 0; done
+    return 1
+}
+# count_matches VAR FILE ERE: VAR = the number of lines of FILE that match ERE (grep -Ec)
+# (VAR is set by name: the locals have names no caller uses)
+count_matches() {
+    local -a _cm_lines
+    local _cm_l _cm_n=0
+    mapfile -t _cm_lines <"$2" || { printf -v "$1" %s unreadable; return 1; }
+    for _cm_l in "${_cm_lines[@]}"; do [[ $_cm_l =~ $3 ]] && _cm_n=$((_cm_n + 1)); done
+    printf -v "$1" %d "$_cm_n"
+}
+# line_count VAR FILE: VAR = the number of newlines in FILE (wc -l <FILE)
+line_count() {
+    local -a _lc_lines
+    [ -r "$2" ] && mapfile _lc_lines <"$2" || { printf -v "$1" %s unreadable; return 1; }
+    local _lc_n=${#_lc_lines[@]}
+    [ "$_lc_n" -eq 0 ] || [[ ${_lc_lines[_lc_n - 1]} == *$'\n' ]] || _lc_n=$((_lc_n - 1))
+    printf -v "$1" %d "$_lc_n"
+}
+
+# entries VAR DIR: VAR = the number of entries in DIR, dot files included (ls -A DIR | wc -l)
+entries() {
+    local -a _en_f
+    local _en_dot=0 _en_null=0
+    shopt -q dotglob && _en_dot=1
+    shopt -q nullglob && _en_null=1
+    shopt -s dotglob nullglob
+    _en_f=("$2"/*)
+    [ "$_en_dot" = 1 ] || shopt -u dotglob
+    [ "$_en_null" = 1 ] || shopt -u nullglob
+    printf -v "$1" %d "${#_en_f[@]}"
+}
+
+# has_entry DIR GLOB: an entry of DIR, dot files included, has a name GLOB matches
+# (ls -A DIR | grep -q RE, for the RE that GLOB spells)
+has_entry() {
+    local -a _he_f
+    local _he_dot=0 _he_null=0
+    shopt -q dotglob && _he_dot=1
+    shopt -q nullglob && _he_null=1
+    shopt -s dotglob nullglob
+    _he_f=("$1"/$2)
+    [ "$_he_dot" = 1 ] || shopt -u dotglob
+    [ "$_he_null" = 1 ] || shopt -u nullglob
+    [ "${#_he_f[@]}" -gt 0 ]
+}
+
 # pyq NAME ARGS... <<'PY' ... PY: a check written in Python (its code on stdin, ARGS its
 # sys.argv[1:]), queued; pyq_run runs every queued check in one Python process
 # (tests/cli/pyq.py) and counts each as `check` would. A Python start costs ~35 ms of CPU, as

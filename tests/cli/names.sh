@@ -17,12 +17,12 @@ expect_fail2 "--set hardware=nope" "hardware: 'nope' not found" \
 for h in h100 h100-sxm "NVIDIA H100 80GB HBM3"; do
     expect_ok "plan --hardware $h" "$TPSIM" plan $S --gpus 8 --tpot-ms 40 --tp 4 --mode eager \
         --batch-max 2 --steps 1 --warmup 0 --quiet --no-intervals --hardware "$h"
-    check "plan --hardware $h: H100 SXM" grep -q "H100 SXM" "$TMP/out"
+    check "plan --hardware $h: H100 SXM" has "$TMP/out" "H100 SXM"
 done
 for h in b200 "NVIDIA B200" models/hw/b200.yaml; do
     expect_ok "trace import --hardware $h" "$TPSIM" trace import tests/data/trace-synth-rank0.json \
         --hardware "$h" -o "$TMP/cal.yaml"
-    check "trace import --hardware $h: B200's HBM" grep -q "nominal HBM 7700 GB/s" "$TMP/cal.yaml"
+    check "trace import --hardware $h: B200's HBM" has "$TMP/cal.yaml" "nominal HBM 7700 GB/s"
 done
 # flags: the closest flag, or the one the typed word extends by a '-' part
 expect_fail2 "--batch-size" "^tpsim: run: unknown option '--batch-size'; did you mean --batch\? " \

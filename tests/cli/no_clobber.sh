@@ -55,7 +55,7 @@ if [ -w /dev/full ]; then
 fi
 # a successful run still installs everything
 expect_ok "trace import -o" "$TPSIM" trace import tests/data/trace-synth-rank0.json -o "$TMP/calib.yaml"
-check "calibration written" grep -q 'tpsim trace import' "$TMP/calib.yaml"
+check "calibration written" has "$TMP/calib.yaml" 'tpsim trace import'
 
 # --- validate --plot DIR interrupted: the DIR it made is gone (retried when the run ends first)
 for try in 1 2 3 4 5; do

@@ -15,26 +15,28 @@ FAST=(--steps 2 --warmup 0 --quiet)
 # eager at batch 3, memory-capped.
 expect_ok "plan by construction" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4,8 --mode eager \
     --reserve-gib 54.98 "${FAST[@]}"
-check "one of two configurations meets" grep -q "1 of 2 configurations meet 1000.00 ms" "$TMP/out"
-check "the winner is TP-8 eager batch 3" grep -q "winner:    H100 SXM TP-8 eager batch 3: " "$TMP/out"
-check "memory-capped at 3 sequences" grep -q "memory-capped: 3 sequences of 2048 tokens" "$TMP/out"
-check "TP-4 does not fit" grep -q "does not fit: H100 SXM TP-4 eager: weights 35.3 GB" "$TMP/out"
-check "no runner-up" test "$(grep -c 'runner-up' "$TMP/out")" -eq 0
-check "one ranked row, 1 replica" grep -Eq "^  1    H100 SXM +eager +8 +1 +3 " "$TMP/out"
+check "one of two configurations meets" has "$TMP/out" "1 of 2 configurations meet 1000.00 ms"
+check "the winner is TP-8 eager batch 3" has "$TMP/out" "winner:    H100 SXM TP-8 eager batch 3: "
+check "memory-capped at 3 sequences" has "$TMP/out" "memory-capped: 3 sequences of 2048 tokens"
+check "TP-4 does not fit" has "$TMP/out" "does not fit: H100 SXM TP-4 eager: weights 35.3 GB"
+check "no runner-up" not has "$TMP/out" runner-up
+check "one ranked row, 1 replica" match "$TMP/out" "^  1    H100 SXM +eager +8 +1 +3 "
 
 # --- nothing meets 10 ms (TP-8 graphs at batch 1 is the fastest row): status 1, closest shown
 "$TPSIM" plan $SCN --gpus 8 --tpot-ms 10 "${FAST[@]}" >"$TMP/out" 2>"$TMP/err"
 check "nothing meets: status 1" test $? -eq 1
-check "nothing meets: one line on stderr" test "$(cat "$TMP/err")" = "tpsim: plan: at some context no configuration meets 10 ms per token (the closest is shown)"
+check "nothing meets: one line on stderr" test "$(<"$TMP/err")" = "tpsim: plan: at some context no configuration meets 10 ms per token (the closest is shown)"
 # (with the kernel calibration TP-8 graphs at batch 1 and 2 are within 0.3% of each other:
 # the closest is TP-8 graphs). Which row is closest is recomputed apart, from every row the
 # same plan lists in its CSV: the least step time of all; and that step is no faster than
 # the weights' read alone, 141.1 GB of BF16 over 8 ranks at H100's 3.35 TB/s
 # (docs/sources.md#gpu-datasheets) = 5.27 ms, and misses the 10 ms target.
-check "closest configuration shown" grep -Eq "nothing meets the target; closest: H100 SXM TP-8 graphs batch [0-9]+ at" "$TMP/out"
-cb=$(sed -n 's/.*closest: H100 SXM TP-8 graphs batch \([0-9]*\) at \([0-9.]*\) ms.*/\1 \2/p' "$TMP/out")
+check "closest configuration shown" match "$TMP/out" "nothing meets the target; closest: H100 SXM TP-8 graphs batch [0-9]+ at"
+cb=
+[[ $(<"$TMP/out") =~ closest:\ H100\ SXM\ TP-8\ graphs\ batch\ ([0-9]*)\ at\ ([0-9.]*)\ ms ]] &&
+    cb="${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
 "$TPSIM" plan $SCN --gpus 8 --tpot-ms 10 "${FAST[@]}" --format csv -o "$TMP/all.csv" 2>/dev/null
-check "closest = the least step of the plan's rows, over 5.27 and 10 ms ($cb)" python3 - "$TMP/all.csv" "$cb" <<'PY'
+pyq "closest = the least step of the plan's rows, over 5.27 and 10 ms ($cb)" "$TMP/all.csv" "$cb" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 best = min(rows, key=lambda r: float(r["step_ms_mean"]))
@@ -46,12 +48,14 @@ PY
 
 # --- CSV: sweep's columns first (the same names), every cell once; JSON parses
 expect_ok "sweep header" "$TPSIM" sweep $SCN --tp 4 --batch 1 --steps 2
-head -1 "$TMP/out" > "$TMP/sweep.hdr"
+IFS= read -r sweep_hdr <"$TMP/out"
 expect_ok "plan csv" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" \
     --format csv -o "$TMP/plan.csv"
-check "csv starts with sweep's columns" test "$(head -1 "$TMP/plan.csv" | cut -d, -f1-"$(awk -F, '{print NF}' "$TMP/sweep.hdr")")" = "$(cat "$TMP/sweep.hdr")"
-check "csv: 2 TP x 2 modes x 16 batches" test "$(wc -l <"$TMP/plan.csv")" -eq 65
-check "csv: the plan's columns" grep -q ",gpus,replicas,target_ms,meets_target,tokens_per_s_per_gpu,tokens_per_s_total," "$TMP/plan.csv"
+IFS= read -r plan_hdr <"$TMP/plan.csv"
+check "csv starts with sweep's columns" test "${plan_hdr:0:${#sweep_hdr}+1}" = "$sweep_hdr,"
+line_count n "$TMP/plan.csv"
+check "csv: 2 TP x 2 modes x 16 batches" test "$n" -eq 65
+check "csv: the plan's columns" has "$TMP/plan.csv" ",gpus,replicas,target_ms,meets_target,tokens_per_s_per_gpu,tokens_per_s_total,"
 expect_ok "plan json" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" --format json
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "json: winner with interval, sweep's keys" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
@@ -83,32 +87,34 @@ sed -e '/^kernels: /d' -e 's#\.\./models#'"$PWD"'/models#g' \
     -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0.8941\n  flops_efficiency: 0.7/' \
     -e 's/^assumed:$/&\n  - {key: gpu.hbm_efficiency, why: test}\n  - {key: gpu.flops_efficiency, why: test}/' \
     $SCN >"$TMP/nokernels.yaml"
-runms() { # SCENARIO TP BATCH LAUNCH_US: the mean step tpsim run gives
-    "$TPSIM" run "$1" --tp "$2" --batch "$3" --ctx 2048 --mode eager --set host.launch.mean_us="$4" \
-        --set host.collective.mean_us="$4" --set engine=vllm-v1 --format json |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["step_ms"]["mean"])'
+runms() { # OUT SCENARIO TP BATCH LAUNCH_US: OUT = tpsim run's JSON (its step_ms.mean read below)
+    "$TPSIM" run "$2" --tp "$3" --batch "$4" --ctx 2048 --mode eager --set host.launch.mean_us="$5" \
+        --set host.collective.mean_us="$5" --set engine=vllm-v1 --format json >"$1"
 }
 for scn in "$TMP/nokernels.yaml" $SCN; do
     n=${scn##*/}
     expect_ok "plan on a grid cell ($n)" "$TPSIM" plan $scn --gpus 8 --tpot-ms 1000 --tp 4 \
         --mode eager --batch-max 8 --format json --quiet
-    cp "$TMP/out" "$TMP/plan_cell.json"
+    cp "$TMP/out" "$TMP/plan_cell-$n.json"
     expect_ok "validate ($n)" "$TPSIM" validate $scn --format json --set engine=vllm-v1
     read -r V LO HI < <(python3 -c '
 import json, sys
 f = json.load(open(sys.argv[1]))["folds"][0]
 print(repr(f["fitted"]["host.launch.mean_us"]), *map(repr, f["fitted_95"]["host.launch.mean_us"]))' "$TMP/out")
-    {
-        for tb in "2 1" "2 8" "4 1" "4 8"; do echo "cal $tb $(runms $scn $tb "$V")"; done
-        echo "end 4 8 $(runms $scn 4 8 "$LO")"
-        echo "end 4 8 $(runms $scn 4 8 "$HI")"
-    } >"$TMP/runs"
-    check "plan's interval for TP-4 batch 8, closed form ($n)" python3 - "$TMP/plan_cell.json" "$TMP/runs" validate/h100-ctx2048.csv "$n" <<'PY'
+    # the runs' JSON files, "KIND TP BATCH FILE" a line
+    for tb in "2 1" "2 8" "4 1" "4 8"; do
+        runms "$TMP/run-$n-${tb/ /-}.json" $scn $tb "$V"
+        echo "cal $tb $TMP/run-$n-${tb/ /-}.json"
+    done >"$TMP/runs-$n"
+    runms "$TMP/run-$n-lo.json" $scn 4 8 "$LO"; echo "end 4 8 $TMP/run-$n-lo.json" >>"$TMP/runs-$n"
+    runms "$TMP/run-$n-hi.json" $scn 4 8 "$HI"; echo "end 4 8 $TMP/run-$n-hi.json" >>"$TMP/runs-$n"
+    pyq "plan's interval for TP-4 batch 8, closed form ($n)" "$TMP/plan_cell-$n.json" "$TMP/runs-$n" validate/h100-ctx2048.csv "$n" <<'PY'
 import csv, json, math, sys
 w = json.load(open(sys.argv[1]))["contexts"][0]["winner"]
 runs = [l.split() for l in open(sys.argv[2])]
-cal = {(int(t), int(b)): float(ms) for k, t, b, ms in runs if k == "cal"}
-ends = [float(ms) for k, _, _, ms in runs if k == "end"]
+mean = lambda f: json.load(open(f))["step_ms"]["mean"]
+cal = {(int(t), int(b)): mean(f) for k, t, b, f in runs if k == "cal"}
+ends = [mean(f) for k, _, _, f in runs if k == "end"]
 meas = {(int(r["tp"]), int(r["batch"])): float(r["measured_ms"])
         for r in csv.DictReader(l for l in open(sys.argv[3]) if not l.startswith("#"))
         if r["ctx"] == "2048"}
@@ -130,8 +136,10 @@ done
 # held-out error, 21% rms, +-42%), nor under eager-host-dispatch, whose within fit misses its
 # calibration cells by ~5% per cell, model error that widens every interval; TP-8 eager vs TP-8
 # graphs at batch 256 is a fraction of a percent.
-sep_check() { # FILE WANT(True|False)
-    python3 - "$1" "$2" <<'PY'
+sep_check() { # NAME FILE WANT(True|False): a pyq check (FILE copied aside)
+    local f=$TMP/sep-$((PYQ_N + 1)).json
+    cp "$2" "$f"
+    pyq "$1" "$f" "$3" <<'PY'
 import json, math, re, sys
 c = json.load(open(sys.argv[1]))["contexts"][0]
 w, r = c["winner"], c["runner_up"]
@@ -149,8 +157,8 @@ PY
 }
 expect_ok "separable pair" "$TPSIM" plan scenarios/cuda-graphs.yaml --gpus 8 --tpot-ms 1000 --tp 4,8 --mode graphs \
     --batch-max 8 --format json --quiet
-check "TP-4 vs TP-8 graphs: not separable (cuda-graphs)" sep_check "$TMP/out" False
 cp "$TMP/out" "$TMP/cg.json"
+sep_check "TP-4 vs TP-8 graphs: not separable (cuda-graphs)" "$TMP/cg.json" False
 
 # --- a scenario with no free parameter: its interval is its own held-out error, as its
 # validated: block records it (tpsim validate --write-domain): prediction x (1 +- 1.96 x
@@ -189,9 +197,10 @@ assert "by hand" in hand["intervals"], hand["intervals"]
 PY
 expect_ok "the same pair, model error" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 1000 --tp 4,8 --mode graphs \
     --batch-max 8 --format json --quiet --set engine=vllm-v0
-check "TP-4 vs TP-8 graphs: not separable (eager-host-dispatch)" sep_check "$TMP/out" False
-expect_ok "inseparable pair" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 8 --format json --quiet
-check "TP-8 eager vs graphs: not separable" sep_check "$TMP/out" False
+sep_check "TP-4 vs TP-8 graphs: not separable (eager-host-dispatch)" "$TMP/out" False
+# (two steps per cell: the rows' own intervals make the verdict, whatever their means)
+expect_ok "inseparable pair" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --tp 8 --format json "${FAST[@]}"
+sep_check "TP-8 eager vs graphs: not separable" "$TMP/out" False
 
 # --- figures: per context a Pareto plot and a breakdown, PNG and SVG, whole
 expect_ok "plan --plot" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" \
@@ -203,20 +212,31 @@ import sys
 b = open(sys.argv[1], "rb").read()
 assert b[:8] == b"\x89PNG\r\n\x1a\n" and b[-12:-4] == b"\x00\x00\x00\x00IEND", b[-12:]
 PY
-    check "$f.svg is a whole SVG" test "$(tail -c 12 "$TMP/fig/$f.svg" | tr -d '\n' | tail -c 6)" = "</svg>"
+    pyq "$f.svg is a whole SVG" "$TMP/fig/$f.svg" <<'PY'
+import sys
+assert open(sys.argv[1], "rb").read()[-12:].replace(b"\n", b"")[-6:] == b"</svg>"
+PY
 done
-check "no staging folder left" test -z "$(ls -A "$TMP/fig" | grep '^\.plot')"
+check "no staging folder left" not compgen -G "$TMP/fig/.plot*"
 # every simulated cell is a point: the CSV's rows (TP-2, TP-4 and TP-8 x 2 modes x the batches
 # that fit). TP-2 fits: 70,552,387,584 B of weights per GPU (tests/test_plan.c's TP-4 figure x 2)
 # < 0.9 x 85,520,809,984 - 4.84 GiB = 71,771,818,557 B, room for 3 sequences of 2048 tokens
 # (335,544,320 B each at TP-2).
-check "pareto data: every cell a faint point" test "$(awk 'BEGIN{RS="\n\n\n"} NR==1' "$TMP/fig/pareto-ctx2048.dat" | grep -c '^[0-9]')" -eq "$(($(wc -l <"$TMP/fig.csv") - 1))"
-check "breakdown: winner and runner-up" test "$(grep -c '^"[12]: H100 SXM TP-' "$TMP/fig/breakdown-ctx2048.dat")" -eq 2
-check "pareto: error bars drawn" grep -q 'with yerrorbars' "$TMP/fig/pareto-ctx2048.gp"
-check "pareto: target and choice in the key (never clipped)" grep -q 'title "target 30 ms"' "$TMP/fig/pareto-ctx2048.gp"
+pyq "pareto data: every cell a faint point" "$TMP/fig/pareto-ctx2048.dat" "$TMP/fig.csv" <<'PY'
+import sys
+first = open(sys.argv[1]).read().split("\n\n\n")[0]  # the first block
+n = sum(1 for l in first.split("\n") if l[:1] in tuple("0123456789"))
+assert n == open(sys.argv[2]).read().count("\n") - 1, n
+PY
+count_matches n "$TMP/fig/breakdown-ctx2048.dat" '^"[12]: H100 SXM TP-'
+check "breakdown: winner and runner-up" test "$n" -eq 2
+check "pareto: error bars drawn" has "$TMP/fig/pareto-ctx2048.gp" 'with yerrorbars'
+check "pareto: target and choice in the key (never clipped)" has "$TMP/fig/pareto-ctx2048.gp" 'title "target 30 ms"'
 # the frontier drawn is the rows no other row beats on both step and tokens/s per GPU, found
 # here from the CSV alone, and each point's interval is the JSON's (same flags, --format json)
-expect_ok "plan json, same search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --format json
+# (--jobs 1: the --jobs check below compares --jobs 3 with this)
+expect_ok "plan json, same search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --format json \
+    --jobs 1
 cp "$TMP/out" "$TMP/fig.json"
 pyq "pareto: the frontier of the CSV's rows, with the JSON's intervals" "$TMP/fig/pareto-ctx2048.dat" "$TMP/fig.csv" "$TMP/fig.json" <<'PY'
 import csv, json, sys
@@ -239,8 +259,8 @@ chosen = num(blocks[-1])[0]
 c = json.load(open(sys.argv[3]))["contexts"][0]["winner"]
 assert abs(chosen[0] - c["step_ms_mean"]) < 1e-5 and abs(chosen[1] - c["tokens_per_s_per_gpu"]) < 1e-4, (chosen, c)
 PY
-check "target drawn" grep -q 'set arrow 1 from 30.000000, graph 0' "$TMP/fig/pareto-ctx2048.gp"
-check "choice marked" grep -q 'title "chosen: H100 SXM TP-' "$TMP/fig/pareto-ctx2048.gp"
+check "target drawn" has "$TMP/fig/pareto-ctx2048.gp" 'set arrow 1 from 30.000000, graph 0'
+check "choice marked" has "$TMP/fig/pareto-ctx2048.gp" 'title "chosen: H100 SXM TP-'
 touch "$TMP/afile"
 # the report goes first: one that cannot reach stdout leaves no figures and no folder
 "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 "${FAST[@]}" --plot "$TMP/full/figs" >/dev/full 2>"$TMP/err"
@@ -252,8 +272,8 @@ chmod +x "$TMP/badbin/gnuplot"; echo old >"$TMP/old.csv"
 PATH="$TMP/badbin:$PATH" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 "${FAST[@]}" \
     --plot "$TMP/new/figs" --format csv -o "$TMP/old.csv" >"$TMP/out" 2>"$TMP/err"
 check "gnuplot fails: exit 2" test $? -eq 2
-check "gnuplot fails: its message" grep -q "gnuplot failed drawing .*bad font" "$TMP/err"
-check "gnuplot fails: -o FILE not replaced" test "$(cat "$TMP/old.csv")" = old
+check "gnuplot fails: its message" match "$TMP/err" "gnuplot failed drawing .*bad font"
+check "gnuplot fails: -o FILE not replaced" test "$(<"$TMP/old.csv")" = old
 check "gnuplot fails: no folder left" test ! -e "$TMP/new"
 # several contexts make one set: all their figures, or none
 real_gp=$(command -v gnuplot)
@@ -265,19 +285,21 @@ check "second context fails: exit 2" test $? -eq 2
 check "second context fails: nothing of the first left" test ! -e "$TMP/two"
 expect_ok "two contexts" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --ctx 2048,4096 --batch-max 4 "${FAST[@]}" \
     --plot "$TMP/two/figs" --format csv -o "$TMP/two.csv"
-check "two contexts: 16 files, no staging folder" test "$(ls -A "$TMP/two/figs" | wc -l)" -eq 16
+entries n "$TMP/two/figs"
+check "two contexts: 16 files, no staging folder" test "$n" -eq 16
 expect_fail2 "plot into a file" "plot: " "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 4 --quiet --plot "$TMP/afile/x"
 expect_fail2 "plot with shard" "--plot: a shard holds part of the search" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --plot "$TMP/x" --shard 0/2 --format csv
 expect_fail2 "shard to stdout" "--shard: a part goes to a file with its sidecar FILE.meta, expected -o FILE" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --quiet --shard 0/2 --format csv
 
-# --- --shard I/N: three parts joined by tpsim merge are the unsharded CSV, byte for byte
-G=(plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 20 --format csv "${FAST[@]}")
-expect_ok "unsharded" "$TPSIM" "${G[@]}" -o "$TMP/whole.csv"
+# --- --shard I/N: three parts joined by tpsim merge are the unsharded CSV, byte for byte (the
+# unsharded CSV is "plan csv"'s above, $TMP/plan.csv: the same search, 2 x 2 x 16 = 64 cells)
+G=(plan $SCN --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 "${FAST[@]}" --format csv)
 for i in 0 1 2; do expect_ok "shard $i/3" "$TPSIM" "${G[@]}" --shard $i/3 -o "$TMP/part$i.csv"; done
-check "part: plan's CSV header first" cmp -s <(head -1 "$TMP/part1.csv") <(head -1 "$TMP/whole.csv")
-check "part sidecar" grep -Eqx "1,3,80,[0-9a-f]{16},[0-9a-f]{16}" "$TMP/part1.csv.meta"
+IFS= read -r h1 <"$TMP/part1.csv"; IFS= read -r hw <"$TMP/plan.csv"
+check "part: plan's CSV header first" test "$h1" = "$hw"
+check "part sidecar" match "$TMP/part1.csv.meta" "^(1,3,64,[0-9a-f]{16},[0-9a-f]{16})$"
 expect_ok "merge" "$TPSIM" merge "$TMP/merged.csv" "$TMP/part2.csv" "$TMP/part0.csv" "$TMP/part1.csv"
-check "merged = unsharded" cmp -s "$TMP/whole.csv" "$TMP/merged.csv"
+check "merged = unsharded" cmp -s "$TMP/plan.csv" "$TMP/merged.csv"
 # parts made across an edit of a file the scenario names (not the scenario itself) are two
 # searches: the part's fingerprint covers every file read
 mkdir -p "$TMP/edit/scenarios" "$TMP/edit/models/kernels"
@@ -290,11 +312,9 @@ expect_ok "edit: shard 1/2 after the kernel file changed" "$TPSIM" "${GE[@]}" --
 expect_fail2 "merge across a kernel-file edit" "not one sweep \\(another scenario, a file it names changed" \
     "$TPSIM" merge "$TMP/em.csv" "$TMP/e0.csv" "$TMP/e1.csv"
 
-# --- --jobs: the same bytes
-expect_ok "jobs 1" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --jobs 1
-cp "$TMP/out" "$TMP/j1.txt"
-expect_ok "jobs 3" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --jobs 3
-check "--jobs 3 = --jobs 1" cmp -s "$TMP/j1.txt" "$TMP/out"
+# --- --jobs: the same bytes (--jobs 1's report is the JSON of "plan json, same search")
+expect_ok "jobs 3" "$TPSIM" plan $SCN --gpus 8 --tpot-ms 30 --batch-max 24 "${FAST[@]}" --format json --jobs 3
+check "--jobs 3 = --jobs 1" cmp -s "$TMP/fig.json" "$TMP/out"
 
 # --- bad input: one line, status 2, nothing on stdout, no output file
 P=(plan $SCN --quiet)
@@ -376,7 +396,7 @@ for name in x40-test "X40 Test" "NVIDIA X40" x40; do
                      "$TMP/out") "$TMP/l40s.csv"
 done
 check "the copy's rows name it and its calibrations" \
-    grep -q "X40 Test.*$TMP/share/models/allreduce/x40-pcie-tp4.yaml" "$TMP/out"
+    match "$TMP/out" "X40 Test.*$TMP/share/models/allreduce/x40-pcie-tp4.yaml"
 expect_fail2 "an ambiguous id prefix" "--hardware: hardware 'h' is ambiguous: .*h100-sxm, h200" \
     "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --hardware h
 expect_fail2 "bad ctx range" "--ctx-range: 4096\.\.512, expected A < B" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 30 --ctx-range 4096..512
@@ -385,10 +405,10 @@ expect_fail2 "shard needs csv" "--shard: parts are CSV" "$TPSIM" "${P[@]}" --gpu
 # parts of one plan merge into its CSV; a part of another plan (other --tpot-ms) is refused by
 # the fingerprint in its sidecar PART.meta; a small search holds as well as the whole one
 Q=("${P[@]}" --gpus 8 --tpot-ms 30 --tp 4,8 --batch-max 16 --no-intervals --format csv)
-expect_ok "plan csv" "$TPSIM" "${Q[@]}" -o "$TMP/plan.csv"
+expect_ok "plan csv" "$TPSIM" "${Q[@]}" -o "$TMP/plan-q.csv"
 for i in 0 1; do expect_ok "plan part $i" "$TPSIM" "${Q[@]}" --shard $i/2 -o "$TMP/plan-$i.csv"; done
 expect_ok "plan merge" "$TPSIM" merge "$TMP/plan-m.csv" "$TMP/plan-0.csv" "$TMP/plan-1.csv"
-check "merged plan = unsharded" cmp -s "$TMP/plan-m.csv" "$TMP/plan.csv"
+check "merged plan = unsharded" cmp -s "$TMP/plan-m.csv" "$TMP/plan-q.csv"
 expect_ok "other plan part" "$TPSIM" "${P[@]}" --gpus 8 --tpot-ms 40 --tp 4,8 --batch-max 16 \
     --no-intervals --format csv --shard 1/2 -o "$TMP/plan-x.csv"
 expect_fail2 "other plan refused" "plan-x.csv.meta:2:1: sweep [0-9a-f]{16}, but .* not one sweep" "$TPSIM" merge "$TMP/plan-m2.csv" "$TMP/plan-0.csv" "$TMP/plan-x.csv"

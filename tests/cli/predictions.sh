@@ -29,14 +29,14 @@ assert abs(float(old[0]["predicted_ms_per_token"]) - 17.799) < 1e-9, old[0]
 assert old != new
 PY
 check "docs/results.md says why it was re-registered" \
-    grep -q "Re-registered on 2026-12-02, before any benchmark was seen" docs/results.md
+    has docs/results.md "Re-registered on 2026-12-02, before any benchmark was seen"
 # the registrations of 2026-12-03 (scripts/predictions-engines.sh): the V0-era cells on the
 # measured GPU models and TP-8 on H100 and H200, each engine. All of it takes ~9 CPU s, so one
 # engine's rows are regenerated here (byte for byte, in order), and the cells checked for all
 PRED_ENGINES=vllm-v1-async expect_ok "one engine's registered rows written" \
     scripts/predictions-engines.sh "$TPSIM" "$TMP"
 for f in engines tp8; do
-    check "docs/predictions-2026-12-03-$f.csv: vllm-v1-async's rows regenerate byte for byte" python3 - \
+    pyq "docs/predictions-2026-12-03-$f.csv: vllm-v1-async's rows regenerate byte for byte" \
         "$TMP/predictions-2026-12-03-$f.csv" "docs/predictions-2026-12-03-$f.csv" <<'PY'
 import sys
 got, reg = (open(p).read().splitlines() for p in sys.argv[1:])
@@ -44,7 +44,7 @@ mine = [reg[0]] + [l for l in reg[1:] if l.split(",")[1] == "vllm-v1-async"]
 assert got == mine and len(got) > 1, (got[:3], mine[:3])
 PY
 done
-check "the 2026-12-03 registrations: every cell, engine and mode; each inside its interval" python3 - \
+pyq "the 2026-12-03 registrations: every cell, engine and mode; each inside its interval" \
     docs/predictions-2026-12-03-engines.csv docs/predictions-2026-12-03-tp8.csv docs/predictions.csv <<'PY'
 import csv, sys
 eng, tp8, old = (list(csv.DictReader(open(p, newline=""))) for p in sys.argv[1:])
@@ -72,7 +72,7 @@ PY
 
 # a changed model changes the file: the byte-for-byte check can fail
 sed 's/launch: {dist: constant, mean_us: 8}/launch: {dist: constant, mean_us: 9}/' scenarios/vllm-graphs.yaml >"$TMP/vllm-graphs.yaml"
-check "the model was changed" bash -c "! cmp -s scenarios/vllm-graphs.yaml '$TMP/vllm-graphs.yaml'"
+check "the model was changed" not cmp -s scenarios/vllm-graphs.yaml "$TMP/vllm-graphs.yaml"
 PRED_SCENARIO="$TMP/vllm-graphs.yaml" scripts/predictions.sh "$TPSIM" "$TMP/changed.csv" 2>"$TMP/err"
-check "a changed model writes another file" bash -c "test -s '$TMP/changed.csv' && ! cmp -s '$TMP/changed.csv' docs/predictions.csv"
+check "a changed model writes another file" eval "test -s '$TMP/changed.csv' && ! cmp -s '$TMP/changed.csv' docs/predictions.csv"
 finish

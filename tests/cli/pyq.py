@@ -6,6 +6,7 @@ process: a Python start costs about 35 ms of CPU, more than most checks. Writes 
 one line per check: "ok" or "FAIL why", why on one line; exit status 0."""
 import sys
 import traceback
+import time, os
 
 d, n = sys.argv[1], int(sys.argv[2])
 results = open(f"{d}/results", "w")
@@ -15,6 +16,7 @@ for i in range(1, n + 1):
     code = open(f"{d}/{i}.py").read()
     sys.argv = ["-"] + args[1:]
     why = None
+    t0 = time.process_time()
     try:
         exec(compile(code, f"<{args[0]}>", "exec"), {"__name__": "__main__"})
     except SystemExit as e:
@@ -23,4 +25,5 @@ for i in range(1, n + 1):
     except BaseException:
         why = traceback.format_exc(limit=-1).strip().splitlines()
         why = " | ".join(why[-3:])
+    os.environ.get("PYQ_T") and print("PYQTIME %.3f %s" % (time.process_time() - t0, args[0]), file=sys.__stderr__)
     print("ok" if why is None else "FAIL " + why.replace("\n", " ")[:1500], file=results, flush=True)

@@ -64,10 +64,10 @@ PY
 
 # --- text output explains the step
 expect_ok "text" "$TPSIM" run $SCN --tp 2 &&
-check "text has the breakdown and a verdict" grep -q "verdict: GPU-bound" "$TMP/out"
-check "text names the engine and why" grep -q "^engine     max-plus recursion (sim/maxplus.c): it models this config" "$TMP/out"
+check "text has the breakdown and a verdict" has "$TMP/out" "verdict: GPU-bound"
+check "text names the engine and why" match "$TMP/out" "^engine     max-plus recursion \(sim/maxplus.c\): it models this config"
 expect_ok "host-bound text" "$TPSIM" run $SCN --tp 4 --set host.launch.mean_us=25 &&
-check "host-bound verdict" grep -q "verdict: host-bound" "$TMP/out"
+check "host-bound verdict" has "$TMP/out" "verdict: host-bound"
 
 # --- the kernel calibration that priced the GPU ops, named; borrowed ones marked FOREIGN
 expect_ok "kernels named" "$TPSIM" run scenarios/eager-host-dispatch.yaml --tp 4 --format json &&
@@ -111,7 +111,7 @@ assert abs(sp["step_work"] + sp["launch_wait"] - b["gpu_idle"]) < 1e-6, (sp, b)
 assert sp["launch_wait"] < 0.05 * d["step_ms"]["mean"], sp
 PY
 expect_ok "graphs text" "$TPSIM" run $G --tp 4 --batch 1 &&
-check "the verdict names the step work and what V1 would do" grep -q "^verdict: GPU-bound: .*the per-step host work idles the GPU another .*--set execution.host_phases=overlapped shows what that saves" "$TMP/out"
+check "the verdict names the step work and what V1 would do" match "$TMP/out" "^verdict: GPU-bound: .*the per-step host work idles the GPU another .*--set execution.host_phases=overlapped shows what that saves"
 expect_ok "graphs overlapped" "$TPSIM" run $G --tp 4 --batch 1 --set execution.host_phases=overlapped --format json &&
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "overlapped phases: no step work left, still GPU-bound" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
@@ -136,7 +136,7 @@ PY
 
 # --- the trace opens as Chrome trace-event JSON: a process per rank, host + stream threads
 expect_ok "trace" "$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --set host.launch.mean_us=5 --trace "$TMP/t.json"
-check "a trace runs the event engine, and says so" grep -q "^engine     event engine (sim/engine_events.c): a trace was asked for" "$TMP/out"
+check "a trace runs the event engine, and says so" match "$TMP/out" "^engine     event engine \(sim/engine_events.c\): a trace was asked for"
 "$TPSIM" run $SCN --tp 2 --steps 1 --warmup 0 --trace "$TMP/t2.json" --format json >"$TMP/tj.json"
 pyq "json: engine events, why the trace" "$TMP/tj.json" <<'PY'
 import json, sys

@@ -9,9 +9,14 @@ BASE=scenarios/paper-additive.yaml
 # copy SRC DST: SRC with the scenario's relative model paths made absolute (same line numbers).
 copy() { sed "s#\.\./models/#$ROOT/models/#" "$1" >"$2"; }
 # edit SRC DST LINE TEXT: a copy of SRC with line LINE replaced by TEXT (numbers stay put).
+# (in the shell, as awk 'NR == n { print TEXT; next } { print }' writes it: every line ended by
+# a newline; a LINE past the end changes nothing)
 edit() {
     local src=$1 dst=$2 line=$3 text=$4
-    TEXT=$text awk -v n="$line" 'NR == n { print ENVIRON["TEXT"]; next } { print }' "$src" >"$dst"
+    local -a lines
+    mapfile -t lines <"$src"
+    [ "$line" -ge 1 ] && [ "$line" -le "${#lines[@]}" ] && lines[line - 1]=$text
+    if [ "${#lines[@]}" -gt 0 ]; then printf '%s\n' "${lines[@]}" >"$dst"; else : >"$dst"; fi
 }
 # scn NAME LINE TEXT: $TMP/NAME.yaml, the bundled scenario with line LINE replaced.
 scn() { edit "$TMP/base.yaml" "$TMP/$1.yaml" "$2" "$3"; }
@@ -188,7 +193,7 @@ expect_fail2 "--set without value" "^tpsim: --set: missing value" "$TPSIM" run "
 expect_fail2 "--set dist choice" "^tpsim: --set:1:16: host\.step\.dist: 'gamma' is not allowed" \
     "$TPSIM" run "$S" --set host.step.dist=gamma
 if expect_ok "--set a good value" "$TPSIM" run "$S" --set offset_ms=0 --format json; then
-    check "--set took effect" grep -Eq '"offset": ?0([,}]|$)' "$TMP/out"
+    check "--set took effect" match "$TMP/out" '"offset": ?0([,}]|$)'
 fi
 expect_fail2 "--mode bad" "^tpsim: --mode: 'turbo', expected eager or graphs" "$TPSIM" run "$S" --mode turbo
 
@@ -212,7 +217,7 @@ expect_fail2 "unknown command" "^tpsim: unknown command 'runn'" "$TPSIM" runn "$
 # --- output files: nothing half-written -------------------------------------------------------
 mkdir -p "$TMP/tr"
 X=$TMP/tr/x.json
-no_trace_left() { [ ! -e "$X" ] && ! ls -A "$TMP/tr" | grep -q .; }
+no_trace_left() { [ ! -e "$X" ] && ! has_entry "$TMP/tr" '*'; }
 expect_fail2 "--trace with a bad scenario" "^tpsim: $TMP/hbm\.yaml:23:19: " "$TPSIM" run "$TMP/hbm.yaml" --trace "$X"
 check "no trace after a bad scenario" no_trace_left
 expect_fail2 "--trace with --tp 8" "no all-reduce calibration for tp 8" "$TPSIM" run "$S" --tp 8 --trace "$X"
@@ -237,17 +242,17 @@ if expect_ok "--trace on a good run" "$TPSIM" run "$S" --steps 2 --trace "$X"; t
     pyq "trace is valid JSON" "$X" <<'PY'
 import json,sys; json.load(open(sys.argv[1]))
 PY
-    check "no temp file beside the trace" bash -c "! ls -A '$TMP/tr' | grep -q tmp"
-    check "the report is on stdout" grep -q '^step time' "$TMP/out"
+    check "no temp file beside the trace" not has_entry "$TMP/tr" '*tmp*'
+    check "the report is on stdout" match "$TMP/out" '^step time'
 fi
 
 # --- top level --------------------------------------------------------------------------------
 "$TPSIM" >"$TMP/out" 2>"$TMP/err"
 check "no arguments exits 2" test $? -eq 2
-check "no arguments prints usage on stderr" grep -q usage "$TMP/err"
+check "no arguments prints usage on stderr" has "$TMP/err" usage
 check "no arguments leaves stdout empty" test ! -s "$TMP/out"
-if expect_ok "--help" "$TPSIM" --help; then check "--help on stdout" grep -q usage "$TMP/out"; fi
-if expect_ok "--version" "$TPSIM" --version; then check "--version prints it" grep -Eq '^tpsim [0-9]+\.[0-9]+' "$TMP/out"; fi
-if expect_ok "run --help" "$TPSIM" run --help; then check "run --help on stdout" grep -q 'usage: tpsim run' "$TMP/out"; fi
+if expect_ok "--help" "$TPSIM" --help; then check "--help on stdout" has "$TMP/out" usage; fi
+if expect_ok "--version" "$TPSIM" --version; then check "--version prints it" match "$TMP/out" '^tpsim [0-9]+\.[0-9]+'; fi
+if expect_ok "run --help" "$TPSIM" run --help; then check "run --help on stdout" has "$TMP/out" 'usage: tpsim run'; fi
 
 finish

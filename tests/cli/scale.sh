@@ -15,7 +15,8 @@ for j in 2 3 7; do
 done
 expect_ok "sweep default jobs, stdout" "$TPSIM" sweep $SCN "${GRID[@]}"
 check "default jobs on stdout = --jobs 1" cmp -s "$TMP/j1.csv" "$TMP/out"
-check "18 cells" test "$(wc -l <"$TMP/j1.csv")" -eq 19
+line_count n "$TMP/j1.csv"
+check "18 cells" test "$n" -eq 19
 # an error in one cell (the offset makes TP-4 and TP-8 steps negative): the same message
 # (the first failing cell in grid order) at any thread count
 for j in 1 4; do
@@ -30,10 +31,11 @@ expect_fail2 "jobs text" "--jobs" "$TPSIM" validate $SCN --jobs x
 # --- progress: on a terminal (a pseudo-terminal as stderr, tests/cli/ttyrun.py) every command
 # that can take more than a couple of seconds draws "label: done/total" and an ETA, cleared at
 # the end; --quiet prints nothing, and neither does a pipe or a file; stdout is the same
-# either way. A long run (issue 18: a 200,000-step run was silent), a traced run (at most 100
+# either way. A long run (issue 18: a 200,000-step run was silent; past 1024 steps run checks
+# every 256th, and the first check draws: 1100 steps are a long run), a traced run (at most 100
 # steps, each long at TP-8), trace import and compare (megabytes read), fit-kernels (profiles
 # read, classes fitted). All the terminal runs in one Python.
-LONG=(run $SCN --tp 8 --steps 4000 "${JIT[@]}")
+LONG=(run $SCN --tp 8 --steps 1100 "${JIT[@]}")
 B200=tests/data/TraceLens__b200__vllm_tp8_eager_step.json.gz
 KP=(tests/data/vidur-h100/llama-2-70b-mlp.csv tests/data/attention-h100/decode.csv)
 expect_ok "a trace to compare" "$TPSIM" run $SCN --tp 2 --steps 2 --trace "$TMP/sim.json"
@@ -63,7 +65,7 @@ tty_check() {
     local name=$1 pat=$2 rc=
     IFS= read -r rc <"$TMP/tty-$name.err.rc"
     check "$name on a terminal: status 0 (got $rc)" test "$rc" = 0
-    check "$name: progress on a terminal" grep -Eq "$pat" "$TMP/tty-$name.err"
+    check "$name: progress on a terminal" match "$TMP/tty-$name.err" "$pat"
 }
 tty_quiet() { # tty_quiet NAME: the --quiet job exited 0 and drew nothing
     local rc=
@@ -72,10 +74,10 @@ tty_quiet() { # tty_quiet NAME: the --quiet job exited 0 and drew nothing
     check "$1: --quiet, nothing on the terminal" test ! -s "$TMP/tty-$1.err"
 }
 tty_check sweep 'sweep: 18/18'
-check "progress has an ETA" grep -Eq 'sweep: [0-9]+/18  ETA [0-9]+s' "$TMP/tty-sweep.err"
+check "progress has an ETA" match "$TMP/tty-sweep.err" 'sweep: [0-9]+/18  ETA [0-9]+s'
 check "stdout is only the CSV" cmp -s "$TMP/j1.csv" "$TMP/tty-sweep.out"
 tty_quiet sweep-q
-tty_check run 'run: 256/4[0-9]{3} steps  ETA [0-9]+s'
+tty_check run 'run: 256/1[0-9]{3} steps  ETA [0-9]+s'
 expect_ok "the same run off a terminal" "$TPSIM" "${LONG[@]}"
 check "off a terminal: no progress" test ! -s "$TMP/err"
 check "run on a terminal: the same report" cmp -s "$TMP/out" "$TMP/tty-run.out"
@@ -109,12 +111,21 @@ for i in 0 1 2 3; do
 done
 # a part is a plain CSV (the sweep's header first); its shard, the grid's size and the
 # fingerprints are in its sidecar PART.meta
-check "part: the sweep's header first" cmp -s <(head -1 "$TMP/part2.csv") <(head -1 "$TMP/j1.csv")
-check "sidecar header" test "$(head -1 "$TMP/part2.csv.meta")" = "shard,n_shards,cells,sweep,part"
-check "sidecar row" grep -Eqx '2,4,18,[0-9a-f]{16},[0-9a-f]{16}' "$TMP/part2.csv.meta"
-check "one fingerprint for the parts of one sweep" test "$(sed -n 2p "$TMP"/part{0,1,2,3}.csv.meta | cut -d, -f4 | sort -u | wc -l)" -eq 1
-check "part 1 has cells 1,5,9,13,17" test "$(wc -l <"$TMP/part1.csv")" -eq 6
-check "part 3 has cells 3,7,11,15" test "$(wc -l <"$TMP/part3.csv")" -eq 5
+IFS= read -r h2 <"$TMP/part2.csv"; IFS= read -r h <"$TMP/j1.csv"
+check "part: the sweep's header first" test "$h2" = "$h"
+IFS= read -r h <"$TMP/part2.csv.meta"
+check "sidecar header" test "$h" = "shard,n_shards,cells,sweep,part"
+check "sidecar row" match "$TMP/part2.csv.meta" '^(2,4,18,[0-9a-f]{16},[0-9a-f]{16})$'
+fps=
+for i in 0 1 2 3; do
+    { IFS= read -r _; IFS=, read -r _ _ _ fp _; } <"$TMP/part$i.csv.meta"
+    [[ " $fps " == *" $fp "* ]] || fps+=${fps:+ }$fp
+done
+check "one fingerprint for the parts of one sweep ($fps)" test -n "$fps" -a "${fps// /}" = "$fps"
+line_count n "$TMP/part1.csv"
+check "part 1 has cells 1,5,9,13,17" test "$n" -eq 6
+line_count n "$TMP/part3.csv"
+check "part 3 has cells 3,7,11,15" test "$n" -eq 5
 # the sidecar's part sum is FNV-1a 64 of the part's bytes, recomputed here
 pyq "sidecar: the part's FNV-1a 64" "$TMP/part3.csv" <<'PY'
 import sys
@@ -140,24 +151,28 @@ expect_fail2 "missing shard" "shard 1/4 is missing: 3 of 4 parts" "$TPSIM" merge
 expect_fail2 "repeated shard" "part1.csv.meta:2:1: shard 1/4 repeated" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,1,2,3,1}.csv
 # a part edited or cut after its sidecar was written fails the sidecar's sum; with a sidecar
 # made to match (fnvmeta), the part's own checks speak
-fnvmeta() { # PART SHARD: a sidecar for PART as shard SHARD/4 of 18 cells of part1's sweep
+fnvmeta() { # PART...: a sidecar for each PART as shard 1/4 of 18 cells of part1's sweep
     /usr/bin/python3 - "$@" <<'PY'
 import sys
-p, shard = sys.argv[1], sys.argv[2]
-h = 0xcbf29ce484222325
-for b in open(p, "rb").read():
-    h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
-fp = open(p.rsplit("/", 1)[0] + "/part1.csv.meta").read().splitlines()[1].split(",")[3]
-open(p + ".meta", "w").write("shard,n_shards,cells,sweep,part\n%s,4,18,%s,%016x\n" % (shard, fp, h))
+for p in sys.argv[1:]:
+    h = 0xcbf29ce484222325
+    for b in open(p, "rb").read():
+        h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+    fp = open(p.rsplit("/", 1)[0] + "/part1.csv.meta").read().splitlines()[1].split(",")[3]
+    open(p + ".meta", "w").write("shard,n_shards,cells,sweep,part\n1,4,18,%s,%016x\n" % (fp, h))
 PY
 }
+# (the parts with a sidecar made to match, made at once, one Python: cut.csv, short.csv, hdr.csv;
+# the cut part with part1's own sidecar is orig/cut.csv)
 { head -n 3 "$TMP/part1.csv"; sed -n 4p "$TMP/part1.csv" | head -c 20; } >"$TMP/cut.csv"
-cp "$TMP/part1.csv.meta" "$TMP/cut.csv.meta"
-expect_fail2 "cut part: not its sidecar's" "cut.csv: not the part its sidecar .*cut.csv.meta describes" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/cut.csv"
-fnvmeta "$TMP/cut.csv" 1
-expect_fail2 "cut part" "cut.csv:4:21: line cut short" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/cut.csv"
 head -n 3 "$TMP/part1.csv" >"$TMP/short.csv"
-fnvmeta "$TMP/short.csv" 1
+sed '1s/^scenario/scenariox/' "$TMP/part1.csv" >"$TMP/hdr.csv"
+fnvmeta "$TMP/cut.csv" "$TMP/short.csv" "$TMP/hdr.csv"
+mkdir "$TMP/orig"
+cp "$TMP/cut.csv" "$TMP/orig/cut.csv"
+cp "$TMP/part1.csv.meta" "$TMP/orig/cut.csv.meta"
+expect_fail2 "cut part: not its sidecar's" "cut.csv: not the part its sidecar .*cut.csv.meta describes" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/orig/cut.csv"
+expect_fail2 "cut part" "cut.csv:4:21: line cut short" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/cut.csv"
 expect_fail2 "short part" "short.csv:4:1: 2 rows, expected 5 for shard 1/4" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/short.csv"
 expect_fail2 "not a part (no sidecar)" "j1.csv: no sidecar .*j1.csv.meta beside it, expected a tpsim sweep part" "$TPSIM" merge "$TMP/m.csv" "$TMP/j1.csv"
 cp "$TMP/j1.csv" "$TMP/j2.csv"; head -2 "$TMP/j1.csv" >"$TMP/j2.csv.meta"
@@ -165,8 +180,6 @@ expect_fail2 "not a sidecar" "j2.csv.meta:1:1: not a tpsim sweep part's sidecar"
 cp "$TMP/part1.csv" "$TMP/p1.csv"; printf 'shard,n_shards,cells,sweep,part\n1,4,18,xyz,0\n' >"$TMP/p1.csv.meta"
 expect_fail2 "bad sidecar row" "p1.csv.meta:2:1: expected one row 'I,N,T,FP,SUM'" "$TPSIM" merge "$TMP/m.csv" "$TMP/p1.csv"
 expect_fail2 "other sweep" "small1.csv.meta:2:1: part 1/5 of 2 cells, but .* of 18 cells" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/small1.csv"
-sed '1s/^scenario/scenariox/' "$TMP/part1.csv" >"$TMP/hdr.csv"
-fnvmeta "$TMP/hdr.csv" 1
 expect_fail2 "other header" "hdr.csv:1:1: CSV header differs" "$TPSIM" merge "$TMP/m.csv" "$TMP"/part{0,2,3}.csv "$TMP/hdr.csv"
 expect_fail2 "no such part" "nope.csv: cannot open" "$TPSIM" merge "$TMP/m.csv" "$TMP/nope.csv"
 expect_fail2 "no parts" "merge: expected OUT and at least one PART" "$TPSIM" merge "$TMP/m.csv"

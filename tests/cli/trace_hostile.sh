@@ -93,36 +93,39 @@ expect_fail2 "base int64 max" "base2.json:1:[0-9]+: baseTimeNanoseconds is not a
 ev 1 1 1 1 ',"baseTimeNanoseconds":1800000000000000000' >"$TMP/epoch.json"
 expect_ok "epoch base" "$TPSIM" trace import "$TMP/epoch.json"
 
-# Nsight Systems int64 extremes (sqlite3 from Python's standard library)
-for case in "-9223372036854775808 9223372036854775807" "9223372036854775000 9223372036854775807" "0 9223372036854775807"; do
-    cp "$D/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite" "$TMP/x.sqlite"
-    python3 - "$TMP/x.sqlite" $case <<'PY'
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-c.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = ?, end = ? WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)", (int(sys.argv[2]), int(sys.argv[3])))
-c.commit()
-PY
-    expect_fail2 "nsys kernel at $case" "x.sqlite: a GPU activity at -?[0-9]+..[0-9]+ ns, beyond \+-2\^61 ns" "$TPSIM" trace import "$TMP/x.sqlite"
-done
-cp "$D/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite" "$TMP/y.sqlite"
-python3 - "$TMP/y.sqlite" <<'PY'
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
+# Nsight Systems int64 extremes (sqlite3 from Python's standard library): each case's copy is
+# n1/x.sqlite, n2/x.sqlite, n3/x.sqlite, all made (with y.sqlite and the 4,000-process trace
+# below) by one Python
+CASES=("-9223372036854775808 9223372036854775807" "9223372036854775000 9223372036854775807" "0 9223372036854775807")
+mkdir "$TMP/n1" "$TMP/n2" "$TMP/n3"
+python3 - "$D/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite" "$TMP" "${CASES[@]}" <<'PY'
+import shutil, sqlite3, sys
+src, tmp = sys.argv[1:3]
+for i, case in enumerate(sys.argv[3:], 1):
+    start, end = map(int, case.split())
+    shutil.copyfile(src, f"{tmp}/n{i}/x.sqlite")
+    c = sqlite3.connect(f"{tmp}/n{i}/x.sqlite")
+    c.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = ?, end = ? WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)", (start, end))
+    c.commit()
+shutil.copyfile(src, f"{tmp}/y.sqlite")
+c = sqlite3.connect(f"{tmp}/y.sqlite")
 c.execute("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = -9223372036854775808, globalTid = -9223372036854775808 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME)")
 c.commit()
-PY
-expect_ok "nsys: a call of a process without GPU work is skipped (negative globalTid)" "$TPSIM" trace import "$TMP/y.sqlite"
-
-# --- one file holding 4,000 processes (ranks_by_pid): 4,000 ranks, one kernel and one launch
-# each, every kernel paired with its launch
-python3 - "$TMP/pids.json" 4000 <<'PY'
-import json, sys
-n = int(sys.argv[2]); ev = []
+# one file holding 4,000 processes (below)
+import json
+n = 4000; ev = []
 for p in range(n):
     ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": n - 1 - p, "tid": 7, "ts": 1000.0 + p, "dur": 0.5, "args": {"stream": 7, "correlation": p + 1}})
     ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": n - 1 - p, "tid": 1, "ts": 999.0 + p, "dur": 0.5, "args": {"correlation": p + 1}})
-json.dump({"distributedInfo": {"ranks_by_pid": True, "world_size": n}, "traceEvents": ev}, open(sys.argv[1], "w"))
+json.dump({"distributedInfo": {"ranks_by_pid": True, "world_size": n}, "traceEvents": ev}, open(f"{tmp}/pids.json", "w"))
 PY
+for i in 1 2 3; do
+    expect_fail2 "nsys kernel at ${CASES[i - 1]}" "x.sqlite: a GPU activity at -?[0-9]+..[0-9]+ ns, beyond \+-2\^61 ns" "$TPSIM" trace import "$TMP/n$i/x.sqlite"
+done
+expect_ok "nsys: a call of a process without GPU work is skipped (negative globalTid)" "$TPSIM" trace import "$TMP/y.sqlite"
+
+# --- one file holding 4,000 processes (ranks_by_pid): 4,000 ranks, one kernel and one launch
+# each, every kernel paired with its launch (pids.json, written above)
 expect_ok "4,000 pids" "$TPSIM" trace import "$TMP/pids.json" --format json
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "4,000 ranks, 4,000 kernels, all paired" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'

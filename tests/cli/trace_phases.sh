@@ -21,9 +21,9 @@ assert list(got) == ["prepare_inputs"], got      # the trace times no other phas
 assert got["prepare_inputs"]["n"] == 1 and abs(got["prepare_inputs"]["mean"] - want) < 0.01, (got, want)
 PY
 expect_ok "import -o" "$TPSIM" trace import "$TR" -o "$TMP/mi.yaml"
-check "text names the phase" grep -Eq '^  prepare_inputs +911\.88 us mean' "$TMP/out"
-check "-o has host.phases.prepare_inputs" grep -q '^      mean_us: 911.8760$' "$TMP/mi.yaml"
-check "-o apply list has it" grep -q '^  - host.phases.prepare_inputs.mean_us=911.8760$' "$TMP/mi.yaml"
+check "text names the phase" match "$TMP/out" '^  prepare_inputs +911\.88 us mean'
+check "-o has host.phases.prepare_inputs" match "$TMP/mi.yaml" '^      mean_us: 911.8760$'
+check "-o apply list has it" match "$TMP/mi.yaml" '^  - host.phases.prepare_inputs.mean_us=911.8760$'
 expect_ok "scenario takes it" "$TPSIM" run scenarios/vllm-graphs.yaml --measured "$TMP/mi.yaml" --format json
 # the trace timed the phase at its own batch: its 911.876 us is the whole phase, with no
 # per-sequence term of the host model's added on top (that term is 19.125 us at batch 1)

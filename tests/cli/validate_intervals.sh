@@ -71,11 +71,11 @@ PY
 done <"$TMP/fd.txt"
 check "16 finite differences checked (2 keys x 4 cells x 2 sides)" test "$n_fd" -eq 16
 "$TPSIM" validate $EHD --transfer 2:4 >"$TMP/out"
-check "text prints the assumptions and their moves" grep -q "assumed  gpu.launch_latency_us .*= 4" "$TMP/out"
+check "text prints the assumptions and their moves" match "$TMP/out" "assumed  gpu.launch_latency_us .*= 4"
 check "text: no hardware kernel_fixed_us under kernels:" bash -c "! grep -q kernel_fixed_us '$TMP/out'"
-check "text states meas-cv" grep -q "intervals from a 1% measurement error per cell (--meas-cv) and the model error" "$TMP/out"
+check "text states meas-cv" has "$TMP/out" "intervals from a 1% measurement error per cell (--meas-cv) and the model error"
 "$TPSIM" validate scenarios/paper-additive.yaml >"$TMP/out"
-check "text: an exact fit's interval is not called 95%" grep -q "model error is not estimable (1 calibration cell, 1 free parameter), so the intervals are not 95% ones" "$TMP/out"
+check "text: an exact fit's interval is not called 95%" has "$TMP/out" "model error is not estimable (1 calibration cell, 1 free parameter), so the intervals are not 95% ones"
 
 # --- model error: eager-host-dispatch within fits 1 parameter on 4 cells; the scatter of
 # those cells about the fit, sqrt(sum((pred/meas - 1)^2) / 3), computed here from the cells,
@@ -161,7 +161,7 @@ chmod +x "$TMP/badbin/gnuplot"
 PATH="$TMP/badbin:$PATH" "$TPSIM" validate scenarios/paper-additive.yaml --loo --scan "$TMP/folds/scan" \
     >/dev/null 2>"$TMP/err"
 check "scan, second fold fails: exit 2" test $? -eq 2
-check "scan, second fold fails: its message" grep -q "bad fold" "$TMP/err"
+check "scan, second fold fails: its message" has "$TMP/err" "bad fold"
 check "scan, second fold fails: no folder, no first fold" test ! -e "$TMP/folds"
 PATH="$TMP/badbin:$PATH" "$TPSIM" validate scenarios/paper-additive.yaml --loo --plot "$TMP/both/figs" \
     --scan "$TMP/folds/scan" >/dev/null 2>"$TMP/err"

@@ -98,7 +98,8 @@ print(f"  transfer 2:4: TP-4 held-out {t4['heldout_mape_pct']:.2f}%, constant {t
 PY
 
 # --- transfer never reads the judged degree: scale every TP-4 measurement, the fit stays
-python3 - "$GRID" "$TMP/tp4x.csv" <<'PY'
+# (this Python writes flat.csv too, the grid of the next section)
+python3 - "$GRID" "$TMP/tp4x.csv" "$TMP/flat.csv" <<'PY'
 import sys
 out = open(sys.argv[2], "w")
 for line in open(sys.argv[1]):
@@ -106,6 +107,13 @@ for line in open(sys.argv[1]):
     if not line.startswith("#") and f[1] == "4":
         f[4] = repr(float(f[4]) * 1.7)
     out.write(",".join(f) + "\n")
+out.close()
+out = open(sys.argv[3], "w")
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split(",")
+    if not line.startswith("#") and f[0] != "config":
+        f[4] = "27.00" if f[1] == "2" else "25.00"
+    out.write(",".join(f[:5]) + "\n")
 PY
 cp "$TMP/out" "$TMP/a.json"   # the acceptance run above
 "$TPSIM" validate $EHD --transfer 2:4 --grid "$TMP/tp4x.csv" --format json >"$TMP/b.json"
@@ -126,16 +134,8 @@ assert c["fitted"]["offset_ms"] != d["fitted"]["offset_ms"]
 assert c["folds"][0]["all_cells_of_fitted_degrees"] and len(c["folds"][0]["calibration_cells"]) == 4
 PY
 
-# --- a grid where the constant baseline is exact: nothing may be SUPPORTED
-python3 - "$GRID" "$TMP/flat.csv" <<'PY'
-import sys
-out = open(sys.argv[2], "w")
-for line in open(sys.argv[1]):
-    f = line.rstrip("\n").split(",")
-    if not line.startswith("#") and f[0] != "config":
-        f[4] = "27.00" if f[1] == "2" else "25.00"
-    out.write(",".join(f[:5]) + "\n")
-PY
+# --- a grid where the constant baseline is exact: nothing may be SUPPORTED (flat.csv: every
+# TP-2 cell 27.00 ms, every TP-4 cell 25.00, written above)
 for proto in --within --loo; do
     "$TPSIM" validate $EHD --grid "$TMP/flat.csv" $proto --strict --format json >"$TMP/out" 2>"$TMP/err"
     check "--strict exits 1 without SUPPORTED ($proto)" test $? -eq 1
@@ -178,12 +178,13 @@ cp "$TMP/out" "$TMP/within.json"
 V=$(python3 -c 'import json, sys; print(repr(json.load(open(sys.argv[1]))["fitted"]["host.launch.mean_us"]))' "$TMP/within.json")
 for tb in "2 1" "2 8" "4 1" "4 8"; do
     set -- $tb
-    "$TPSIM" run $EHD --tp $1 --batch $2 --ctx 2048 --set host.launch.mean_us="$V" --format json |
-        python3 -c 'import json, sys; print(sys.argv[1], sys.argv[2], json.load(sys.stdin)["step_ms"]["mean"])' $1 $2
+    "$TPSIM" run $EHD --tp $1 --batch $2 --ctx 2048 --set host.launch.mean_us="$V" --format json >"$TMP/cal-$1-$2.json"
+    echo "$1 $2 $TMP/cal-$1-$2.json"
 done >"$TMP/cal_runs"
-X=$(python3 - "$TMP/cal_runs" "$GRID" "$TMP/within.json" <<'PY'
+# (prints X, then 2.5 X and 3.5 X, the kill-switches below)
+read -r X KS25 KS35 < <(python3 - "$TMP/cal_runs" "$GRID" "$TMP/within.json" <<'PY'
 import csv, json, sys
-pred = {(int(t), int(b)): float(ms) for t, b, ms in (l.split() for l in open(sys.argv[1]))}
+pred = {(int(t), int(b)): json.load(open(f))["step_ms"]["mean"] for t, b, f in (l.split() for l in open(sys.argv[1]))}
 meas = {(int(r["tp"]), int(r["batch"])): float(r["measured_ms"])
         for r in csv.DictReader(l for l in open(sys.argv[2]) if not l.startswith("#"))
         if r["ctx"] == "2048"}
@@ -194,15 +195,15 @@ d = json.load(open(sys.argv[3]))
 assert sorted((c["tp"], c["batch"]) for c in d["folds"][0]["calibration_cells"]) == sorted(pred), d["folds"][0]
 assert abs(d["folds"][0]["calibration_max_error_pct"] - x) < 1e-3, (d["folds"][0]["calibration_max_error_pct"], x)
 assert x > 5, x  # far from 0: the multiples below probe the threshold, not rounding
-print(x)
+print(x, x * 2.5, x * 3.5)
 PY
 )
 check "the worst calibration miss, from run and the grid: ${X:-none}" test -n "$X"
 for k in 2.5 3.5; do
-    ks=$(python3 -c "print($X * $k)")
+    if [ $k = 2.5 ]; then ks=${KS25:-}; else ks=${KS35:-}; fi
     expect_ok "kill-switch $k x the worst miss" "$TPSIM" validate $EHD --kill-switch "$ks" --format json &&
     cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
-    pyq "MISFIT at kill-switch $k x the worst calibration miss: $([ $k = 2.5 ] && echo yes || echo no)" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" "$k" <<'PY'
+    pyq "MISFIT at kill-switch $k x the worst calibration miss: ${k/2.5/yes}" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" "$k" <<'PY'
 import json, sys
 exec(open(sys.argv[2]).read())
 d = check(json.load(open(sys.argv[1])))
@@ -247,10 +248,16 @@ PY
 
 # --- a grid made of the model's own predictions: exact held-out, SUPPORTED, --strict passes
 for tp in 2 4; do for b in 1 2 4 8; do
-    "$TPSIM" run $EHD --tp $tp --batch $b --format json |
-        python3 -c "import json,sys; print('S TP-$tp,$tp,$b,2048,' + repr(json.load(sys.stdin)['step_ms']['mean']))"
-done; done >"$TMP/self.rows"
-{ echo "config,tp,batch,ctx,measured_ms"; cat "$TMP/self.rows"; } >"$TMP/self.csv"
+    "$TPSIM" run $EHD --tp $tp --batch $b --format json >"$TMP/self-$tp-$b.json"
+done; done
+python3 - "$TMP/self.csv" "$TMP"/self-*.json <<'PY'
+import json, re, sys
+with open(sys.argv[1], "w") as out:
+    print("config,tp,batch,ctx,measured_ms", file=out)
+    for f in sys.argv[2:]:
+        tp, b = re.search(r"self-([0-9]+)-([0-9]+)\.json$", f).groups()
+        print("S TP-%s,%s,%s,2048,%r" % (tp, tp, b, json.load(open(f))["step_ms"]["mean"]), file=out)
+PY
 expect_ok "self grid --strict" "$TPSIM" validate $EHD --grid "$TMP/self.csv" --strict --format json &&
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "own predictions: every config SUPPORTED" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" <<'PY'
@@ -270,7 +277,7 @@ import json, sys
 assert json.load(open(sys.argv[1]))["protocol"] == "transfer 2:4"
 PY
 expect_ok "--within overrides fit.protocol" "$TPSIM" validate scenarios/.test-proto-$$.yaml --within --summary &&
-check "--within row" grep -q "| within | H100 TP-2 |" "$TMP/out"
+check "--within row" has "$TMP/out" "| within | H100 TP-2 |"
 sed 's/^fit:$/fit:\n  protocol: sideways/' $EHD >scenarios/.test-proto-$$.yaml
 expect_fail2 "bad fit.protocol" "^tpsim: scenarios/\.test-proto-$$\.yaml:[0-9]+:13: fit.protocol: protocol 'sideways', expected within, loo or transfer" \
     "$TPSIM" validate scenarios/.test-proto-$$.yaml
@@ -299,7 +306,8 @@ expect_fail2 "--meas-cv range" "--meas-cv" "$TPSIM" validate $EHD --meas-cv 0
 
 # --- no undeclared knobs: a number neither fitted, sourced nor assumed is refused where it is
 sed '0,/^  queue_depth: 1024$/s//  queue_depth: 1024\n  driver_per_peer_us: 5/' $EHD >scenarios/.test-knob-$$.yaml
-line=$(grep -n 'driver_per_peer_us: 5' scenarios/.test-knob-$$.yaml | cut -d: -f1)
+line=$(grep -n 'driver_per_peer_us: 5' scenarios/.test-knob-$$.yaml)
+line=${line%%:*}
 expect_fail2 "undeclared knob" "^tpsim: scenarios/\.test-knob-$$\.yaml:$line:23: host.driver_per_peer_us: a number the grid could inform is neither fitted, sourced nor assumed" \
     "$TPSIM" validate scenarios/.test-knob-$$.yaml
 expect_ok "a --set number is an assumption" "$TPSIM" validate scenarios/.test-knob-$$.yaml --set host.driver_per_peer_us=5 --format json &&
@@ -342,11 +350,18 @@ assumed:
   - {key: host.launch.mean_us, why: test}
   - {key: host.collective.mean_us, why: test}
 Y
-{ echo "config,tp,batch,ctx,measured_ms"
-  for tp in 2 4; do eff=$([ $tp = 2 ] && echo 0.5 || echo 0.8); for b in 256 512; do
-      "$TPSIM" run "$TMP/flops.yaml" --tp $tp --batch $b --set gpu.flops_efficiency=$eff --format json |
-          python3 -c "import json,sys; print('F TP-$tp,$tp,$b,128,' + repr(json.load(sys.stdin)['step_ms']['mean']))"
-  done; done; } >"$TMP/flops.csv"
+for tp in 2 4; do eff=0.8; [ $tp = 2 ] && eff=0.5; for b in 256 512; do
+    "$TPSIM" run "$TMP/flops.yaml" --tp $tp --batch $b --set gpu.flops_efficiency=$eff --format json \
+        >"$TMP/flops-$tp-$b.json"
+done; done
+python3 - "$TMP/flops.csv" "$TMP"/flops-*.json <<'PY'
+import json, re, sys
+with open(sys.argv[1], "w") as out:
+    print("config,tp,batch,ctx,measured_ms", file=out)
+    for f in sys.argv[2:]:
+        tp, b = re.search(r"flops-([0-9]+)-([0-9]+)\.json$", f).groups()
+        print("F TP-%s,%s,%s,128,%r" % (tp, tp, b, json.load(open(f))["step_ms"]["mean"]), file=out)
+PY
 expect_ok "flops loo" "$TPSIM" validate "$TMP/flops.yaml" --grid "$TMP/flops.csv" --loo --format json &&
 cp "$TMP/out" "$TMP/loo.json" &&
 expect_ok "flops transfer 2:4" "$TPSIM" validate "$TMP/flops.yaml" --grid "$TMP/flops.csv" --transfer 2:4 --format json &&
@@ -381,9 +396,8 @@ assert not f["misfit"] and f["on_free_bound"], f
 assert all(c["verdict"] == "UNIDENTIFIED" for c in d["configs"] if c["judged"]), d["configs"]
 assert any(c["param_spread_pct"] <= d["kill_switch_pct"] for c in d["configs"] if c["judged"]), d["configs"]
 PY
-expect_ok "transfer 2:4 for the bound" "$TPSIM" validate $EHD --transfer 2:4 --format json &&
-cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
-pyq "a physical bound is not flagged" "$TMP/pyq-out$((PYQ_N + 1))" <<'PY'
+# (eager-host-dispatch's transfer 2:4: the acceptance run's report, $TMP/a.json)
+pyq "a physical bound is not flagged" "$TMP/a.json" <<'PY'
 import json, sys
 f = json.load(open(sys.argv[1]))["folds"][0]
 assert f["at_bound"]["host.launch.mean_us"] == "min", f
@@ -413,7 +427,8 @@ sed -e '/^kernels: /d' -e 's/^  launch_latency_us: 4.0 .*/&\n  hbm_efficiency: 0
     "$TMP/hw9-k.yaml" >"$TMP/hw9-scn.yaml"
 expect_ok "hardware file's assumed number" "$TPSIM" validate "$TMP/hw9-scn.yaml" --format json &&
 # (its line: the value's, found as the reader would)
-at=$(grep -n '^kernel_fixed_us:' "$TMP/hw9.yaml" | cut -d: -f1)
+at=$(grep -n '^kernel_fixed_us:' "$TMP/hw9.yaml")
+at=${at%%:*}
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "its kernel_fixed_us 9 is an assumption with a sensitivity row naming the file (line $at)" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/hw9.yaml" "$at" <<'PY'
 import json, sys
@@ -432,7 +447,8 @@ assert [x["key"] for x in d["sensitivity"] if not x["key"].startswith("host.phas
     ["gpu.launch_latency_us", "host.queue_depth"], d["sensitivity"]
 PY
 sed 's/^  - {key: launch_latency_us, /  - {key: no_such_key, /' models/hw/h100-sxm.yaml >"$TMP/hwbad.yaml"
-line=$(grep -n 'key: no_such_key' "$TMP/hwbad.yaml" | cut -d: -f1)
+line=$(grep -n 'key: no_such_key' "$TMP/hwbad.yaml")
+line=${line%%:*}
 expect_fail2 "an assumed: key the file does not have" \
     "^tpsim: $TMP/hwbad\.yaml:$line:[0-9]+: assumed\.1\.key: 'no_such_key' is not a number of this file" \
     "$TPSIM" validate $EHD --set "hardware=$TMP/hwbad.yaml"
@@ -444,7 +460,7 @@ expect_fail2 "validate: a --calib for a TP degree the grid lacks" \
 # --- the figure under transfer 4:2: calibration and unused cells named as such; the held-out
 # key's MAPE is the mean |error| of the held-out cells alone, recomputed here from the .dat rows
 expect_ok "transfer 4:2 --plot" "$TPSIM" validate $EHD --transfer 4:2 --plot "$TMP/p42" --quiet
-check "the legend names each kind of cell; MAPE on held-out cells only" python3 -c '
+pyq "the legend names each kind of cell; MAPE on held-out cells only" "$TMP/p42" <<'PY'
 import re, sys
 d = sys.argv[1]
 gp = open(d + "/measured_vs_predicted.gp").read()
@@ -461,7 +477,7 @@ for line in open(d + "/measured_vs_predicted.dat"):
 assert len(errs) == 4, errs  # the four TP-2 cells
 mape = float(re.search(r"MAPE ([0-9.]+)%", held[0]).group(1))
 assert abs(mape - sum(errs) / len(errs)) < 0.05 + 1e-9, (mape, errs)
-' "$TMP/p42"
+PY
 # --- a scenario with no free parameters (eager-sourced: no fit: block): the same predictions
 # under every protocol; a protocol's calibration cells fit the null baselines only, so the
 # model's miss of them is no MISFIT but its model error (the error scale's rms); under
@@ -470,8 +486,8 @@ for proto in within transfer=2:4 transfer=4:2; do
     "$TPSIM" validate scenarios/eager-sourced.yaml --$proto --format json >"$TMP/fs-$proto.json" ||
         bad "eager-sourced --$proto"
 done
-check "no free parameters: one prediction per cell, no MISFIT, baselines only where cells calibrate" \
-    python3 - "$TMP/fs-within.json" "$TMP/fs-transfer=2:4.json" "$TMP/fs-transfer=4:2.json" <<'PY'
+pyq "no free parameters: one prediction per cell, no MISFIT, baselines only where cells calibrate" \
+    "$TMP/fs-within.json" "$TMP/fs-transfer=2:4.json" "$TMP/fs-transfer=4:2.json" <<'PY'
 import json, math, sys
 ds = [json.load(open(f)) for f in sys.argv[1:]]
 pred = [[c["predicted_ms"] for c in d["cells"]] for d in ds]
@@ -505,11 +521,12 @@ assert within["folds"][0]["calibration_cells"] == [], within["folds"][0]
 assert all(c["role"] == "held-out" for c in within["cells"]), within["cells"]
 PY
 "$TPSIM" validate scenarios/eager-sourced.yaml >"$TMP/fs.txt"
-check "no free parameters, text: no baselines, no MISFIT line, no nan" bash -c "
-grep -q '^  null baselines: none (no calibration cell to fit them on)' '$TMP/fs.txt' &&
-! grep -q 'MISFIT above' '$TMP/fs.txt' && ! grep -q nan '$TMP/fs.txt'"
+check "no free parameters, text: no baselines, no MISFIT line, no nan" eval "
+match '$TMP/fs.txt' '^  null baselines: none \(no calibration cell to fit them on\)' &&
+! has '$TMP/fs.txt' 'MISFIT above' && ! has '$TMP/fs.txt' nan"
 "$TPSIM" validate scenarios/eager-sourced.yaml --transfer 2:4 >"$TMP/fs.txt"
 check "no free parameters, transfer: the calibration cells' miss is reported, not a MISFIT" \
-    grep -q '^  worst miss of the calibration cells .* (nothing fitted on them: they fit the null baselines only, so no MISFIT)' "$TMP/fs.txt"
+    match "$TMP/fs.txt" '^  worst miss of the calibration cells .* \(nothing fitted on them: they fit the null baselines only, so no MISFIT\)'
+
 
 finish
