@@ -92,16 +92,22 @@ line_count() {
     printf -v "$1" %d "$_lc_n"
 }
 
+# _glob_all ARRAY DIR GLOB: ARRAY = DIR's entries GLOB matches, dot files included, none when
+# nothing does (dotglob and nullglob set for the expansion alone)
+_glob_all() {
+    local _ga_dot=0 _ga_null=0
+    shopt -q dotglob && _ga_dot=1
+    shopt -q nullglob && _ga_null=1
+    shopt -s dotglob nullglob
+    eval "$1=(\"\$2\"/\$3)"
+    [ "$_ga_dot" = 1 ] || shopt -u dotglob
+    [ "$_ga_null" = 1 ] || shopt -u nullglob
+}
+
 # entries VAR DIR: VAR = the number of entries in DIR, dot files included (ls -A DIR | wc -l)
 entries() {
     local -a _en_f
-    local _en_dot=0 _en_null=0
-    shopt -q dotglob && _en_dot=1
-    shopt -q nullglob && _en_null=1
-    shopt -s dotglob nullglob
-    _en_f=("$2"/*)
-    [ "$_en_dot" = 1 ] || shopt -u dotglob
-    [ "$_en_null" = 1 ] || shopt -u nullglob
+    _glob_all _en_f "$2" '*'
     printf -v "$1" %d "${#_en_f[@]}"
 }
 
@@ -109,13 +115,7 @@ entries() {
 # (ls -A DIR | grep -q RE, for the RE that GLOB spells)
 has_entry() {
     local -a _he_f
-    local _he_dot=0 _he_null=0
-    shopt -q dotglob && _he_dot=1
-    shopt -q nullglob && _he_null=1
-    shopt -s dotglob nullglob
-    _he_f=("$1"/$2)
-    [ "$_he_dot" = 1 ] || shopt -u dotglob
-    [ "$_he_null" = 1 ] || shopt -u nullglob
+    _glob_all _he_f "$1" "$2"
     [ "${#_he_f[@]}" -gt 0 ]
 }
 
