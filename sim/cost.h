@@ -13,7 +13,8 @@
  * peak's rate (scaled by peak / fp8_peak: the calibration measured BF16 kernels), unless the
  * calibration has a gemm_fp8 class (measured FP8 GEMMs), which then prices them. An op with
  * a shape (prog.shape) whose class has a measured grid reads the grid (kcal_time). An op kind
- * with no class is an error naming it. Applied once, when the program is built.
+ * with no class is an error naming it. Applied once, when the program is built; ops equal in
+ * every field it reads (a layer's ops, repeated 80 times) are priced once, the same bits.
  * The calibration must be for the program's k (or NULL when k == 1).
  */
 #ifndef TPSIM_COST_H

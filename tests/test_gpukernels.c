@@ -4,7 +4,9 @@
  * for the sampler and copies no profile measures, by a class the file declares assumed): never
  * by another class's law without the file saying so. And H200 differs from H100 by what was
  * measured: on a memory-bound GEMM the ratio of the two prices is the ratio of the two tables'
- * rows, read here from the verbatim AIConfigurator subsets with a parser of this file's own. */
+ * rows, read here from the verbatim AIConfigurator subsets with a parser of this file's own.
+ * cost_apply prices an op repeated across layers once: each op's price in the step is its
+ * price alone. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -182,11 +184,83 @@ static void test_h200_h100_measured_ratio(void **state)
                          o_proj_s("models/kernels/h100-sxm-aic.yaml", 1) - 1) < 1e-12);
 }
 
+/* One op of p as a program of its own (same tp, batch, context), priced alone. */
+static double price_alone(const prog *p, const prog_op *op, const prog_shape *x,
+                          const cost_params *cp)
+{
+    prog one = *p;
+    prog_op o = *op;
+    prog_shape sh = *x;
+    one.ops = &o;
+    one.shape = &sh;
+    one.n = one.cap = 1;
+    one.n_allreduce = one.n_collectives = 0;
+    tp_err err;
+    if (cost_apply(&one, cp, NULL, &err)) fail_msg("%s", err.msg);
+    return o.gpu_s;
+}
+
+/* cost_apply prices each distinct op once and copies the time to its repeats: every op of
+ * every family's program gets, bit for bit, the price it gets alone; and ops equal in name
+ * and bytes but not in FLOPs, grid shape or graph flag are told apart. */
+static void test_repeats_priced_as_alone(void **state)
+{
+    (void)state;
+    for (size_t ci = 0; ci < sizeof calibs / sizeof calibs[0]; ci++) {
+        kcal c;
+        tp_err err;
+        if (kcal_load(calibs[ci], &c, &err)) fail_msg("%s", err.msg);
+        cost_params cp = {0};
+        cp.kernels = &c;
+        cp.graph_node_s = 0.6e-6;
+        for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+            model_arch m;
+            if (model_load(models[mi], &m, &err)) fail_msg("%s", err.msg);
+            prog p;
+            prog_opts o = {0};
+            if (prog_build(&p, &m, &o, 1, 8, 2048, &err)) fail_msg("%s", err.msg);
+            if (cost_apply(&p, &cp, NULL, &err)) fail_msg("%s", err.msg);
+            for (size_t i = 0; i < p.n; i++)
+                if (p.ops[i].gpu_s != price_alone(&p, &p.ops[i], &p.shape[i], &cp))
+                    fail_msg("%s %s: op %zu (%s) priced %.17g in the step", calibs[ci],
+                             models[mi], i, prog_op_name(&p.ops[i]), p.ops[i].gpu_s);
+            prog_free(&p);
+        }
+        /* o_proj's twin right after it: more FLOPs (compute-bound), another m on the grid, or
+         * not graphable; each in a program of its own, so the memo holds o_proj when it comes */
+        model_arch m;
+        if (model_load("models/llama-3.1-70b.yaml", &m, &err)) fail_msg("%s", err.msg);
+        for (int t = 1; t <= 3; t++) {
+            prog p;
+            prog_opts o = {0};
+            if (prog_build(&p, &m, &o, 1, 8, 2048, &err)) fail_msg("%s", err.msg);
+            size_t at = p.n;
+            for (size_t i = 0; i < p.n && at == p.n; i++)
+                if (p.ops[i].name == OPN_O_PROJ) at = i;
+            assert_true(at + 1 < p.n);
+            p.ops[at + 1] = p.ops[at];
+            p.shape[at + 1] = p.shape[at];
+            if (t == 1) p.ops[at + 1].flops *= 1000;
+            if (t == 2) p.shape[at + 1].x[2] *= 64; /* a GEMM's grid axes are n, k, m (kgrid.h) */
+            if (t == 3) p.ops[at + 1].graphable = !p.ops[at].graphable;
+            if (cost_apply(&p, &cp, NULL, &err)) fail_msg("%s", err.msg);
+            /* a law reads no shape, a grid no FLOPs */
+            if (t == 3 || (t == 2) == (c.cls[KC_GEMM].grid >= 0))
+                assert_true(p.ops[at + 1].gpu_s != p.ops[at].gpu_s);
+            double alone = price_alone(&p, &p.ops[at + 1], &p.shape[at + 1], &cp);
+            assert_true(p.ops[at + 1].gpu_s == alone);
+            prog_free(&p);
+        }
+        kcal_free(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_op_measured),
         cmocka_unit_test(test_h200_h100_measured_ratio),
+        cmocka_unit_test(test_repeats_priced_as_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
