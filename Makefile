@@ -38,7 +38,15 @@ CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) -MMD -MP
+# yaml, jansson, zlib and sqlite3 are linked statically where their archives are installed (the
+# Debian -dev packages ship them): with four shared objects fewer to map and relocate, tpsim
+# starts about 1 ms sooner, and the tests start it 1,700 times. Without the archives, dynamically.
+LIBS_A  := $(foreach l,yaml jansson z sqlite3,$(shell $(CC) -print-file-name=lib$(l).a 2>/dev/null))
+ifeq ($(words $(filter /%,$(LIBS_A))),4)
+LDLIBS  := -Wl,-Bstatic -lyaml -ljansson -lz -lsqlite3 -Wl,-Bdynamic -lm -pthread
+else
 LDLIBS  := -lyaml -ljansson -lz -lsqlite3 -lm -pthread
+endif
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # The tpsim binary is five folders, one layer each, bottom to top (docs/DESIGN.md):
