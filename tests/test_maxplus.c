@@ -45,10 +45,12 @@ static void test_memory_flat_in_steps(void **state)
     scenario *s = calloc(1, sizeof *s);
     tp_err err;
     /* host.step is absent from the scenario (zero per-step host work): named whole here; the
-     * 8B model's 32 layers make each of the many steps cheap (memory is per step, not per op) */
+     * 8B model cut to one layer makes each of the many steps cheap (memory is per step, not per
+     * op) */
     const char *sets[] = {"execution.mode=graphs", "host.step.dist=lognormal",
                           "host.step.mean_us=0", "host.step.cv=0.2", "model=llama-3.1-8b"};
     assert_int_equal(scenario_load("scenarios/eager-host-dispatch.yaml", sets, 5, s, &err), 0);
+    s->model.layers = 1;
     run_request req = {2, 1, 2048, 150000, 0, 3, 0, RUN_REQ_PLAIN};
     run_summary sum;
     run_detail d;
