@@ -40,11 +40,17 @@ int fp_file(const char *path, char out[FP_HEX], tp_err *err)
     FILE *f = fopen(path, "rb");
     if (!f) return tp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
     /* read in blocks of a multiple of 8 bytes, hashed as fp_bytes hashes one buffer: every
-     * block's words, the last block's tail, then the total length */
-    static _Thread_local unsigned char block[1 << 16];
+     * block's words, the last block's tail, then the total length. The block is the call's
+     * own (not thread-local: static TLS is zeroed at every process and thread start). */
+    enum { FP_BLOCK = 1 << 16 };
+    unsigned char *block = malloc(FP_BLOCK);
+    if (!block) {
+        fclose(f);
+        return tp_err_set(err, "out of memory");
+    }
     uint64_t h = FP_SEED;
     size_t total = 0, got;
-    while ((got = fread(block, 1, sizeof block, f)) > 0) {
+    while ((got = fread(block, 1, FP_BLOCK, f)) > 0) {
         size_t whole = got - got % 8;
         for (size_t i = 0; i < whole; i += 8) {
             uint64_t w;
@@ -57,10 +63,11 @@ int fp_file(const char *path, char out[FP_HEX], tp_err *err)
             for (size_t k = 0; whole + k < got; k++) w |= (uint64_t)block[whole + k] << (8 * k);
             h = fp_mix(h, w);
         }
-        if (got < sizeof block) break;
+        if (got < FP_BLOCK) break;
     }
     int bad = ferror(f);
     fclose(f);
+    free(block);
     if (bad) return tp_err_set(err, "%s: cannot read", path);
     fp_hex(fp_mix(h, (uint64_t)total), out);
     return 0;

@@ -179,12 +179,12 @@ static const char *rfile_hint(const char *path, char *buf, size_t cap)
     if (dl >= (int)sizeof dir) return buf;
     snprintf(dir, sizeof dir, "%.*s", dl, slash == path ? "/" : path);
     DIR *d = opendir(slash ? (dl ? dir : "/") : ".");
-    if (!d || !base[0]) {
+    char (*names)[256] = d && base[0] ? malloc(256 * sizeof *names) : NULL;
+    if (!names) {
         if (d) closedir(d);
         errno = ENOENT;
         return buf;
     }
-    static _Thread_local char names[256][256];
     const char *ptrs[256];
     int n = 0;
     struct dirent *e;
@@ -200,6 +200,7 @@ static const char *rfile_hint(const char *path, char *buf, size_t cap)
     if (best >= 0 && strcmp(ptrs[best], base))
         snprintf(buf, cap, "; did you mean %.200s%s%.200s?", slash ? dir : "", slash ? "/" : "",
                  ptrs[best]);
+    free(names);
     errno = ENOENT;
     return buf;
 }

@@ -51,13 +51,15 @@ int shard_fp_inputs(uint64_t *fp, const char *path, tp_err *err)
     if (rfile_read(path, (size_t)64 << 20, "a YAML file", &buf, &len, err)) return -1;
     shard_fp(fp, buf, len);
     free(buf);
-    static _Thread_local rfile_input in[RFILE_MAX_INPUTS];
+    rfile_input *in = malloc(RFILE_MAX_INPUTS * sizeof *in);
+    if (!in) return tp_err_set(err, "out of memory");
     int n = rfile_inputs_read(in, RFILE_MAX_INPUTS);
     /* by fingerprint, not by path or order: the same files under another folder on another
      * machine are the same sweep; a changed byte in any of them is another */
     qsort(in, (size_t)n, sizeof in[0], shard_cmp_fp);
     for (int i = 0; i < n; i++)
         if (in[i].fp[0]) shard_fp(fp, in[i].fp, strlen(in[i].fp) + 1);
+    free(in);
     return 0;
 }
 
