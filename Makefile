@@ -490,5 +490,5 @@ clean:
 .PHONY: hooks
 hooks:
 	@hooks=$$(git rev-parse --git-path hooks) && mkdir -p "$$hooks" && \
-	  printf '#!/bin/sh\nexec "%s/scripts/check-commits.sh" --msg "$$1"\n' "$(CURDIR)" >"$$hooks/commit-msg" && \
+	  printf '#!/bin/sh\n# the checker of the work tree committing (worktrees share this hook)\nexec "$$(git rev-parse --show-toplevel)/scripts/check-commits.sh" --msg "$$1"\n' >"$$hooks/commit-msg" && \
 	  chmod +x "$$hooks/commit-msg" && echo "installed $$hooks/commit-msg"
