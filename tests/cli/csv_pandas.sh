@@ -5,7 +5,8 @@
 # zero written "0" made pandas type the whole column as integers). Debian's python3-pandas
 # (make deps installs it); without it the test says so and passes. Left out: tests/fuzz seeds,
 # the deliberately broken fixtures, and the inputs whose formats carry '#' lines that tpsim
-# reads (tpsim-nccl-sweep's logs, AIConfigurator's tables under tests/data/aic/). The CSVs
+# reads (tpsim-nccl-sweep's logs, AIConfigurator's tables under tests/data/aic/, the XLA table
+# in their layout under tests/data/xla-h100/). The CSVs
 # written, docs/*.csv and validate/*.csv are read with Python's csv defaults too.
 . tests/cli/lib.sh
 S=scenarios/eager-host-dispatch.yaml
@@ -39,7 +40,7 @@ cp "$TMP/part0.csv" "$W/sweep-part0.csv"; cp "$TMP/part0.csv.meta" "$W/sweep-par
 cp "$W/plan-part1.csv.meta" "$W/plan-part1.meta.csv"
 written=("$W"/*.csv "$W"/scan/*.csv "$W"/scan1/*.csv)
 shipped=($(git ls-files '*.csv' | grep -v -e '^tests/fuzz/' -e '^tests/data/arfit-bad-' \
-    -e '^tests/data/aic/' -e '^tests/data/aic-allreduce'))
+    -e '^tests/data/aic/' -e '^tests/data/aic-allreduce' -e '^tests/data/xla-h100/'))
 check "some shipped CSVs found (${#shipped[@]})" test "${#shipped[@]}" -gt 10
 # with Python's csv defaults too (this check was tests/cli/json_schema.sh's, on the same kinds of
 # file): the written ones, docs/*.csv and validate/*.csv
@@ -75,6 +76,9 @@ for path in sys.argv[1:]:
         bad.append(f"{path}: {type(e).__name__}: {e}")
         continue
     head = next(csv.reader(open(path, newline="")))
+    if head and head[0].startswith("#"):
+        bad.append(f"{path}: a '#' line where the header should be (pandas takes it as one)")
+        continue
     if list(d.columns) != head:
         bad.append(f"{path}: pandas' columns {list(d.columns)[:4]}... are not the header {head[:4]}...")
         continue

@@ -209,4 +209,26 @@ check "aic: provenance kept" has "$TMP/a.yaml" '095f58a51c4ca8e61b66ec108d86f223
 expect_ok "aic calibration prices Vidur's 7B" "$TPSIM" fit-kernels --test "$V7" --calib "$TMP/a.yaml"
 expect_fail2 "aic @ bad class" "'gemv' is no class" "$TPSIM" fit-kernels "$AG@gemv"
 
+# A third source (tests/data/xla-h100/, OpenXLA's H100 matmul table): the AIConfigurator-grid
+# calibration prices it by its grid rows, so its error is the two tables' row-by-row difference,
+# recomputed here from the grid file; and the Vidur-fitted one stays within 10% of it
+# (docs/calibrate.md#three-sources-one-gpu)
+X=tests/data/xla-h100/gemm-bf16.csv
+expect_ok "xla by aic" "$TPSIM" fit-kernels --test "$X" --calib models/kernels/h100-sxm-aic.yaml --format json
+cp "$TMP/out" "$TMP/xla-aic.json"
+expect_ok "xla by vidur" "$TPSIM" fit-kernels --test "$X" --calib models/kernels/h100-sxm.yaml --format json
+pyq "third source: 125 rows; AIC's grid error is the tables' difference; Vidur's fit within 10%" \
+    "$X" models/kernels/h100-sxm-aic.gemm.csv "$TMP/xla-aic.json" "$TMP/out" <<'PY'
+import csv, json, sys
+xla = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("#"))][1:]
+assert len(xla) == 125 and abs(sum(float(r[4]) for r in xla) * 1e3 - 2059.746) < 1e-6
+grid = {(int(r["n"]), int(r["k"]), int(r["m"])): float(r["us"])
+        for r in csv.DictReader(open(sys.argv[2]))}
+err = [grid[(int(n), int(k), int(m))] / (float(ms) * 1e3) - 1 for _, m, n, k, ms in xla]
+mape = 100 * sum(map(abs, err)) / len(err)
+aic, vid = (json.load(open(p))["classes"]["gemm"] for p in sys.argv[3:5])
+assert aic["law"] == "grid" and aic["n"] == 125 and abs(aic["mape_pct"] - mape) < 1e-6, (aic, mape)
+assert mape > 20 and vid["mape_pct"] < 10, (mape, vid["mape_pct"])
+PY
+
 finish
