@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "jw.h"
+#include "locate.h"
 #include "run.h"
 
 void cmd_notes(const scenario *s)
@@ -37,10 +38,12 @@ int cmd_scn_flag(scn_opts *o, const char *name, const char *v, tp_err *err)
     }
     if (strcmp(name, "model") == 0) {
         if (o->model_set[0]) return tp_err_set(err, "--model %s: a second model, expected one", v);
-        /* a file is named from the current folder (a --set model= path from the scenario's) */
+        /* a file is named from the current folder (a --set model= path from the scenario's),
+         * even one that is not there: its error then names the path the user meant */
         char abs[SCN_PATH_MAX], cwd[SCN_PATH_MAX];
         const char *ref = v;
-        if (v[0] != '/' && (strchr(v, '/') || access(v, F_OK) == 0)) {
+        if (v[0] != '/' &&
+            (strchr(v, '/') || access(v, F_OK) == 0 || !locate_is_name(v, ".yaml"))) {
             if (!getcwd(cwd, sizeof cwd))
                 return tp_err_set(err, "--model %s: the current folder: %s", v, strerror(errno));
             if ((size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, v) >= sizeof abs)

@@ -56,9 +56,16 @@ static int scenario_resolve(const cfg_doc *doc, const cfg_node *n, const char *k
     tp_err where, hf;
     if (locate_file(kind, ".yaml", ref, dir, out, cap, &where)) {
         /* a model name may also be a Hugging Face config.json: models/hf/NAME.json */
-        if (!strcmp(kind, "models") && locate_is_name(ref, ".yaml") &&
-            locate_file("models/hf", ".json", ref, dir, out, cap, &hf) == 0)
-            return 0;
+        if (!strcmp(kind, "models") && locate_is_name(ref, ".yaml")) {
+            if (locate_file("models/hf", ".json", ref, dir, out, cap, &hf) == 0) return 0;
+            /* the configs' names too, and the closest of them ("Qwen3-32b": Qwen3-32B) unless
+             * a model file's name was closer */
+            const char *names = strstr(where.msg, "; did you mean ") ? NULL
+                                : strstr(hf.msg, "; did you mean ");
+            if (!names) names = strstr(hf.msg, " (models/hf there: ");
+            return cfg_error(n, err, "%s, nor models/hf/%s.json%s", where.msg, ref,
+                             names ? names : "");
+        }
         return cfg_error(n, err, "%s", where.msg);
     }
     return 0;

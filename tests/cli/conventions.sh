@@ -227,13 +227,21 @@ sed 's#^model: .*#model: my-model#' "$TMP/away/named.yaml" >"$TMP/away/mine.yaml
 mline=0 i=0
 while IFS= read -r l; do i=$((i + 1)); [[ $l == "model: "* ]] && { mline=$i; break; }; done <"$TMP/away/mine.yaml"
 expect_fail2 "an unknown name lists where it looked" \
-    "^tpsim: $TMP/away/mine\.yaml:$mline:8: model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $TMP/empty, $PWD \(models there: llama-3\.1-405b, llama-3\.1-70b, llama-3\.1-8b\)$" \
+    "^tpsim: $TMP/away/mine\.yaml:$mline:8: model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $TMP/empty, $PWD \(models there: llama-3\.1-405b, llama-3\.1-70b, llama-3\.1-8b\), nor models/hf/my-model\.json \(models/hf there: DeepSeek-V3, Llama-3\.1-70B, Mixtral-8x7B-v0\.1, Qwen3-30B-A3B, Qwen3-32B, Qwen3-8B, gemma-2-9b-it, phi-4\)$" \
     env TPSIM_PATH="$TMP/empty" "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2 --format json
 TPSIM_PATH="$TMP/lib" "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2 --format json >"$TMP/out" 2>/dev/null
 model_of m "$TMP/out"
 check "a name only \$TPSIM_PATH has" test "$m" = '"Only-in-TPSIM_PATH"'
-expect_fail2 "without \$TPSIM_PATH it is not found" "model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $PWD \(models there: llama-3\.1-405b, llama-3\.1-70b, llama-3\.1-8b\)$" \
+expect_fail2 "without \$TPSIM_PATH it is not found" "model: 'my-model' not found: looked for models/my-model\.yaml in $TMP/away, $PWD \(models there: llama-3\.1-405b, llama-3\.1-70b, llama-3\.1-8b\), nor models/hf/my-model\.json \(models/hf there: DeepSeek-V3, Llama-3\.1-70B, Mixtral-8x7B-v0\.1, Qwen3-30B-A3B, Qwen3-32B, Qwen3-8B, gemma-2-9b-it, phi-4\)$" \
     env -u TPSIM_PATH "$TPSIM" run "$TMP/away/mine.yaml" --tp 4 --steps 2
+# a Hugging Face config's name mistyped: the closest config is offered (a model file's when
+# one is closer, as for llama-3.1-70)
+expect_fail2 "a config's name in the wrong case" "model: 'qwen3-32b' not found: .*, nor models/hf/qwen3-32b\.json; did you mean Qwen3-32B\? \(models/hf there: " \
+    "$TPSIM" run paper-additive --model qwen3-32b --steps 2
+expect_fail2 "a missing --model file is named from the current folder" \
+    "^tpsim: --model: $TMP/nope\.yaml: cannot open" env -C "$TMP" "$BIN" run paper-additive --model nope.yaml
+expect_fail2 "a model file's name is closer" "model: 'llama-3\.1-70' not found: .*; did you mean llama-3\.1-70b\? \(models there: .*\), nor models/hf/llama-3\.1-70\.json \(models/hf there: " \
+    "$TPSIM" run paper-additive --model llama-3.1-70 --steps 2
 
 # names on the command line: SCENARIO, --calib, --grid
 (cd "$TMP" && "$BIN" run paper-additive --tp 4 --steps 3 --format json >"$TMP/out" 2>"$TMP/err"); rc=$?
