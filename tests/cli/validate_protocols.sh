@@ -59,6 +59,21 @@ def check(d):
     return d
 PY
 
+# runs_grid OUT LABEL CTX RUN.json...: a measured grid of the runs' own mean steps, one row per
+# run file NAME-TP-BATCH.json, its config "LABEL TP-tp"
+runs_grid() {
+    python3 - "$@" <<'PY'
+import json, re, sys
+out_path, label, ctx = sys.argv[1:4]
+with open(out_path, "w") as out:
+    print("config,tp,batch,ctx,measured_ms", file=out)
+    for f in sys.argv[4:]:
+        tp, b = re.search(r"-([0-9]+)-([0-9]+)\.json$", f).groups()
+        step = json.load(open(f))["step_ms"]["mean"]
+        print("%s TP-%s,%s,%s,%s,%r" % (label, tp, tp, b, ctx, step), file=out)
+PY
+}
+
 # --- the acceptance case: fit on TP-2 only, judge TP-4, with baselines, skill and intervals
 expect_ok "transfer 2:4" "$TPSIM" validate $EHD --transfer 2:4 --format json &&
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
@@ -250,14 +265,7 @@ PY
 for tp in 2 4; do for b in 1 2 4 8; do
     "$TPSIM" run $EHD --tp $tp --batch $b --format json >"$TMP/self-$tp-$b.json"
 done; done
-python3 - "$TMP/self.csv" "$TMP"/self-*.json <<'PY'
-import json, re, sys
-with open(sys.argv[1], "w") as out:
-    print("config,tp,batch,ctx,measured_ms", file=out)
-    for f in sys.argv[2:]:
-        tp, b = re.search(r"self-([0-9]+)-([0-9]+)\.json$", f).groups()
-        print("S TP-%s,%s,%s,2048,%r" % (tp, tp, b, json.load(open(f))["step_ms"]["mean"]), file=out)
-PY
+runs_grid "$TMP/self.csv" S 2048 "$TMP"/self-*.json
 expect_ok "self grid --strict" "$TPSIM" validate $EHD --grid "$TMP/self.csv" --strict --format json &&
 cp "$TMP/out" "$TMP/pyq-out$((PYQ_N + 1))" &&
 pyq "own predictions: every config SUPPORTED" "$TMP/pyq-out$((PYQ_N + 1))" "$TMP/rules.py" <<'PY'
@@ -354,14 +362,7 @@ for tp in 2 4; do eff=0.8; [ $tp = 2 ] && eff=0.5; for b in 256 512; do
     "$TPSIM" run "$TMP/flops.yaml" --tp $tp --batch $b --set gpu.flops_efficiency=$eff --format json \
         >"$TMP/flops-$tp-$b.json"
 done; done
-python3 - "$TMP/flops.csv" "$TMP"/flops-*.json <<'PY'
-import json, re, sys
-with open(sys.argv[1], "w") as out:
-    print("config,tp,batch,ctx,measured_ms", file=out)
-    for f in sys.argv[2:]:
-        tp, b = re.search(r"flops-([0-9]+)-([0-9]+)\.json$", f).groups()
-        print("F TP-%s,%s,%s,128,%r" % (tp, tp, b, json.load(open(f))["step_ms"]["mean"]), file=out)
-PY
+runs_grid "$TMP/flops.csv" F 128 "$TMP"/flops-*.json
 expect_ok "flops loo" "$TPSIM" validate "$TMP/flops.yaml" --grid "$TMP/flops.csv" --loo --format json &&
 cp "$TMP/out" "$TMP/loo.json" &&
 expect_ok "flops transfer 2:4" "$TPSIM" validate "$TMP/flops.yaml" --grid "$TMP/flops.csv" --transfer 2:4 --format json &&
